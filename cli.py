@@ -1,0 +1,82 @@
+"""The ``broadside`` command line: parse options, call the engines, hand results to reports.
+
+No game logic lives here. Each game's commands are in ``simulator/<game>/commands.py``; this file
+assembles them and turns user mistakes into one-line errors with exit code 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from reports.output import OutputError
+from scenarios.loader import ScenarioError
+from simulator.runner import RunError
+
+#: (module, attribute) of each command group, added when importable
+COMMAND_MODULES = (
+    ("simulator.odds_commands", "odds"),
+    ("simulator.cove.commands", "cove"),
+    ("simulator.express.commands", "express"),
+    ("simulator.hunt.commands", "hunt"),
+    ("reports.commands", "report"),
+    ("reports.commands", "compare"),
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="broadside")
+def cli():
+    """Broadside: Monte Carlo balance and statistics lab for pirate board games."""
+
+
+def _register() -> None:
+    for module, attr in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name == module:  # that game's commands are not built yet
+                continue
+            raise
+        cli.add_command(getattr(mod, attr))
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI; user errors print one line on stderr and exit with 2."""
+    prog = "broadside"
+    try:
+        cli.main(args=argv, prog_name=prog, standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # click >= 8.2
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc), err=True)
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo(f"{prog}: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        where = ""
+        ctx = getattr(exc, "ctx", None)
+        if ctx is not None and ctx.command_path:
+            where = ctx.command_path.replace(prog, "", 1).strip()
+        msg = exc.format_message().replace("\n", " ")
+        click.echo(f"{prog}{' ' + where if where else ''}: error: {msg}", err=True)
+        sys.exit(2)
+    except (ScenarioError, OutputError, RunError) as exc:
+        click.echo(f"{prog}: error: {str(exc).splitlines()[0] if str(exc) else exc!r}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo(f"{prog}: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    return 0
+
+
+if __name__ == "__main__":
+    main()

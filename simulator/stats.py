@@ -1,0 +1,115 @@
+"""Confidence intervals and standard errors for Monte Carlo results.
+
+Every Monte Carlo figure Broadside prints is counts plus n; these helpers turn them into
+intervals. Wilson is the default for proportions; Clopper-Pearson (exact) is offered for small n.
+Both accept scalars or numpy arrays (vectorised), so a whole table gets its intervals at once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats as sps
+
+Z95 = float(sps.norm.ppf(0.975))
+
+
+def _z(confidence: float) -> float:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    return float(sps.norm.ppf(0.5 + confidence / 2.0))
+
+
+def wilson_interval(k, n, confidence: float = 0.95):
+    """Wilson score interval for a binomial proportion ``k / n``.
+
+    Matches ``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")`` but is vectorised.
+    ``k`` may be fractional (ties shared as half wins). Returns ``(low, high)`` arrays or floats;
+    with ``n == 0`` the interval is ``(0, 1)``.
+    """
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = _z(confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(n > 0, k / np.where(n > 0, n, 1), 0.5)
+        denom = 1.0 + z * z / np.where(n > 0, n, 1)
+        centre = (p + z * z / (2 * np.where(n > 0, n, 1))) / denom
+        half = (z / denom) * np.sqrt(
+            p * (1 - p) / np.where(n > 0, n, 1) + z * z / (4 * np.where(n > 0, n, 1) ** 2)
+        )
+    low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), 0.0)
+    high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), 1.0)
+    # exact edges: k == 0 -> low 0, k == n -> high 1
+    low = np.where(k <= 0, 0.0, low)
+    high = np.where(k >= n, 1.0, high)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+def clopper_pearson_interval(k, n, confidence: float = 0.95):
+    """Exact (Clopper-Pearson) interval via beta quantiles; vectorised over integer ``k``, ``n``."""
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    alpha = 1.0 - confidence
+    with np.errstate(invalid="ignore"):
+        low = np.where(k > 0, sps.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
+        high = np.where(k < n, sps.beta.ppf(1 - alpha / 2, k + 1, n - k), 1.0)
+    low = np.nan_to_num(low, nan=0.0)
+    high = np.nan_to_num(high, nan=1.0)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+def proportion_interval(k, n, confidence: float = 0.95, method: str = "wilson"):
+    """Interval for a proportion by ``method`` (``wilson`` or ``exact``)."""
+    if method == "wilson":
+        return wilson_interval(k, n, confidence)
+    if method in ("exact", "clopper-pearson"):
+        return clopper_pearson_interval(k, n, confidence)
+    raise ValueError(f"unknown interval method {method!r} (allowed: wilson, exact)")
+
+
+def proportion_se(k, n):
+    """Standard error of a proportion estimate ``k / n`` (plug-in)."""
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        se = np.sqrt(p * (1 - p) / n)
+    return float(se) if se.ndim == 0 else se
+
+
+def mean_se(values) -> tuple[float, float]:
+    """Sample mean and its standard error (``scipy.stats.sem``, ddof=1)."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return math.nan, math.nan
+    if values.size == 1:
+        return float(values[0]), math.nan
+    return float(values.mean()), float(sps.sem(values))
+
+
+def mean_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean with a normal-approximation interval: ``(mean, low, high)``."""
+    m, se = mean_se(values)
+    z = _z(confidence)
+    return m, m - z * se, m + z * se
+
+
+def mean_interval_from_moments(total: float, total_sq: float, n: int, confidence: float = 0.95):
+    """Mean and interval from running sums (for chunked runs that do not keep every value)."""
+    if n <= 0:
+        return math.nan, math.nan, math.nan
+    m = total / n
+    var = max(total_sq / n - m * m, 0.0) * n / max(n - 1, 1)
+    se = math.sqrt(var / n)
+    z = _z(confidence)
+    return m, m - z * se, m + z * se
+
+
+def z_score(estimate, exact, se):
+    """How many standard errors an estimate lies from an exact value."""
+    return (np.asarray(estimate, float) - np.asarray(exact, float)) / np.asarray(se, float)
