@@ -13,6 +13,7 @@ import click
 
 from reports.output import OutputError
 from scenarios.loader import ScenarioError
+from simulator.errors import UserError
 from simulator.runner import RunError
 
 #: (module, attribute) of each command group, added when importable
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         msg = exc.format_message().replace("\n", " ")
         click.echo(f"{prog}{' ' + where if where else ''}: error: {msg}", err=True)
         sys.exit(2)
-    except (ScenarioError, OutputError, RunError) as exc:
+    except (ScenarioError, OutputError, RunError, UserError) as exc:
         click.echo(f"{prog}: error: {str(exc).splitlines()[0] if str(exc) else exc!r}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
