@@ -109,7 +109,7 @@ def run_chunks(
     n_jobs: int | None = None,
     quiet: bool = False,
     desc: str = "simulating",
-    backend: str = "loky",
+    backend: str | None = None,
 ) -> RunResult:
     """Run ``task`` over ``n`` trials in seeded chunks; results come back in chunk order.
 
@@ -122,7 +122,7 @@ def run_chunks(
         n_jobs: worker processes (``None``/``-1``: every core).
         quiet: no progress bar (it is also off when stderr is not a terminal).
         desc: progress-bar label.
-        backend: joblib backend name (``loky`` locally).
+        backend: joblib backend name; ``None`` follows ``joblib.parallel_config`` (loky by default).
     """
     entropy = fresh_entropy() if seed is None else int(seed)
     if entropy < 0:
@@ -148,7 +148,7 @@ def execute(
     n_jobs: int,
     quiet: bool = False,
     desc: str = "simulating",
-    backend: str = "loky",
+    backend: str | None = None,
     on_result: Callable[[Chunk, Any], None] | None = None,
 ) -> list[Any]:
     """Run the given chunks (in parallel when ``n_jobs > 1``) and return results in chunk order."""
