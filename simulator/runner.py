@@ -110,6 +110,7 @@ def run_chunks(
     quiet: bool = False,
     desc: str = "simulating",
     backend: str | None = None,
+    manifest: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run ``task`` over ``n`` trials in seeded chunks; results come back in chunk order.
 
@@ -123,6 +124,8 @@ def run_chunks(
         quiet: no progress bar (it is also off when stderr is not a terminal).
         desc: progress-bar label.
         backend: joblib backend name; ``None`` follows ``joblib.parallel_config`` (loky by default).
+        manifest: what identifies the job besides seed and size (scenario provenance, command
+            options); recorded in the result and in checkpoints so a resume can refuse a mismatch.
     """
     entropy = fresh_entropy() if seed is None else int(seed)
     if entropy < 0:
@@ -138,6 +141,7 @@ def run_chunks(
         entropy=entropy,
         n_jobs=jobs,
         wall_time_s=time.perf_counter() - started,
+        meta=dict(manifest or {}),
     )
 
 
