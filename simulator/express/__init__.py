@@ -1,0 +1,1 @@
+"""Pirates express: fleets, gunnery and boarding, battles, commanders (issue 5)."""
