@@ -179,9 +179,9 @@ def read_merged(path: str | Path, game: str | None = None) -> tuple[dict[str, An
         seen.add(resolved)
         chain.append(current)
         layers.append(data)
-        file_game = data.get("game", game)
-        if game is None and isinstance(file_game, str):
-            game = file_game
+        file_game = data.get("game")
+        if isinstance(file_game, str) and file_game in SCHEMAS:
+            game = file_game  # a file's own game decides where its base is looked up
         if "extends" not in data:
             break
         if len(chain) > MAX_EXTENDS_DEPTH:

@@ -228,6 +228,40 @@ class Decisions:
     fame_floor: int = field(default=0, metadata={"range": (0, 0)})
     parrot_sections_from_card_text: bool = True
     royal_navy_doubled_title: Literal["royal_navy", "letter_of_marque"] = "royal_navy"
+    # --- full-game readings (simulator/cove/game.py; each listed in docs/rules-cove.md) ---
+    # Card plays at the same moment (events, phase-5 order between equal speeds aside) go in seat
+    # order starting from the first player; "rotate_monthly": seat (month - 1) mod n leads month n.
+    first_player: Literal["seat0", "rotate_monthly"] = "rotate_monthly"
+    # A parrot refused or swapped out goes back into the Tavern draw pile: shuffled in, on top or
+    # at the bottom ("remettre ... dans la pile face cachee": position not stated).
+    parrot_put_back: Literal["shuffle", "top", "bottom"] = "shuffle"
+    # Pirate's Cove when the gold does not cover the repairs: pay what you have, or pay nothing.
+    cove_unpaid_repair: Literal["pay_what_you_can", "free"] = "pay_what_you_can"
+    # Plunder event: which of the victim's month loot is halved (fame, gold, chests of its Treasure
+    # card; fame from burying) and whether Tavern cards from the Treasure card count too.
+    plunder_includes_tavern_cards: bool = False
+    plunder_includes_burying: bool = True
+    # Sneak away: "no_ship" = outer island with no ship at all (player, black ship, Royal Navy);
+    # "no_player_ship" = only player ships count.
+    sneak_away_unoccupied: Literal["no_ship", "no_player_ship"] = "no_ship"
+    # Royal Navy: how many may sail per month, and whether the letter-of-marque holder (the new
+    # controller) may not send it to its own island either (the sender never may).
+    royal_navy_per_month: int = field(default=1, metadata={"range": (0, 4)})
+    royal_navy_not_at_controller_island: bool = True
+    # A wounded parrot heals if its ship is still at the island when the battle ends ("wins").
+    parrot_heals_on: Literal["survive_battle", "sole_survivor"] = "survive_battle"
+    # Cacafuego at an outer island with exactly one player ship: captured without a battle.
+    cacafuego_lone_ship_captures: bool = True
+    cacafuego_fame_die_sides: int = field(default=6, metadata={"range": (1, 20)})
+    # Treasure map die: faces 1..5 name the outer island; this face (and above) is rerolled.
+    treasure_map_reroll_from: int = field(default=6, metadata={"range": (2, 7)})
+    treasure_map_chest_multiplier: int = field(default=2, metadata={"range": (1, 10)})
+    # Tie-breaking duel: the tied ships as they end the game, at no island; if no single ship is
+    # left, it is fought again up to this many times, then the win is shared.
+    duel_max_repeats: int = field(default=5, metadata={"range": (1, 100)})
+    duel_uses_hand_cards: bool = True
+    # Tavern deck and discard both empty when a card is due: the draw is simply lost.
+    # Flint's owner keeps every chest at the cargo check (unlimited capacity).
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +270,7 @@ class Strategy:
 
     kind: Literal["plunderer", "brawler", "tavern", "balanced", "random"]
     params: Mapping[str, float] = field(default_factory=dict)
+    description: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,8 +291,15 @@ class CoveRules:
     tavern: TavernDeck = field(default_factory=TavernDeck)
     decisions: Decisions = field(default_factory=Decisions)
     strategies: Mapping[str, Strategy] = field(default_factory=dict)
+    # default strategy mix of the benchmark and of `cove play` examples (names of [strategies.*])
+    default_mix: tuple[str, ...] = ("plunderer", "brawler", "tavern", "balanced")
 
     def validate(self) -> None:
+        for name in self.default_mix:
+            if self.strategies and name not in self.strategies:
+                raise ScenarioError(
+                    None, "default_mix", f"{name!r} is not a strategy (allowed: {', '.join(self.strategies)})"
+                )
         if tuple(self.islands) != ISLANDS:
             raise ScenarioError(None, "islands", f"must be exactly {list(ISLANDS)} (the board's order)")
         if self.setup.min_players > self.setup.max_players:
