@@ -1,0 +1,331 @@
+"""Battle policies for Pirate's Cove: who flees, whom to shoot, which cards to play.
+
+A policy sees only the public battle state (:class:`BattleView`, with every ship's rings,
+Artisans, parrot, speed and card effects) plus its own hand, and answers three questions
+(rules section "Combat" of ``../shared/rules/pirates-cove.md``):
+
+* :meth:`BattlePolicy.battle_card` -- in the Battle-card rounds, which battle card to play (or
+  ``None`` to pass);
+* :meth:`BattlePolicy.overboard_chests` -- how many chests to throw when it plays Overboard;
+* :meth:`BattlePolicy.broadside` -- at its turn in an exchange, flee or fire (target ship,
+  section, volley cards).
+
+The same object also answers on a batch (:meth:`BattlePolicy.broadside_batch`), used by the
+vectorised engine :mod:`simulator.cove.combat`; both methods implement the same rule so the two
+engines agree in distribution. The Royal Navy's controller is a :class:`RoyalNavyPolicy`.
+
+:class:`RulePolicy` is the configurable family used by the CLI and the exact duels:
+
+* ``flee``: ``"stand"`` (never), ``"when-hit"`` (as soon as the ship has taken any hit in this
+  battle), ``"when-critical"`` (when one more hit could destroy a section), or an int ``N``
+  (when its rings have lost ``N`` or more steps in this battle);
+* target: a legendary pirate / Royal Navy present is forced; otherwise the opponent with the
+  fewest hits to rout, at its weakest section (ties: lowest seat, then hull, crew, cannons,
+  sails);
+* ``battle_cards``: battle cards it plays (in that order, one per round) when it holds them;
+* ``volley_cards``: volley cards it plays at its first broadside where it holds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+SECTIONS = ("hull", "crew", "cannons", "sails")  # same order as simulator.cove.rules.SECTIONS
+NPC_TARGET = -1  # the ``target`` of a broadside aimed at the legendary pirate / Royal Navy
+BATTLE_CARDS = ("becalmed", "favourable_wind", "grapple", "smoke", "overboard")
+VOLLEY_CARDS = ("grapeshot", "powder_keg", "cannonade")
+FLEE_RULES = ("stand", "when-hit", "when-critical")
+
+
+@dataclass(frozen=True, slots=True)
+class ShipView:
+    """What everybody can see of one player ship during a battle."""
+
+    seat: int
+    positions: tuple[int, ...]  # current 1-based ring positions, SECTIONS order (0 = destroyed)
+    start_positions: tuple[int, ...]  # positions when the battle began
+    protection: tuple[int, ...]  # per section: Artisan hits left + parrot hits left on it
+    parrot: str | None
+    parrot_wounded: bool
+    speed: int
+    present: bool
+    was_hit: bool
+    smoke: bool
+    can_fire: bool  # False for the exchange after a Cannonade
+    hand_size: int
+    chests: int
+
+    def hits_to_rout(self) -> tuple[int, ...]:
+        """Per section, how many hits destroy it (ring steps to fall off plus its protection)."""
+        return tuple(p + q for p, q in zip(self.positions, self.protection))
+
+
+@dataclass(frozen=True, slots=True)
+class NpcView:
+    key: str  # key in rules.pirates, or "royal_navy"
+    hull: int
+    max_hull: int
+    sails: int
+    present: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BattleView:
+    """The public state of a battle, from the point of view of ship ``me``."""
+
+    me: int  # seat of the deciding ship
+    island: str
+    exchange: int  # 0 during the battle-card rounds, then 1, 2, ...
+    ships: tuple[ShipView, ...]
+    npc: NpcView | None
+    grapple: bool
+    becalmed: bool
+    card_round: int = 0  # 1, 2, ... during the battle-card rounds
+
+    def ship(self, seat: int) -> ShipView:
+        for s in self.ships:
+            if s.seat == seat:
+                return s
+        raise KeyError(seat)
+
+    @property
+    def npc_fighting(self) -> bool:
+        return self.npc is not None and self.npc.present
+
+
+@dataclass(frozen=True, slots=True)
+class Broadside:
+    """A ship's action at its turn: flee, or fire at ``target`` (a seat or NPC_TARGET)."""
+
+    flee: bool = False
+    target: int | None = None
+    section: str = "hull"
+    volley: tuple[str, ...] = ()
+
+
+FLEE = Broadside(flee=True)
+
+
+class BattlePolicy:
+    """Base class: stand and fire at the weakest target, play no cards."""
+
+    def battle_card(self, view: BattleView, hand: Sequence[str]) -> str | None:
+        return None
+
+    def overboard_chests(self, view: BattleView, chests: int) -> int:
+        return chests
+
+    def broadside(self, view: BattleView, hand: Sequence[str]) -> Broadside:
+        target, section = weakest_target(view)
+        return Broadside(target=target, section=section)
+
+    # -- batch -----------------------------------------------------------------------------
+    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
+        """Decide for trials ``idx`` of a :class:`simulator.cove.combat.BatchState` where ship
+        ``me`` (0-based ship index, not seat) is to act.
+
+        Returns arrays over ``idx``: ``flee`` (bool), ``target`` (ship index, or -1 for the NPC),
+        ``section`` (0..3), ``volley`` (bool, shape (len(idx), 3) in VOLLEY_CARDS order).
+        """
+        flee = np.zeros(len(idx), dtype=bool)
+        target, section = weakest_target_batch(state, me, idx)
+        return {"flee": flee, "target": target, "section": section,
+                "volley": np.zeros((len(idx), 3), dtype=bool)}
+
+
+def weakest_target(view: BattleView) -> tuple[int, str]:
+    """The forced NPC target, else the present opponent with the fewest hits to rout."""
+    if view.npc_fighting:
+        return NPC_TARGET, "hull"
+    best = None
+    for s in view.ships:
+        if s.seat == view.me or not s.present:
+            continue
+        h = s.hits_to_rout()
+        k = min(range(4), key=lambda i: (h[i], i))
+        key = (h[k], s.seat)
+        if best is None or key < best[0]:
+            best = (key, s.seat, SECTIONS[k])
+    if best is None:
+        return NPC_TARGET, "hull"
+    return best[1], best[2]
+
+
+def weakest_target_batch(state: Any, me: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Batch version of :func:`weakest_target` (ships ordered by seat in the batch state)."""
+    h = state.pos[idx] + state.art[idx] + state.parrot_prot(idx)  # (m, S, 4)
+    sec = np.argmin(h, axis=2)  # first minimum: SECTIONS order
+    hmin = np.take_along_axis(h, sec[..., None], axis=2)[..., 0].astype(np.int32)  # (m, S)
+    big = np.iinfo(np.int32).max // 2
+    cand = state.present[idx].copy()
+    cand[:, me] = False
+    # ships are stored in seat order, so argmin's first minimum is the lowest seat
+    score = np.where(cand, hmin, big)
+    tgt = np.argmin(score, axis=1)
+    section = sec[np.arange(len(idx)), tgt]
+    npc = state.npc_fighting[idx] | ~cand.any(axis=1)
+    tgt = np.where(npc, -1, tgt)
+    section = np.where(npc, 0, section)
+    return tgt.astype(np.int64), section.astype(np.int64)
+
+
+@dataclass(frozen=True)
+class RulePolicy(BattlePolicy):
+    """A simple configurable policy (see the module docstring)."""
+
+    flee: str | int = "stand"
+    battle_cards: tuple[str, ...] = ()
+    volley_cards: tuple[str, ...] = ()
+    overboard: int | None = None  # chests thrown with Overboard (None: all)
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.flee, int) or self.flee in FLEE_RULES):
+            raise ValueError(f"flee rule {self.flee!r} (allowed: {', '.join(FLEE_RULES)} or an int)")
+        for c in self.battle_cards:
+            if c not in BATTLE_CARDS:
+                raise ValueError(f"battle card {c!r} (allowed: {', '.join(BATTLE_CARDS)})")
+        for c in self.volley_cards:
+            if c not in VOLLEY_CARDS:
+                raise ValueError(f"volley card {c!r} (allowed: {', '.join(VOLLEY_CARDS)})")
+
+    # ---- scalar ----
+    def wants_to_flee(self, me: ShipView) -> bool:
+        if self.flee == "stand":
+            return False
+        if self.flee == "when-hit":
+            return me.was_hit
+        if self.flee == "when-critical":
+            return min(me.hits_to_rout()) <= 1
+        lost = sum(a - b for a, b in zip(me.start_positions, me.positions))
+        return lost >= int(self.flee)
+
+    def battle_card(self, view: BattleView, hand: Sequence[str]) -> str | None:
+        for c in self.battle_cards:
+            if c in hand:
+                return c
+        return None
+
+    def overboard_chests(self, view: BattleView, chests: int) -> int:
+        return chests if self.overboard is None else min(chests, self.overboard)
+
+    def broadside(self, view: BattleView, hand: Sequence[str]) -> Broadside:
+        me = view.ship(view.me)
+        if self.wants_to_flee(me):
+            return FLEE
+        target, section = weakest_target(view)
+        volley: tuple[str, ...] = ()
+        if me.can_fire and not view.becalmed:
+            volley = tuple(c for c in VOLLEY_CARDS if c in self.volley_cards and c in hand)
+        return Broadside(target=target, section=section, volley=volley)
+
+    # ---- batch ----
+    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
+        if self.flee == "stand":
+            flee = np.zeros(len(idx), dtype=bool)
+        elif self.flee == "when-hit":
+            flee = state.was_hit[idx, me].copy()
+        elif self.flee == "when-critical":
+            h = state.pos[idx, me] + state.art[idx, me] + state.parrot_prot(idx)[:, me]
+            flee = h.min(axis=1) <= 1
+        else:
+            lost = (state.start_pos[me][None, :] - state.pos[idx, me]).sum(axis=1)
+            flee = lost >= int(self.flee)
+        target, section = weakest_target_batch(state, me, idx)
+        volley = np.zeros((len(idx), 3), dtype=bool)
+        if self.volley_cards:
+            ok = state.can_fire[idx, me] & ~state.becalmed[idx]
+            for j, c in enumerate(VOLLEY_CARDS):
+                if c in self.volley_cards:
+                    volley[:, j] = ok & (state.hand[idx, me, j] > 0)
+        return {"flee": flee, "target": target, "section": section, "volley": volley}
+
+
+def policy_from_name(name: str) -> RulePolicy:
+    """``stand``, ``flee-when-hit``, ``flee-when-critical`` or ``flee-after-N`` (N ring steps)."""
+    if name == "stand":
+        return RulePolicy("stand")
+    if name == "flee-when-hit":
+        return RulePolicy("when-hit")
+    if name == "flee-when-critical":
+        return RulePolicy("when-critical")
+    if name.startswith("flee-after-") and name[len("flee-after-"):].isdigit():
+        n = int(name[len("flee-after-"):])
+        if n >= 1:
+            return RulePolicy(n)
+    raise ValueError(
+        f"policy {name!r} (allowed: stand, flee-when-hit, flee-when-critical, flee-after-N with N >= 1)"
+    )
+
+
+POLICY_NAMES = ("stand", "flee-when-hit", "flee-when-critical", "flee-after-N")
+
+
+# ------------------------------------------------------------------------------------------
+# Royal Navy controller
+# ------------------------------------------------------------------------------------------
+class RoyalNavyPolicy:
+    """The Royal Navy's controller: which present player ship and section it fires at."""
+
+    def target(self, view: BattleView) -> tuple[int, str]:
+        """Default: the present ship with the fewest hits to rout, at its weakest section."""
+        best = None
+        for s in view.ships:
+            if not s.present:
+                continue
+            h = s.hits_to_rout()
+            k = min(range(4), key=lambda i: (h[i], i))
+            key = (h[k], s.seat)
+            if best is None or key < best[0]:
+                best = (key, s.seat, SECTIONS[k])
+        assert best is not None, "the Royal Navy fires only while a player ship is present"
+        return best[1], best[2]
+
+    def target_batch(self, state: Any, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h = state.pos[idx] + state.art[idx] + state.parrot_prot(idx)
+        sec = np.argmin(h, axis=2)
+        hmin = np.take_along_axis(h, sec[..., None], axis=2)[..., 0].astype(np.int32)
+        score = np.where(state.present[idx], hmin, np.iinfo(np.int32).max // 2)
+        tgt = np.argmin(score, axis=1)
+        return tgt.astype(np.int64), sec[np.arange(len(idx)), tgt].astype(np.int64)
+
+
+@dataclass(frozen=True)
+class ScriptedPolicy(BattlePolicy):
+    """A fixed script, for tests: battle cards by round, volley cards by exchange, flee exchanges.
+
+    ``cards``: battle cards played in rounds 1, 2, ... (``None`` passes). ``volleys``: exchange
+    number -> volley cards played then. ``flee_at``: exchanges at whose turn the ship flees.
+    ``target``/``section``: fixed aim (the NPC is still forced while present).
+    """
+
+    cards: tuple[str | None, ...] = ()
+    volleys: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    flee_at: tuple[int, ...] = ()
+    target: int | None = None
+    section: str = "hull"
+    overboard: int | None = None
+
+    def battle_card(self, view: BattleView, hand: Sequence[str]) -> str | None:
+        r = view.card_round - 1
+        if 0 <= r < len(self.cards) and self.cards[r] in hand:
+            return self.cards[r]
+        return None
+
+    def overboard_chests(self, view: BattleView, chests: int) -> int:
+        return chests if self.overboard is None else min(chests, self.overboard)
+
+    def broadside(self, view: BattleView, hand: Sequence[str]) -> Broadside:
+        if view.exchange in self.flee_at:
+            return FLEE
+        if view.npc_fighting or self.target is None:
+            target, section = weakest_target(view)
+            if not view.npc_fighting and self.target is None and self.section != "hull":
+                section = self.section
+        else:
+            target, section = self.target, self.section
+        volley = tuple(c for c in self.volleys.get(view.exchange, ()) if c in hand)
+        return Broadside(target=target, section=section, volley=volley)
