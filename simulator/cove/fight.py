@@ -1,0 +1,213 @@
+"""The full game's side of every battle: adapter to the combat engine :mod:`simulator.cove.battle`.
+
+Rules section "Combat" and "Non-player ships" of ``../shared/rules/pirates-cove.md``; the combat
+itself (cards, Artisans, parrots, flight, rout, mutiny, pirates' specials, Royal Navy) is
+:func:`simulator.cove.battle.resolve_battle`, called for every battle of a game and for the
+tie-breaking duel. This module builds its :class:`~simulator.cove.battle.BattleShip` inputs from
+the game's seats, feeds it the game's dice (so golden playthroughs record battle dice too) and
+applies its :class:`~simulator.cove.battle.BattleResult` back to the game: rings, Artisans, parrots,
+cards to the discard, chests and gold to the bank, fame by source, routed and fled ships to the
+Cove, sunk or captured Legendary Pirates.
+
+The engine fights one non-player ship per battle. When a Legendary Pirate (or the Cacafuego) and
+the Royal Navy are at the same island, the game fights two battles one after the other, in the
+order of ``decisions.pirate_and_navy_order`` (the survivors of the first fight the second).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulator.cove.battle import BattleShip, resolve_battle
+from simulator.cove.rules import SECTIONS
+
+COVE = 6
+TREASURE = 5
+
+
+class DiceRng:
+    """The ``rng`` the combat engine gets: its ``integers(1, 7, size)`` d6 come from the game dice."""
+
+    __slots__ = ("dice",)
+
+    def __init__(self, dice):
+        self.dice = dice
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
+        if high is None:
+            low, high = 0, low
+        if endpoint:
+            high += 1
+        if (low, high) != (1, 7):
+            raise ValueError(f"the combat engine asked for integers({low}, {high}); only d6 are supported")
+        if size is None:
+            return self.dice.d6()
+        return np.array([self.dice.d6() for _ in range(int(size))], dtype=np.int64)
+
+
+def _battle_ship(game, s) -> BattleShip:
+    return BattleShip(
+        seat=s.index,
+        positions=list(s.ring),
+        artisans={SECTIONS[k]: v for k, v in s.artisans.items()},
+        parrot=s.parrot,
+        parrot_wounded=s.parrot_wounds > 0,
+        chests=s.chests,
+        gold=s.gold,
+        battle_cards=[c for c in s.hand if c in _COMBAT_CARDS],
+    )
+
+
+_COMBAT_CARDS = frozenset(("becalmed", "favourable_wind", "grapple", "smoke", "overboard",
+                           "grapeshot", "powder_keg", "cannonade"))
+
+
+def island_combat(game, isl: int, present: list, pirate_key: str | None, navy: bool) -> None:
+    """Every battle at island ``isl`` this month (phase 3)."""
+    d = game.rules.decisions
+    npcs: list[str] = []
+    if pirate_key is not None:
+        npcs.append(pirate_key)
+    if navy and isl != TREASURE:
+        npcs.append("royal_navy")
+    if len(npcs) == 2 and d.pirate_and_navy_order == "navy_first":
+        npcs.reverse()
+    if not npcs:
+        if isl != TREASURE and len(present) >= 2:
+            _one_battle(game, isl, present, None)
+        return
+    for npc in npcs:
+        here = [s for s in game.seats if s.location == isl]
+        if not here:
+            return
+        pirate = game.rules.pirates.get(npc)
+        if pirate is not None and not pirate.fights and isl != TREASURE and len(here) == 1 \
+                and not d.cacafuego_lone_ship_captures:
+            continue
+        _one_battle(game, isl, here, npc)
+
+
+def _one_battle(game, isl: int, seats: list, npc: str | None) -> None:
+    rules = game.rules
+    island = rules.islands[isl]
+    policies = [game.battle_policy(s.index) for s in seats]
+    rn_policy = None
+    controller = None
+    if npc == "royal_navy":
+        controller = game.rn_controller
+        rn_policy = game.navy_policy(controller)
+    result = resolve_battle(
+        rules, [_battle_ship(game, s) for s in seats], npc, policies, DiceRng(game.dice),
+        island=island, royal_navy_controller=controller, royal_navy_policy=rn_policy,
+    )
+    apply_result(game, isl, seats, npc, result)
+
+
+def apply_result(game, isl: int, seats: list, npc: str | None, result) -> None:
+    """Write a :class:`BattleResult` back into the game (see the module docstring)."""
+    rules = game.rules
+    pirate = rules.pirates.get(npc) if npc is not None else None
+    fought = result.exchanges > 0 or npc is None or (pirate is not None and pirate.fights) \
+        or npc == "royal_navy"
+    heal_on = rules.decisions.parrot_heals_on
+    n_routed = n_fled = 0
+    for s, r in zip(seats, result.ships):
+        assert r.seat == s.index
+        if fought:
+            s.battles += 1
+            game.num_battles_fought += 1
+        if pirate is not None and pirate.fights:
+            s.pirates_fought += 1
+        # cards
+        for card in r.cards_played:
+            s.hand.remove(card)
+            game.discard(card)
+        # ship
+        s.ring = [max(0, p) for p in r.positions]
+        lost_arts = list(r.artisans_lost)
+        s.artisans = {SECTIONS.index(k): v for k, v in r.artisans.items()}
+        for _ in lost_arts:
+            game.discard("artisan")
+        if r.parrot_died and s.parrot is not None:
+            game.discard(f"parrot:{s.parrot}")
+            s.parrot, s.parrot_wounds = None, 0
+        elif s.parrot is not None:
+            s.parrot_wounds = 1 if r.parrot_wounded else 0
+        # chests and gold
+        game.bank_chests += r.chests_overboard + r.chests_lost
+        game.bank_gold += r.gold_lost
+        s.chests = r.chests
+        s.gold = r.gold
+        # fame
+        f = r.fame
+        combat_fame = f.get("flight", 0) + f.get("rout", 0)
+        if combat_fame:
+            game.add_fame(s, combat_fame, "combat")
+        share = f.get("pirate_share", 0) + f.get("capture", 0)
+        if share:
+            game.add_fame(s, share, "combat" if npc == "royal_navy" else "pirates")
+        pen = f.get("parrot_death", 0) + f.get("mutiny", 0)
+        if pen:
+            game.add_fame(s, pen, "penalties")
+        # where it ends
+        if r.outcome in ("routed", "fled", "mutiny"):
+            s.location = COVE
+            if r.outcome == "routed":
+                s.routed += 1
+                n_routed += 1
+            else:
+                s.fled += 1
+                n_fled += 1
+                if r.outcome == "mutiny":
+                    s.mutinies += 1
+        elif s.parrot is not None and s.parrot_wounds and heal_on == "survive_battle" and fought:
+            s.parrot_wounds = 0
+        if npc is not None and npc != "royal_navy" and s.index in result.npc_fame_shared_by:
+            s.pirates_sunk += 1
+        if result.captured_by == s.index:
+            s.pirates_sunk += 1
+    if heal_on == "sole_survivor":
+        left = [s for s in seats if s.location == isl]
+        if len(left) == 1 and left[0].parrot is not None:
+            left[0].parrot_wounds = 0
+    if result.capped:
+        game.capped_battles += 1
+    gone = result.npc_sunk or result.captured_by is not None
+    if npc is not None and npc != "royal_navy" and gone:
+        for b in game.black_ships:
+            if b[0] == isl and b[1] == npc and not b[2]:
+                b[2] = True
+    if npc is not None:
+        if result.captured_by is not None:
+            outcome = "captured"
+        elif result.npc_sunk:
+            outcome = "sunk"
+        elif pirate is not None and not pirate.fights:
+            outcome = "not_captured"
+        else:
+            outcome = "survived"
+        game.battle_log.append({
+            "month": game.month, "island": rules.islands[isl], "pirate": npc,
+            "ships": len(seats), "seats": ",".join(str(s.index) for s in seats),
+            "outcome": outcome, "player_ships_routed": n_routed, "player_ships_fled": n_fled,
+            "exchanges": result.exchanges,
+        })
+
+
+def duel(game, tied: list[int]) -> list[int]:
+    """Tie-breaking duel between the tied players' ships (no island effects, no fame)."""
+    d = game.rules.decisions
+    island = game.rules.islands[0]
+    for _ in range(d.duel_max_repeats):
+        game.duels_fought += 1
+        seats = [game.seats[i] for i in tied]
+        ships = [_battle_ship(game, s) for s in seats]
+        if not d.duel_uses_hand_cards:
+            for b in ships:
+                b.battle_cards = []
+        policies = [game.battle_policy(s.index) for s in seats]
+        result = resolve_battle(game.rules, ships, None, policies, DiceRng(game.dice), island=island)
+        left = [r.seat for r in result.ships if r.outcome in ("won", "stayed")]
+        if len(left) == 1:
+            return left
+    return list(tied)

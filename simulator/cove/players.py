@@ -1,0 +1,635 @@
+"""Scripted Pirate's Cove players: policy objects whose parameters come from the scenario.
+
+A player answers the game's decisions through ``act(kind, obs, legal)`` (``obs`` is an
+:class:`~simulator.cove.observation.Observation`: own hand and public board only) and the battle
+engine's questions as a :class:`~simulator.cove.combat_policies.BattlePolicy` (``battle_card``,
+``overboard_chests``, ``broadside``; they see a public ``BattleView`` and their own battle cards).
+As the Royal Navy's controller it answers ``RoyalNavyPolicy.target``.
+
+Kinds (``[strategies.NAME] kind = ...`` in the scenario, parameters in ``params``):
+
+* ``plunderer`` -- chases the richest Treasure card it can hold, buries often, avoids fights.
+* ``brawler`` -- cannons and crew; seeks contested islands and Legendary Pirates when the exact
+  duel odds (:mod:`simulator.cove.odds`) reach ``pirate_odds_min``; stands in battle.
+* ``tavern`` -- buys and plays Tavern cards, farms fame cards, uses the Royal Navy on the leader.
+* ``balanced`` -- scores each island by expected fame: Treasure card, exact duel odds against the
+  black ship there, and opponents' likely choices (each opponent assumed to head for the island
+  with the best card it can hold), discounted by the odds of beating them.
+* ``random`` -- uniform over the legal choices of every decision (a baseline).
+
+Every kind is the same :class:`HeuristicPlayer` with different defaults (:data:`KIND_DEFAULTS`);
+a scenario's ``params`` override any of them (unknown names are refused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from simulator.cove.combat_policies import (
+    FLEE,
+    NPC_TARGET,
+    SECTIONS,
+    VOLLEY_CARDS,
+    BattlePolicy,
+    BattleView,
+    Broadside,
+    RoyalNavyPolicy,
+    weakest_target,
+)
+from simulator.cove.observation import Observation
+from simulator.cove.odds import win_probability
+from simulator.cove.rules import CoveRules
+from simulator.errors import UserError
+
+HULL, CREW, CANNONS, SAILS = 0, 1, 2, 3
+TREASURE, COVE = 5, 6
+ISLAND_SECTION = {1: HULL, 2: SAILS, 3: CANNONS, 4: CREW}
+
+#: every parameter a strategy may set, with the defaults shared by all kinds
+BASE_PARAMS: dict[str, float] = {
+    "w_fame": 1.0,  # value of 1 fame
+    "w_gold": 0.3,  # value of 1 gold
+    "w_chest": 0.8,  # value of 1 chest it can hold
+    "w_card": 0.5,  # value of 1 Tavern card
+    "target_hull": 4, "target_crew": 3, "target_cannons": 3, "target_sails": 4,  # ring positions
+    "prio_hull": 1.0, "prio_crew": 1.0, "prio_cannons": 1.0, "prio_sails": 1.0,
+    "gold_reserve": 2,  # gold kept back from upgrades
+    "arming_reserve": 0,  # gold kept back at the secret initial arming
+    "bury_reserve": 3,  # gold kept when burying (none in the last month)
+    "buy_cards": 0,  # cards bought per Tavern visit
+    "card_gold_reserve": 2,  # gold kept when buying cards
+    "tavern_bias": 0.0,  # extra value of sailing to the Tavern
+    "treasure_bias": 0.0,  # extra value of sailing to Treasure Island
+    "fight_bias": -1.0,  # value added per expected opponent at an island (brawler: positive)
+    "pirate_odds_min": 0.8,  # sail at a Legendary Pirate only if P(sink it) >= this
+    "rout_cost": 3.0,  # value lost when routed (repairs, lost month)
+    "flee_hits_left": 1,  # flee a battle when a section is this many hits from destruction (0: never)
+    "flee_pirate_odds": 0.25,  # flee a pirate when the odds of sinking it fall below this
+    "play_cards": 1,  # play battle and volley cards (0: never)
+    "cove_cards": 1,  # at the Cove take 2 cards (1) or 1 card and 2 gold (0)
+    "use_navy": 1,  # send the Royal Navy / Letter of marque at the leader
+    "use_plunder": 1,
+    "use_sneak": 1,
+    "opponent_model": 0,  # 1: predict opponents' islands (balanced)
+    "ti_upgrade": 0,  # use the double-cost upgrade at Treasure Island
+    "noise": 0.05,  # random tie-breaking noise on island scores
+    "parrot_flint": 1.0, "parrot_long_john_silver": 1.0, "parrot_billy_bones": 1.0,
+    "parrot_squire_trelawney": 1.0,  # how much it likes each parrot (swap if gain > 1 fame)
+}
+
+KIND_DEFAULTS: dict[str, dict[str, float]] = {
+    "plunderer": {
+        "w_chest": 1.0, "target_hull": 5, "target_sails": 5, "target_crew": 2, "target_cannons": 2,
+        "prio_hull": 2.0, "prio_sails": 1.5, "fight_bias": -2.0, "pirate_odds_min": 0.9,
+        "bury_reserve": 2, "flee_hits_left": 2, "parrot_flint": 3.0, "parrot_squire_trelawney": 2.0,
+        "cove_cards": 0,
+    },
+    "brawler": {
+        "target_cannons": 5, "target_crew": 5, "target_hull": 3, "target_sails": 3,
+        "prio_cannons": 2.0, "prio_crew": 2.0, "fight_bias": 1.0, "pirate_odds_min": 0.55,
+        "flee_hits_left": 0, "flee_pirate_odds": 0.0, "rout_cost": 1.5, "ti_upgrade": 1,
+        "parrot_long_john_silver": 3.0, "parrot_billy_bones": 2.5, "buy_cards": 1,
+    },
+    "tavern": {
+        "buy_cards": 3, "card_gold_reserve": 0, "w_card": 1.0, "tavern_bias": 2.0,
+        "target_hull": 3, "target_sails": 4, "fight_bias": -0.5, "bury_reserve": 6,
+    },
+    "balanced": {
+        "opponent_model": 1, "fight_bias": 0.0, "pirate_odds_min": 0.7, "buy_cards": 1,
+        "target_hull": 4, "target_sails": 5, "target_cannons": 4, "target_crew": 4,
+        "w_chest": 0.9,
+    },
+    "random": {},
+}
+
+KINDS = tuple(KIND_DEFAULTS)
+
+
+def strategy_params(kind: str, overrides: Mapping[str, float], where: str = "strategies") -> dict[str, float]:
+    """Defaults of ``kind`` overlaid with a scenario's ``params`` (unknown names refused)."""
+    if kind not in KIND_DEFAULTS:
+        raise UserError(f"{where}.kind: {kind!r} (allowed: {', '.join(KINDS)})")
+    params = dict(BASE_PARAMS)
+    params.update(KIND_DEFAULTS[kind])
+    for k, v in overrides.items():
+        if k not in BASE_PARAMS:
+            raise UserError(f"{where}.params.{k}: unknown parameter (allowed: {', '.join(BASE_PARAMS)})")
+        params[k] = float(v)
+    return params
+
+
+class HeuristicPlayer(BattlePolicy):
+    """One scripted player (see the module docstring); ``rng`` is its own generator."""
+
+    def __init__(self, name: str, kind: str, params: Mapping[str, float], rules: CoveRules,
+                 rng: np.random.Generator):
+        self.name = name
+        self.kind = kind
+        self.p = dict(params)
+        self.rules = rules
+        self.rng = rng
+        self.is_random = kind == "random"
+        mat = rules.ship_mat
+        self.mat = (mat.hull, mat.crew, mat.cannons, mat.sails)
+        self.step_cost = mat.step_cost
+        self.npos = mat.num_positions
+        self.target = (int(self.p["target_hull"]), int(self.p["target_crew"]),
+                       int(self.p["target_cannons"]), int(self.p["target_sails"]))
+        self.prio = (self.p["prio_hull"], self.p["prio_crew"], self.p["prio_cannons"], self.p["prio_sails"])
+        c = rules.combat
+        self.p_hit = (7 - c.hit_on) / 6.0
+        self._seat = -1
+        self._fame = 0
+
+    # ------------------------------------------------------------------ dispatch
+    def act(self, kind: str, obs: Observation, legal: tuple) -> Any:
+        self._seat = obs.seat
+        self._fame = obs.me.fame
+        if self.is_random:
+            return legal[int(self.rng.integers(len(legal)))]
+        return getattr(self, "_" + kind)(obs, legal)
+
+    def navy_policy(self) -> RoyalNavyPolicy:
+        return _NavyController(self)
+
+    # ------------------------------------------------------------------ helpers
+    def value(self, ring: Sequence[int], section: int) -> int:
+        p = ring[section]
+        return self.mat[section][p - 1] if p > 0 else 0
+
+    def dice(self, ship) -> int:
+        par = ship.parrot
+        pr = self.rules.parrots.get(par) if par else None
+        if pr is not None and pr.fixed_dice:
+            return pr.fixed_dice
+        if pr is not None and pr.dice_equal_cannons:
+            return ship.values[CANNONS]
+        return min(ship.values[CREW], ship.values[CANNONS])
+
+    def hits_to_rout(self, ship, section: int) -> int:
+        prot = sum(h for s, h in ship.artisans if s == section) and 0
+        for s, used in ship.artisans:
+            if s == section:
+                prot += self.rules.combat.artisan_absorbs - used
+        if ship.parrot and self.rules.parrots[ship.parrot].section == SECTIONS[section]:
+            prot += self.rules.combat.parrot_hits_to_kill - ship.parrot_wounds
+        return ship.ring[section] + prot
+
+    def pirate_odds(self, ship, key: str) -> float:
+        """Exact odds that ``ship`` alone sinks Legendary Pirate ``key`` (both standing)."""
+        pr = self.rules.pirates[key]
+        if not pr.fights:
+            return 1.0
+        if pr.damages == "every_section":
+            k = min(self.hits_to_rout(ship, s) for s in range(4))
+        else:
+            k = self.hits_to_rout(ship, SECTIONS.index(pr.damages))
+        first = ship.speed > pr.sails
+        return win_probability(self.dice(ship), self.p_hit, pr.hull, pr.dice, self.p_hit, k, first,
+                               pr.regenerate_per_exchange, pr.hull)
+
+    def duel_odds(self, me, other) -> float:
+        """Exact odds that ``me`` routs ``other`` first, each aiming at the other's weakest section."""
+        theirs = min(self.hits_to_rout(other, s) for s in range(4))
+        mine = min(self.hits_to_rout(me, s) for s in range(4))
+        first = me.speed > other.speed or (me.speed == other.speed and me.seat < other.seat)
+        return win_probability(self.dice(me), self.p_hit, theirs, self.dice(other), self.p_hit, mine, first)
+
+    def room(self, ship) -> int:
+        if ship.parrot and self.rules.parrots[ship.parrot].unlimited_chests:
+            return 99
+        return max(0, ship.values[HULL] - ship.chests)
+
+    def card_value(self, ship, card, isl: int, obs: Observation) -> float:
+        fame, gold, chests, tavern = card
+        if (obs.seat, isl) in obs.treasure_maps:
+            chests *= self.rules.decisions.treasure_map_chest_multiplier
+        p = self.p
+        return p["w_fame"] * fame + p["w_gold"] * gold + p["w_chest"] * min(chests, self.room(ship)) \
+            + p["w_card"] * tavern
+
+    def leader(self, obs: Observation, exclude_me: bool = True) -> int:
+        best = max((s for s in obs.ships if not (exclude_me and s.seat == obs.seat)), key=lambda s: s.fame)
+        return best.seat
+
+    def wants_upgrade(self, ship, section: int, gold_after: int) -> bool:
+        return ship.ring[section] < self.target[section] and gold_after >= self.p["gold_reserve"]
+
+    # ------------------------------------------------------------------ island choice
+    def island_scores(self, obs: Observation) -> list[float]:
+        me = obs.me
+        p = self.p
+        last = obs.month == obs.num_months
+        pirates = {isl: key for isl, key in obs.black_ships if key is not None}
+        # opponents' likely islands
+        expected = [0.0] * 6
+        opp_at: list[list] = [[] for _ in range(6)]
+        for s in obs.ships:
+            if s.seat == obs.seat:
+                continue
+            if obs.chosen[s.seat] is not None:
+                isl = obs.chosen[s.seat]
+            elif p["opponent_model"]:
+                isl = self._guess(obs, s, pirates)
+            else:
+                continue
+            expected[isl] += 1.0
+            opp_at[isl].append(s)
+        scores = []
+        for isl in range(6):
+            v = 0.0
+            if isl < 5:
+                card = obs.treasure[isl]
+                if card is not None:
+                    v += self.card_value(me, card, isl, obs)
+                if isl == 0:
+                    v += p["tavern_bias"] + (p["w_card"] * min(p["buy_cards"], me.gold // 2) if not last else 0)
+                else:
+                    sec = ISLAND_SECTION[isl]
+                    if me.ring[sec] < self.target[sec] and not last:
+                        cost = self.step_cost[me.ring[sec]] if me.ring[sec] < self.npos else 99
+                        if me.gold - cost >= p["gold_reserve"]:
+                            v += 1.0 * self.prio[sec]
+            else:
+                bury = me.chests * self.rules.economy.bury_fame_per_chest \
+                    + (me.gold if last else max(0, me.gold - p["bury_reserve"])) // self.rules.economy.bury_gold_per_fame
+                v += p["w_fame"] * bury + p["treasure_bias"] - 0.3
+            # risk: the black ship
+            key = pirates.get(isl)
+            if key is not None:
+                pr = self.rules.pirates[key]
+                if not pr.fights:
+                    v += p["w_fame"] * 3.5
+                else:
+                    odds = self.pirate_odds(me, key)
+                    if odds < p["pirate_odds_min"]:
+                        v -= 100.0
+                    else:
+                        v = odds * (v + p["w_fame"] * pr.fame) - (1 - odds) * p["rout_cost"]
+            if obs.royal_navy == isl:
+                v -= p["rout_cost"]
+            # opponents
+            if isl < 5 and opp_at[isl]:
+                win = 1.0
+                for o in opp_at[isl]:
+                    win *= self.duel_odds(me, o)
+                v = win * (v + len(opp_at[isl])) - (1 - win) * p["rout_cost"]
+                v += p["fight_bias"] * expected[isl]
+            elif isl < 5 and p["fight_bias"] > 0 and not p["opponent_model"]:
+                v += 0.0
+            scores.append(v + p["noise"] * float(self.rng.random()))
+        return scores
+
+    def _guess(self, obs: Observation, s, pirates) -> int:
+        best, best_v = TREASURE, s.chests + s.gold // 3 - 0.5
+        for isl in range(5):
+            card = obs.treasure[isl]
+            if card is None or isl in pirates and self.rules.pirates[pirates[isl]].fights:
+                continue
+            fame, gold, chests, tavern = card
+            room = s.values[HULL] - s.chests
+            v = fame + 0.3 * gold + 0.8 * min(chests, max(room, 0)) + 0.5 * tavern
+            if v > best_v:
+                best, best_v = isl, v
+        return best
+
+    def _navigate(self, obs: Observation, legal: tuple) -> int:
+        scores = self.island_scores(obs)
+        return max(legal, key=lambda i: scores[i])
+
+    # ------------------------------------------------------------------ setup and events
+    def _arm(self, obs: Observation, legal: tuple):
+        me = obs.me
+        ring = list(me.ring)
+        for sec in obs.extra.get("planned", ()):
+            ring[sec] += 1
+        gold = obs.extra.get("gold_left", me.gold)
+        best, best_v = None, 0.0
+        for sec in legal:
+            if sec is None:
+                continue
+            cost = self.step_cost[ring[sec]]
+            if ring[sec] < self.target[sec] and gold - cost >= self.p["arming_reserve"]:
+                v = self.prio[sec] * (self.target[sec] - ring[sec]) / (1 + cost)
+                if v > best_v:
+                    best, best_v = sec, v
+        return best
+
+    def _treasure_map(self, obs: Observation, legal: tuple) -> bool:
+        return True
+
+    def _plunder(self, obs: Observation, legal: tuple):
+        if not self.p["use_plunder"]:
+            return None
+        cands = [v for v in legal if v is not None]
+        return max(cands, key=lambda v: obs.ships[v].fame) if cands else None
+
+    def _lookout(self, obs: Observation, legal: tuple):
+        return (obs.seat + 1) % len(obs.ships)  # I choose last, seeing everybody's island
+
+    def _royal_navy(self, obs: Observation, legal: tuple):
+        if not self.p["use_navy"]:
+            return None
+        by_fame = sorted((s for s in obs.ships if s.seat != obs.seat), key=lambda s: -s.fame)
+        for s in by_fame:
+            if s.location in legal:
+                return s.location
+        return None
+
+    def _letter_of_marque(self, obs: Observation, legal: tuple):
+        if obs.royal_navy is None or obs.royal_navy != obs.me.location:
+            return None
+        return self._royal_navy(obs, legal)
+
+    def _sneak_away(self, obs: Observation, legal: tuple):
+        if not self.p["use_sneak"]:
+            return None
+        scores = self.island_scores(obs)
+        here = obs.me.location
+        best = max((i for i in legal if i is not None), key=lambda i: scores[i], default=None)
+        if best is not None and scores[best] > scores[here] + 1.0:
+            return best
+        return None
+
+    def _parrot_swap(self, obs: Observation, legal: tuple) -> bool:
+        old = self.p.get("parrot_" + (obs.me.parrot or ""), 1.0)
+        new = self.p.get("parrot_" + obs.extra["drawn"], 1.0)
+        return new - old > self.p["w_fame"] * self.rules.economy.parrot_swap_fame_cost
+
+    # ------------------------------------------------------------------ phase 5
+    def _buy_card(self, obs: Observation, legal: tuple) -> bool:
+        bought = self._bought(obs)
+        last = obs.month == obs.num_months
+        if last and self.kind != "tavern":
+            return False
+        return bought < self.p["buy_cards"] and obs.me.gold - self.rules.economy.tavern_card_price \
+            >= self.p["card_gold_reserve"]
+
+    def _bought(self, obs: Observation) -> int:
+        # cards bought this visit: hand growth is private to us, so count by our own memory
+        key = (obs.month, obs.seat)
+        if getattr(self, "_buy_key", None) != key:
+            self._buy_key = key
+            self._buy_n = 0
+        self._buy_n += 1
+        return self._buy_n - 1
+
+    def _upgrade(self, obs: Observation, legal: tuple) -> bool:
+        me = obs.me
+        sec = obs.extra["section"]
+        if obs.month == obs.num_months:
+            return False
+        cost = self.step_cost[me.ring[sec]]
+        return self.wants_upgrade(me, sec, me.gold - cost)
+
+    def _bury_chests(self, obs: Observation, legal: tuple) -> int:
+        return max(legal)
+
+    def _bury_gold(self, obs: Observation, legal: tuple) -> int:
+        if obs.month == obs.num_months:
+            return max(legal)
+        per = self.rules.economy.bury_gold_per_fame
+        keep = self.p["bury_reserve"]
+        k = max(0, int((obs.me.gold - keep) // per))
+        return min(k, max(legal))
+
+    def _treasure_island_upgrade(self, obs: Observation, legal: tuple):
+        if not self.p["ti_upgrade"] or obs.month == obs.num_months:
+            return None
+        me = obs.me
+        cands = [s for s in legal if s is not None and me.ring[s] < self.target[s]]
+        return max(cands, key=lambda s: self.prio[s]) if cands else None
+
+    def _cove_reward(self, obs: Observation, legal: tuple) -> str:
+        return "cards" if self.p["cove_cards"] else "card_and_gold"
+
+    def _artisan(self, obs: Observation, legal: tuple):
+        me = obs.me
+        cands = [s for s in legal if s is not None]
+        if not cands:
+            return None
+        return min(cands, key=lambda s: (self.hits_to_rout(me, s) - self.prio[s] * 0.1, s))
+
+    def _artisan_repair(self, obs: Observation, legal: tuple) -> bool:
+        return obs.me.gold - self.rules.combat.artisan_repair_cost >= self.p["gold_reserve"] - 1
+
+    def _shipwright(self, obs: Observation, legal: tuple):
+        me = obs.me
+        cands = [s for s in legal if s is not None]
+        return max(cands, key=lambda s: (self.prio[s] * max(0, self.target[s] - me.ring[s]), -s))
+
+    # ------------------------------------------------------------------ battle policy
+    def battle_card(self, view: BattleView, hand: Sequence[str]) -> str | None:
+        if self.is_random:
+            opts = [None, *dict.fromkeys(hand)]
+            return opts[int(self.rng.integers(len(opts)))]
+        if not self.p["play_cards"]:
+            return None
+        me = view.ship(view.me)
+        others = [s for s in view.ships if s.seat != view.me and s.present]
+        for card in ("smoke", "favourable_wind", "grapple", "becalmed"):
+            if card not in hand:
+                continue
+            if card == "smoke" and not me.smoke:
+                return card
+            if card == "favourable_wind":
+                fastest = max([s.speed for s in others] + ([view.npc.sails] if view.npc_fighting else []),
+                              default=0)
+                if me.speed <= fastest:
+                    return card
+            if card == "grapple" and not view.grapple:
+                crew = self.mat[CREW][me.positions[CREW] - 1]
+                cannons = self.mat[CANNONS][me.positions[CANNONS] - 1]
+                if crew > cannons:
+                    return card
+            if card == "becalmed" and view.card_round > 1 and others and \
+                    max(s.hand_size for s in others) > len(hand):
+                return card
+        return None
+
+    def overboard_chests(self, view: BattleView, chests: int) -> int:
+        if self.is_random:
+            return int(self.rng.integers(chests + 1))
+        return 0
+
+    def broadside(self, view: BattleView, hand: Sequence[str]) -> Broadside:
+        me = view.ship(view.me)
+        if self.is_random:
+            return self._random_broadside(view, hand, me)
+        hits_left = min(me.hits_to_rout())
+        if self.p["flee_hits_left"] and hits_left <= self.p["flee_hits_left"] and me.was_hit:
+            return FLEE
+        if view.npc_fighting and view.npc.key in self.rules.pirates and self.p["flee_pirate_odds"] > 0:
+            pr = self.rules.pirates[view.npc.key]
+            k = min(me.hits_to_rout()) if pr.damages == "every_section" \
+                else me.hits_to_rout()[SECTIONS.index(pr.damages)]
+            dice = self._battle_dice(me, view)
+            odds = win_probability(dice, self.p_hit, view.npc.hull, pr.dice, self.p_hit, k,
+                                   me.speed > pr.sails, pr.regenerate_per_exchange, pr.hull)
+            if odds < self.p["flee_pirate_odds"] and me.was_hit:
+                return FLEE
+        target, section = weakest_target(view)
+        volley: tuple[str, ...] = ()
+        if self.p["play_cards"] and me.can_fire and not view.becalmed:
+            volley = self._volley(view, me, hand, target)
+        return Broadside(target=target, section=section, volley=volley)
+
+    def _battle_dice(self, me, view: BattleView) -> int:
+        crew = self.mat[CREW][max(me.positions[CREW], 1) - 1]
+        cannons = self.mat[CANNONS][max(me.positions[CANNONS], 1) - 1]
+        pr = self.rules.parrots.get(me.parrot) if me.parrot else None
+        if pr is not None and pr.fixed_dice:
+            return pr.fixed_dice
+        if pr is not None and pr.dice_equal_cannons:
+            return cannons
+        return crew if view.grapple else min(crew, cannons)
+
+    def _volley(self, view: BattleView, me, hand: Sequence[str], target: int) -> tuple[str, ...]:
+        out = []
+        if "cannonade" in hand and target != NPC_TARGET:
+            out.append("cannonade")
+        if "grapeshot" in hand and me.hits_to_rout()[CANNONS] > 3:
+            out.append("grapeshot")
+        if "powder_keg" in hand and me.hits_to_rout()[HULL] > 3:
+            out.append("powder_keg")
+        return tuple(out)
+
+    def _random_broadside(self, view: BattleView, hand: Sequence[str], me) -> Broadside:
+        if view.npc_fighting:
+            aims = [(NPC_TARGET, "hull")]
+        else:
+            aims = [(s.seat, sec) for s in view.ships if s.present and s.seat != view.me for sec in SECTIONS]
+        k = int(self.rng.integers(len(aims) + 1))
+        if k == len(aims):
+            return FLEE
+        target, section = aims[k]
+        volley: tuple[str, ...] = ()
+        if me.can_fire and not view.becalmed:
+            volley = tuple(c for c in dict.fromkeys(hand) if c in VOLLEY_CARDS and self.rng.random() < 0.5)
+        return Broadside(target=target, section=section, volley=volley)
+
+    def navy_target(self, view: BattleView) -> tuple[int, str]:
+        present = [s for s in view.ships if s.present]
+        if self.is_random:
+            s = present[int(self.rng.integers(len(present)))]
+            return s.seat, SECTIONS[int(self.rng.integers(4))]
+        # the controller shoots the most famous ship it knows (by seat fame unknown here: the
+        # weakest section of the ship with the fewest hits to rout)
+        return RoyalNavyPolicy().target(view)
+
+
+class _NavyController(RoyalNavyPolicy):
+    def __init__(self, player: HeuristicPlayer):
+        self.player = player
+
+    def target(self, view: BattleView) -> tuple[int, str]:
+        return self.player.navy_target(view)
+
+
+def make_player(rules: CoveRules, name: str, rng: np.random.Generator) -> HeuristicPlayer:
+    """The strategy ``name`` of the scenario's ``[strategies.*]`` table (or a bare kind name)."""
+    strat = rules.strategies.get(name)
+    if strat is None:
+        if name in KIND_DEFAULTS:
+            return HeuristicPlayer(name, name, strategy_params(name, {}), rules, rng)
+        allowed = sorted(set(rules.strategies) | set(KINDS))
+        raise UserError(f"--strategies: unknown strategy {name!r} (allowed: {', '.join(allowed)})")
+    return HeuristicPlayer(name, strat.kind, strategy_params(strat.kind, strat.params, f"strategies.{name}"),
+                           rules, rng)
+
+
+def check_strategies(rules: CoveRules) -> None:
+    """Validate every ``[strategies.*]`` entry's parameters (raises UserError)."""
+    for name, strat in rules.strategies.items():
+        strategy_params(strat.kind, strat.params, f"strategies.{name}")
+
+
+# ---------------------------------------------------------------------- golden recording / replay
+def _broadside_json(b: Broadside) -> list:
+    return [bool(b.flee), b.target, b.section, list(b.volley)]
+
+
+class RecordingBattlePolicy(BattlePolicy):
+    """Wraps a player's battle policy and appends every answer to the game trace."""
+
+    def __init__(self, player, seat: int, trace: list):
+        self.player, self.seat, self.trace = player, seat, trace
+
+    def battle_card(self, view, hand):
+        c = self.player.battle_card(view, hand)
+        self.trace.append([self.seat, "battle_card", c])
+        return c
+
+    def overboard_chests(self, view, chests):
+        n = int(self.player.overboard_chests(view, chests))
+        self.trace.append([self.seat, "overboard_chests", n])
+        return n
+
+    def broadside(self, view, hand):
+        b = self.player.broadside(view, hand)
+        self.trace.append([self.seat, "broadside", _broadside_json(b)])
+        return b
+
+
+class RecordingNavyPolicy(RoyalNavyPolicy):
+    def __init__(self, player, seat: int, trace: list):
+        self.inner, self.seat, self.trace = player.navy_policy(), seat, trace
+
+    def target(self, view):
+        t = self.inner.target(view)
+        self.trace.append([self.seat, "navy_target", [t[0], t[1]]])
+        return t
+
+
+class ReplayCursor:
+    """The recorded decisions of a golden game, consumed in order by every :class:`ReplayPlayer`."""
+
+    def __init__(self, trace: list):
+        self.trace = trace
+        self.i = 0
+
+    def next(self, seat: int, kind: str):
+        if self.i >= len(self.trace):
+            raise AssertionError(f"replay: seat {seat} asked for {kind} after the last recorded decision")
+        s, k, choice = self.trace[self.i]
+        if (s, k) != (seat, kind):
+            raise AssertionError(f"replay step {self.i}: recorded seat {s} {k}, engine asks seat {seat} {kind}")
+        self.i += 1
+        return choice
+
+
+def _tuple(x):
+    return tuple(_tuple(v) for v in x) if isinstance(x, list) else x
+
+
+class ReplayPlayer(BattlePolicy):
+    """Answers every decision from a recorded trace (golden playthroughs)."""
+
+    def __init__(self, seat: int, cursor: ReplayCursor):
+        self.seat, self.cursor = seat, cursor
+
+    def act(self, kind, obs, legal):
+        return _tuple(self.cursor.next(self.seat, kind))
+
+    def battle_card(self, view, hand):
+        return self.cursor.next(self.seat, "battle_card")
+
+    def overboard_chests(self, view, chests):
+        return self.cursor.next(self.seat, "overboard_chests")
+
+    def broadside(self, view, hand):
+        flee, target, section, volley = self.cursor.next(self.seat, "broadside")
+        return Broadside(flee=flee, target=target, section=section, volley=tuple(volley))
+
+    def navy_policy(self):
+        cursor, seat = self.cursor, self.seat
+
+        class _P(RoyalNavyPolicy):
+            def target(self, view):
+                t = cursor.next(seat, "navy_target")
+                return t[0], t[1]
+
+        return _P()
