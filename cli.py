@@ -1,7 +1,9 @@
 """The ``broadside`` command line: parse options, call the engines, hand results to reports.
 
 No game logic lives here. Each game's commands are in ``simulator/<game>/commands.py``; this file
-assembles them and turns user mistakes into one-line errors with exit code 2.
+assembles them and turns user mistakes into one-line errors with exit code 2. Every simulation
+command (one with ``--seed`` or ``--jobs``) gets the execution options ``--backend``,
+``--scheduler``, ``--checkpoint`` and ``--resume`` here (see :mod:`simulator.clitools`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import click
 
 from reports.output import OutputError
 from scenarios.loader import ScenarioError
+from simulator.clitools import add_execution_options
 from simulator.errors import UserError
-from simulator.runner import RunError
+from simulator.runner import Interrupted, RunError
 
 #: (module, attribute) of each command group, added when importable
 COMMAND_MODULES = (
@@ -41,10 +44,19 @@ def _register() -> None:
             if exc.name == module:  # that game's commands are not built yet
                 continue
             raise
-        cli.add_command(getattr(mod, attr))
+        command = getattr(mod, attr, None)
+        if command is None:  # module being written: its group does not exist yet
+            continue
+        cli.add_command(add_execution_options(command))
 
 
 _register()
+
+
+def _interrupted(prog: str, exc: BaseException | None) -> str:
+    """One line for Ctrl-C, with what the run saved (runner.Interrupted carries it)."""
+    detail = str(exc).splitlines()[0] if isinstance(exc, Interrupted) and str(exc) else ""
+    return f"{prog}: interrupted" + (f": {detail}" if detail else "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit(2)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo(f"{prog}: interrupted", err=True)
+    except click.exceptions.Abort as exc:  # click turns Ctrl-C into Abort
+        click.echo(_interrupted(prog, exc.__cause__ or exc.__context__), err=True)
         sys.exit(130)
     except click.ClickException as exc:
         where = ""
@@ -71,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ScenarioError, OutputError, RunError, UserError) as exc:
         click.echo(f"{prog}: error: {str(exc).splitlines()[0] if str(exc) else exc!r}", err=True)
         sys.exit(2)
-    except KeyboardInterrupt:
-        click.echo(f"{prog}: interrupted", err=True)
+    except KeyboardInterrupt as exc:
+        click.echo(_interrupted(prog, exc), err=True)
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)

@@ -8,11 +8,29 @@ import click
 import numpy as np
 import pandas as pd
 
-from reports.output import emit
+from reports.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator import dice
-from simulator.clitools import format_option, jobs_option, note, quiet_option, replay_note, seed_option
+from simulator.clitools import format_option, note, replay_note, simulation_options
 from simulator.runner import Chunk, run_chunks
 from simulator.stats import proportion_se, wilson_interval
+
+#: chunk size of the Monte Carlo estimates (fixes the seed tree: part of what --seed replays)
+MC_CHUNK_SIZE = 10_000
+
+
+def out_option(f):
+    return click.option(
+        "--out", type=click.Path(file_okay=False), default=None, metavar="DIR",
+        help="Write the table (CSV, Parquet) and JSON to DIR; Monte Carlo chunks are saved in "
+        "DIR/chunks so an interrupted run resumes with --resume DIR.",
+    )(f)
+
+
+def _write_out(out, stem: str, df: pd.DataFrame, obj: dict) -> None:
+    if out is None:
+        return
+    write_table(df, out, stem)
+    write_text(f"{out}/{stem}.json", dumps(obj) + "\n")
 
 
 def _volley_chunk(chunk: Chunk, dice_n: int, hit_on: int, reroll: int, extra: int) -> np.ndarray:
@@ -61,12 +79,13 @@ def odds():
 @click.option("--reroll-misses", type=click.IntRange(0, 60), default=0, show_default=True, help="Missed dice that may be rerolled once.")
 @click.option("--extra-dice", type=click.IntRange(0, 60), default=0, show_default=True, help="Extra dice added to the roll.")
 @click.option("--mc", type=click.IntRange(0, 10**9), default=0, help="Also estimate by Monte Carlo with this many volleys.")
-@seed_option
-@jobs_option
-@quiet_option
+@out_option
+@simulation_options
 @format_option
-def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, seed, jobs, quiet, fmt):
+def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, out, seed, jobs, quiet, fmt):
     """Distribution of hits for DICE d6 hitting on HIT-ON or more."""
+    if out is not None:
+        ensure_writable_dir(out)
     exact = dice.volley_pmf(dice_n, hit_on, reroll_misses, extra_dice)
     counts = None
     info = {
@@ -75,13 +94,16 @@ def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, seed, jobs, quiet, fmt
     }
     if mc:
         task = functools.partial(_volley_chunk, dice_n=dice_n, hit_on=hit_on, reroll=reroll_misses, extra=extra_dice)
-        run = run_chunks(task, mc, seed=seed, n_jobs=jobs, quiet=quiet, desc="volleys")
+        run = run_chunks(task, mc, seed=seed, n_jobs=jobs, quiet=quiet, desc="volleys",
+                         chunk_size=MC_CHUNK_SIZE, manifest={"command": "odds volley"})
         counts = np.sum(run.results, axis=0)
         replay_note(run.entropy, seed is not None, quiet)
         info.update(method="exact+monte-carlo", n=mc, seed=run.entropy)
     df = _with_mc(list(range(len(exact))), list(exact), counts, mc)
     df = df.rename(columns={"value": "hits"})
-    emit(fmt, df, _json(df.rename(columns={"hits": "value"}), info, "hits"),
+    obj = _json(df.rename(columns={"hits": "value"}), info, "hits")
+    _write_out(out, "volley", df, obj)
+    emit(fmt, df, obj,
          title=f"{dice_n} dice hitting on {hit_on}+ (reroll {reroll_misses} misses, {extra_dice} extra dice)")
     if not mc:
         note("exact distribution (Fraction arithmetic); add --mc N for a Monte Carlo check", quiet or fmt == "json")
@@ -95,12 +117,14 @@ def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, seed, jobs, quiet, fmt
 @click.option("--reroll-misses", type=click.IntRange(0, 30), default=0, show_default=True, help="Boarder's misses rerolled once (Captain).")
 @click.option("--vs-reroll-misses", type=click.IntRange(0, 30), default=0, show_default=True, help="Defender's misses rerolled once.")
 @click.option("--mc", type=click.IntRange(0, 10**9), default=0, help="Also estimate by Monte Carlo with this many boardings.")
-@seed_option
-@jobs_option
-@quiet_option
+@out_option
+@simulation_options
 @format_option
-def boarding(masts, vs, extra_dice, vs_extra_dice, reroll_misses, vs_reroll_misses, mc, seed, jobs, quiet, fmt):
+def boarding(masts, vs, extra_dice, vs_extra_dice, reroll_misses, vs_reroll_misses, mc, out, seed, jobs, quiet,
+             fmt):
     """Distribution of a Pirates express boarding: boarder's successes minus defender's (3+)."""
+    if out is not None:
+        ensure_writable_dir(out)
     exact = dice.boarding_pmf(masts, vs, extra_dice, vs_extra_dice, 3, reroll_misses, vs_reroll_misses)
     values = list(range(-(vs + vs_extra_dice), masts + extra_dice + 1))
     probs = [exact.get(v, 0) for v in values]
@@ -112,7 +136,8 @@ def boarding(masts, vs, extra_dice, vs_extra_dice, reroll_misses, vs_reroll_miss
     if mc:
         task = functools.partial(_boarding_chunk, a=masts, b=vs, ea=extra_dice, eb=vs_extra_dice,
                                  ra=reroll_misses, rb=vs_reroll_misses)
-        run = run_chunks(task, mc, seed=seed, n_jobs=jobs, quiet=quiet, desc="boardings")
+        run = run_chunks(task, mc, seed=seed, n_jobs=jobs, quiet=quiet, desc="boardings",
+                         chunk_size=MC_CHUNK_SIZE, manifest={"command": "odds boarding"})
         counts = np.sum(run.results, axis=0)
         replay_note(run.entropy, seed is not None, quiet)
         info.update(method="exact+monte-carlo", n=mc, seed=run.entropy)
@@ -121,5 +146,6 @@ def boarding(masts, vs, extra_dice, vs_extra_dice, reroll_misses, vs_reroll_miss
     obj["boarder_wins"] = float(sum(p for v, p in exact.items() if v > 0))
     obj["tie"] = float(exact.get(0, 0))
     obj["defender_wins"] = float(sum(p for v, p in exact.items() if v < 0))
+    _write_out(out, "boarding", df.rename(columns={"value": "difference"}), obj)
     emit(fmt, df.rename(columns={"value": "difference"}), obj,
          title=f"boarding: {masts} masts (+{extra_dice}) vs {vs} masts (+{vs_extra_dice}), success on 3+")

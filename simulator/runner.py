@@ -9,14 +9,30 @@ results are returned in chunk order.
 
 A chunk task is any picklable callable ``task(chunk: Chunk) -> result``; it builds its own
 ``np.random.default_rng(chunk.seed)``.
+
+Execution settings that are not the engine's business come from the command line through
+:func:`execution` (a :class:`contextvars.ContextVar` set by ``simulation_options``), so every
+command gets them without passing anything:
+
+* the backend: ``loky`` (local processes) or ``dask`` (a ``dask.distributed`` cluster, through
+  joblib's Dask backend; ``--scheduler local`` starts a ``LocalCluster`` on loopback);
+* checkpoints: every finished chunk is written to ``DIR/chunks`` (see
+  :mod:`simulator.checkpoint`); a resumed run loads the chunks on disk and runs only the missing
+  ones. Chunk ``i`` gets the same seed either way, so a resumed run equals an uninterrupted one.
+
+A dead worker process (loky's ``TerminatedWorkerError``, Dask's ``KilledWorker``) becomes a
+one-line :class:`RunError` saying how many chunks are saved and how to resume.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,10 +42,21 @@ from joblib import Parallel, delayed
 DEFAULT_CHUNK_SIZE = 10_000
 MAX_TRIALS = 10**10  # refused above this up front: a bigger job should be split into studies
 MAX_CHUNKS = 1_000_000
+MAX_JOBS = 256  # worker processes on one machine (--jobs); a cluster is sized by its workers
+BACKENDS = ("loky", "dask")
+SCHEDULER_CONNECT_TIMEOUT_S = 15
 
 
 class RunError(RuntimeError):
     """A run could not be set up or did not finish (bad sizes, a dead worker...)."""
+
+
+class WorkerDied(RunError):
+    """A worker process died while running chunks (killed, out of memory, crashed)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run; the message says what was saved and how to resume."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,15 +92,17 @@ def fresh_entropy() -> int:
 
 
 def resolve_jobs(n_jobs: int | None) -> int:
-    """``None``/``-1``/``0`` mean every core; a positive number is taken as is."""
+    """``None``/``-1``/``0`` mean every core; a positive number is taken as is (up to MAX_JOBS)."""
     cores = os.cpu_count() or 1
     if n_jobs is None or n_jobs <= 0:
         return cores
+    if n_jobs > MAX_JOBS:
+        raise RunError(f"--jobs {n_jobs} is above the limit of {MAX_JOBS} worker processes")
     return int(n_jobs)
 
 
-def plan_chunks(n: int, chunk_size: int, entropy: int) -> list[Chunk]:
-    """Cut ``n`` trials into chunks and give each its child seed (spawned once, in order)."""
+def check_sizes(n: int, chunk_size: int) -> int:
+    """Refuse absurd job sizes up front (naming the limit); return the number of chunks."""
     if n < 0:
         raise RunError(f"number of trials must be >= 0, got {n}")
     if n > MAX_TRIALS:
@@ -83,7 +112,33 @@ def plan_chunks(n: int, chunk_size: int, entropy: int) -> list[Chunk]:
     n_chunks = -(-n // chunk_size)
     if n_chunks > MAX_CHUNKS:
         raise RunError(f"{n_chunks:,} chunks is above the limit of {MAX_CHUNKS:,}; raise the chunk size")
+    return n_chunks
+
+
+def iter_chunks(n: int, chunk_size: int, entropy: int, skip: frozenset[int] = frozenset()) -> Iterator[Chunk]:
+    """Chunks of a job, made one at a time (memory does not grow with ``n``).
+
+    Chunk ``i`` gets ``SeedSequence(entropy, spawn_key=(i,))``, which is exactly the ``i``-th child
+    of ``SeedSequence(entropy).spawn(n_chunks)``: the seed tree is fixed by ``entropy`` and the chunk
+    size, whatever order, worker or machine runs the chunk.
+    """
+    n_chunks = check_sizes(n, chunk_size)
+    for i in range(n_chunks):
+        if i in skip:
+            continue
+        yield Chunk(
+            index=i,
+            start=i * chunk_size,
+            size=min(chunk_size, n - i * chunk_size),
+            seed=np.random.SeedSequence(entropy, spawn_key=(i,)),
+        )
+
+
+def plan_chunks(n: int, chunk_size: int, entropy: int) -> list[Chunk]:
+    """Cut ``n`` trials into chunks and give each its child seed (spawned once, in order)."""
+    check_sizes(n, chunk_size)
     root = np.random.SeedSequence(entropy)
+    n_chunks = -(-n // chunk_size)
     children = root.spawn(n_chunks)
     return [
         Chunk(index=i, start=i * chunk_size, size=min(chunk_size, n - i * chunk_size), seed=children[i])
@@ -91,13 +146,208 @@ def plan_chunks(n: int, chunk_size: int, entropy: int) -> list[Chunk]:
     ]
 
 
-def _progress(total: int, desc: str, quiet: bool):
+def _progress(total: int, desc: str, quiet: bool, initial: int = 0):
     show = not quiet and sys.stderr.isatty()
     if not show:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit="trial", file=sys.stderr, dynamic_ncols=True, leave=False)
+    return tqdm(total=total, initial=initial, desc=desc, unit="trial", file=sys.stderr,
+                dynamic_ncols=True, leave=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Execution settings from the command line (backend, cluster, checkpoints)
+
+_SCHEDULER_RE = re.compile(r"^(tcp|tls|ucx|ws|wss)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}/?$")
+
+
+def check_scheduler(address: str | None) -> str | None:
+    """``None``, ``"local"`` or a ``scheme://host:port`` address, else a one-line RunError."""
+    if address is None or address == "local":
+        return address
+    if not isinstance(address, str) or not _SCHEDULER_RE.match(address):
+        raise RunError(
+            f"--scheduler {address!r} is not a scheduler address "
+            "(allowed: local, or tcp://HOST:PORT as printed by `dask scheduler`)"
+        )
+    return address
+
+
+@dataclass(slots=True)
+class Execution:
+    """How this command's runs execute: backend, Dask cluster, checkpoint folder."""
+
+    backend: str | None = None  # "loky", "dask" or None (joblib's parallel_config decides)
+    scheduler: str | None = None  # "local" (a LocalCluster) or a scheduler address
+    local_workers: int | None = None  # worker processes of a local Dask cluster
+    checkpoint: Any = None  # a simulator.checkpoint.CheckpointJob, or None
+    quiet: bool = False
+    _client: Any = None
+    _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
+
+    def dask_client(self) -> Any:
+        """The ``dask.distributed.Client`` of this command (started on first use, closed at exit)."""
+        if self._client is not None:
+            return self._client
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise RunError(
+                "--backend dask needs dask.distributed (allowed: pip install 'broadside[dask]', "
+                "or --backend loky)"
+            ) from None
+        import logging
+
+        try:
+            if self.scheduler in (None, "local"):
+                cluster = self._stack.enter_context(
+                    LocalCluster(
+                        n_workers=self.local_workers or resolve_jobs(None),
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                    )
+                )
+                client = self._stack.enter_context(Client(cluster, set_as_default=False))
+            else:
+                client = self._stack.enter_context(
+                    Client(self.scheduler, timeout=SCHEDULER_CONNECT_TIMEOUT_S, set_as_default=False)
+                )
+        except (OSError, TimeoutError, ValueError) as exc:
+            where = self.scheduler or "local"
+            raise RunError(f"cannot start or reach the dask scheduler {where} ({_first_line(exc)})") from None
+        self._client = client
+        return client
+
+    def close(self) -> None:
+        """Shut the Dask client (and a local cluster) down."""
+        self._client = None
+        self._stack.close()
+
+
+_EXECUTION: contextvars.ContextVar[Execution | None] = contextvars.ContextVar(
+    "broadside_execution", default=None
+)
+
+
+def current_execution() -> Execution | None:
+    """The execution settings of the running command (``None`` outside one)."""
+    return _EXECUTION.get()
+
+
+@contextlib.contextmanager
+def execution(
+    *,
+    backend: str | None = None,
+    scheduler: str | None = None,
+    local_workers: int | None = None,
+    checkpoint: Any = None,
+    quiet: bool = False,
+) -> Iterator[Execution]:
+    """Run the enclosed code (a command) with these execution settings; every
+    :func:`run_chunks` call inside follows them. A Dask cluster started here is shut down on exit.
+
+    Args:
+        backend: ``"loky"``, ``"dask"`` or ``None`` (joblib's ``parallel_config``, loky by default).
+        scheduler: with ``dask``: ``"local"`` (default) starts a ``LocalCluster`` of
+            ``local_workers`` processes on 127.0.0.1; ``tcp://HOST:PORT`` joins a running scheduler.
+        checkpoint: a :class:`simulator.checkpoint.CheckpointJob` (write / resume chunks), or None.
+    """
+    if backend is not None and backend not in BACKENDS:
+        raise RunError(f"--backend {backend!r} is not known (allowed: {', '.join(BACKENDS)})")
+    check_scheduler(scheduler)
+    if scheduler is not None and backend is None:
+        backend = "dask"
+    if scheduler is not None and backend != "dask":
+        raise RunError("--scheduler needs --backend dask (allowed: drop --scheduler, or use --backend dask)")
+    settings = Execution(backend=backend, scheduler=scheduler, local_workers=local_workers,
+                         checkpoint=checkpoint, quiet=quiet)
+    token = _EXECUTION.set(settings)
+    try:
+        yield settings
+    finally:
+        _EXECUTION.reset(token)
+        settings.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return (lines[0] if lines else type(exc).__name__)[:300]
+
+
+# --------------------------------------------------------------------------------------------
+# Running chunks
+
+
+class _Indexed:
+    """Wraps a chunk task so that results can come back in any order: ``(index, size, result)``."""
+
+    __slots__ = ("task",)
+
+    def __init__(self, task: Callable[[Chunk], Any]):
+        self.task = task
+
+    def __getstate__(self):
+        return self.task
+
+    def __setstate__(self, state):
+        self.task = state
+
+    def __call__(self, chunk: Chunk) -> tuple[int, int, Any]:
+        return chunk.index, chunk.size, self.task(chunk)
+
+
+def _dead_worker(exc: BaseException) -> WorkerDied | None:
+    name = type(exc).__name__
+    if name == "TerminatedWorkerError":
+        codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(exc))
+        detail = f"exit codes {codes.group(1)}" if codes else "killed or crashed"
+        return WorkerDied(f"a worker process died while running chunks ({detail})")
+    if name == "BrokenProcessPool":
+        return WorkerDied(f"the worker pool broke while running chunks ({_first_line(exc)})")
+    if name == "KilledWorker":
+        return WorkerDied(f"dask workers died while running a chunk ({_first_line(exc)})")
+    if name in ("CommClosedError", "FutureCancelledError") or (
+        name == "CancelledError" and type(exc).__module__.startswith("distributed")
+    ):
+        return WorkerDied(f"lost the dask cluster while running chunks ({_first_line(exc)})")
+    return None
+
+
+def _iter_results(
+    task: Callable[[Chunk], Any],
+    chunks: Iterable[Chunk],
+    n_chunks: int,
+    *,
+    n_jobs: int,
+    backend: str | None,
+) -> Iterator[tuple[int, int, Any]]:
+    """``(index, size, result)`` for every chunk, as each finishes (any order)."""
+    settings = _EXECUTION.get()
+    chosen = backend if backend is not None else (settings.backend if settings else None)
+    wrapped = _Indexed(task)
+    try:
+        if chosen == "dask":
+            from joblib import parallel_config
+
+            config = {"client": settings.dask_client()} if settings is not None else {}
+            with parallel_config(backend="dask", **config):
+                parallel = Parallel(n_jobs=-1, return_as="generator_unordered")
+                yield from parallel(delayed(wrapped)(c) for c in chunks)
+        elif n_jobs == 1 or n_chunks <= 1:
+            for c in chunks:
+                yield wrapped(c)
+        else:
+            parallel = Parallel(n_jobs=min(n_jobs, n_chunks), backend=chosen, return_as="generator_unordered")
+            yield from parallel(delayed(wrapped)(c) for c in chunks)
+    except Exception as exc:
+        dead = _dead_worker(exc)
+        if dead is None:
+            raise
+        raise dead from None
 
 
 def run_chunks(
@@ -114,35 +364,84 @@ def run_chunks(
 ) -> RunResult:
     """Run ``task`` over ``n`` trials in seeded chunks; results come back in chunk order.
 
+    Inside a command (see :func:`execution`), the backend, the Dask cluster and the checkpoint
+    folder come from the command line: with a checkpoint every finished chunk is saved, and a
+    resumed run loads the chunks already saved and runs only the others (same seeds, same result).
+
     Args:
         task: picklable callable taking a :class:`Chunk` and returning that chunk's result.
         n: number of trials.
-        seed: root seed; ``None`` draws fresh entropy (recorded in the result).
+        seed: root seed; ``None`` draws fresh entropy (recorded in the result), or on a resume
+            takes the entropy recorded in the checkpoint.
         chunk_size: trials per chunk. Results depend on it (it fixes the seed tree), never on
-            ``n_jobs``.
+            ``n_jobs`` or the backend.
         n_jobs: worker processes (``None``/``-1``: every core).
         quiet: no progress bar (it is also off when stderr is not a terminal).
         desc: progress-bar label.
-        backend: joblib backend name; ``None`` follows ``joblib.parallel_config`` (loky by default).
+        backend: joblib backend name; ``None`` follows the command's ``--backend``, else
+            ``joblib.parallel_config`` (loky by default).
         manifest: what identifies the job besides seed and size (scenario provenance, command
             options); recorded in the result and in checkpoints so a resume can refuse a mismatch.
+
+    Raises:
+        RunError: absurd sizes (before any work), a dead worker (with what was saved), a
+            checkpoint that does not match.
+        Interrupted: Ctrl-C (a KeyboardInterrupt saying what was saved).
     """
-    entropy = fresh_entropy() if seed is None else int(seed)
-    if entropy < 0:
-        raise RunError(f"--seed must be >= 0, got {entropy}")
-    chunks = plan_chunks(n, chunk_size, entropy)
+    if seed is not None and int(seed) < 0:
+        raise RunError(f"--seed must be >= 0, got {seed}")
+    n_chunks = check_sizes(n, chunk_size)
     jobs = resolve_jobs(n_jobs)
+    settings = _EXECUTION.get()
+    ckpt = settings.checkpoint if settings is not None else None
+    saved = None
+    if ckpt is not None:
+        saved = ckpt.open_run(task=task, n=n, chunk_size=chunk_size, seed=seed, manifest=manifest,
+                              fresh_entropy=fresh_entropy)
+        entropy = saved.entropy
+        results: dict[int, Any] = dict(saved.done)
+    else:
+        entropy = fresh_entropy() if seed is None else int(seed)
+        results = {}
+    done = frozenset(results)
     started = time.perf_counter()
-    results = execute(task, chunks, n_jobs=jobs, quiet=quiet, desc=desc, backend=backend)
+    bar = _progress(n, desc, quiet, initial=sum(min(chunk_size, n - i * chunk_size) for i in done))
+    try:
+        todo = iter_chunks(n, chunk_size, entropy, skip=done)
+        for index, size, res in _iter_results(task, todo, n_chunks - len(done), n_jobs=jobs, backend=backend):
+            results[index] = res
+            if saved is not None:
+                saved.save(index, size, res)
+            if bar is not None:
+                bar.update(size)
+    except WorkerDied as exc:
+        raise WorkerDied(f"{exc}; {_saved_hint(ckpt)}") from None
+    except KeyboardInterrupt:
+        raise Interrupted(_saved_hint(ckpt)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    if len(results) != n_chunks:  # pragma: no cover - a backend that drops results
+        raise RunError(f"only {len(results)} of {n_chunks} chunks came back (no result was made)")
+    meta = dict(manifest or {})
+    if ckpt is not None:
+        meta.setdefault("checkpoint", str(ckpt.folder))
+        meta.setdefault("chunks_resumed", len(done))
     return RunResult(
-        results=results,
+        results=[results[i] for i in range(n_chunks)],
         n=n,
         chunk_size=chunk_size,
         entropy=entropy,
         n_jobs=jobs,
         wall_time_s=time.perf_counter() - started,
-        meta=dict(manifest or {}),
+        meta=meta,
     )
+
+
+def _saved_hint(ckpt: Any) -> str:
+    if ckpt is None:
+        return "nothing was saved (add --checkpoint DIR or --out DIR to make the run resumable)"
+    return f"{ckpt.summary()}; resume with --resume {ckpt.root}"
 
 
 def execute(
@@ -156,21 +455,18 @@ def execute(
     on_result: Callable[[Chunk, Any], None] | None = None,
 ) -> list[Any]:
     """Run the given chunks (in parallel when ``n_jobs > 1``) and return results in chunk order."""
+    chunks = list(chunks)
+    by_index = {c.index: c for c in chunks}
     bar = _progress(sum(c.size for c in chunks), desc, quiet)
-    results: list[Any] = []
+    results: dict[int, Any] = {}
     try:
-        if n_jobs == 1 or len(chunks) <= 1:
-            gen = (task(c) for c in chunks)
-        else:
-            parallel = Parallel(n_jobs=min(n_jobs, len(chunks)), backend=backend, return_as="generator")
-            gen = parallel(delayed(task)(c) for c in chunks)
-        for chunk, res in zip(chunks, gen):
-            results.append(res)
+        for index, size, res in _iter_results(task, chunks, len(chunks), n_jobs=n_jobs, backend=backend):
+            results[index] = res
             if on_result is not None:
-                on_result(chunk, res)
+                on_result(by_index[index], res)
             if bar is not None:
-                bar.update(chunk.size)
+                bar.update(size)
     finally:
         if bar is not None:
             bar.close()
-    return results
+    return [results[c.index] for c in chunks]
