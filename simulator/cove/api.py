@@ -1,0 +1,188 @@
+"""Public API of the Pirate's Cove full game, for the CLI and the report/compare work.
+
+:func:`play_games` plays ``n`` seeded games (each under every seat rotation with
+``rotate_seats``) through :func:`simulator.runner.run_chunks` and returns three things:
+
+* ``seats_df`` -- one row per game and seat: ``game`` (game id), ``rotation``, ``seat``,
+  ``strategy``, ``fame``, fame by source (``fame_plunder``, ``fame_burying``, ``fame_combat``,
+  ``fame_pirates``, ``fame_fame_cards``, ``fame_penalties``), ``gold``, ``chests`` (left, unscored),
+  ``battles``, ``routed``, ``fled``, ``mutinies``, ``pirates_fought``, ``pirates_sunk`` (Legendary
+  Pirates sunk or the Cacafuego captured), ``win`` (1, or 1/k for a k-way shared win), ``tie`` and
+  ``duel`` (the top fame was tied / a duel settled it);
+* ``battles_df`` -- one row per battle against a Legendary Pirate or the Royal Navy: ``game``,
+  ``rotation``, ``month``, ``island``, ``pirate``, ``ships``, ``seats``, ``outcome`` (``sunk``,
+  ``survived``, ``captured``, ``not_captured``), ``player_ships_routed``, ``player_ships_fled``,
+  ``exchanges``;
+* ``summary`` -- the JSON object of ``broadside cove play --format json``: ``n_games`` (games
+  played, rotations included), ``n_deals``, ``n_players``, ``strategies`` (per name: ``win_rate``,
+  ``ci95``, ``mean_fame``, ``games``), ``seats`` (per seat index: ``win_rate``, ``ci95``),
+  ``pirates`` (per pirate: ``battles``, ``player_ships_routed``, ``times_sunk``), ``ties``,
+  ``duels``, ``provenance``, ``seed``.
+
+Results depend on the seed (and the fixed chunk size), never on ``n_jobs``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from scenarios.loader import Scenario, load_scenario
+from simulator.cove.dice import GameDice
+from simulator.cove.game import FAME_SOURCES, Game
+from simulator.cove.players import check_strategies, make_player
+from simulator.errors import UserError
+from simulator.runner import Chunk, run_chunks
+from simulator.stats import wilson_interval
+
+CHUNK_SIZE = 250  # games (deals) per chunk; part of the seed tree
+
+SEAT_COLUMNS = (
+    ["game", "rotation", "seat", "strategy", "fame"]
+    + [f"fame_{s}" for s in FAME_SOURCES]
+    + ["gold", "chests", "battles", "routed", "fled", "mutinies", "pirates_fought", "pirates_sunk",
+       "win", "tie", "duel"]
+)
+BATTLE_COLUMNS = ["game", "rotation", "month", "island", "pirate", "ships", "seats", "outcome",
+                  "player_ships_routed", "player_ships_fled", "exchanges"]
+
+
+def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -> list[str]:
+    """Check the player count and the strategy names; one name fills every seat."""
+    s = rules.setup
+    if not s.min_players <= n_players <= s.max_players:
+        raise UserError(f"--players {n_players} (allowed: {s.min_players}..{s.max_players})")
+    names = [x.strip() for x in strategies.split(",")] if isinstance(strategies, str) else list(strategies)
+    if len(names) == 1:
+        names = names * n_players
+    if len(names) != n_players:
+        raise UserError(
+            f"--strategies: {len(names)} names for {n_players} players (allowed: one per seat, or one for all)"
+        )
+    check_strategies(rules)
+    for name in names:
+        if name not in rules.strategies:
+            raise UserError(f"--strategies: unknown strategy {name!r} (allowed: {', '.join(rules.strategies)})")
+    return names
+
+
+def play_one(rules, names: Sequence[str], seed: np.random.SeedSequence, *, check: bool = False,
+             trace: list | None = None, record_dice: bool = False) -> tuple[Game, Any]:
+    """Play one game: ``names[i]`` sits at seat ``i``; engine and players get child seeds."""
+    kids = seed.spawn(1 + len(names))
+    players = [make_player(rules, nm, np.random.default_rng(kids[1 + i])) for i, nm in enumerate(names)]
+    game = Game(rules, players, GameDice(np.random.default_rng(kids[0]), record=record_dice),
+                trace=trace, check_invariants=check)
+    return game, game.play()
+
+
+def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: bool):
+    n = len(names)
+    rotations = range(n) if rotate else range(1)
+    seat_rows: list[tuple] = []
+    battle_rows: list[tuple] = []
+    for i, gseed in enumerate(chunk.seed.spawn(chunk.size)):
+        gid = chunk.start + i
+        for r in rotations:
+            seated = [names[(s + r) % n] for s in range(n)]
+            game, res = play_one(rules, seated, gseed, check=check)
+            for sr in res.seats:
+                seat_rows.append(
+                    (gid, r, sr.seat, seated[sr.seat], sr.fame, *(sr.fame_src[k] for k in FAME_SOURCES),
+                     sr.gold, sr.chests, sr.battles, sr.routed, sr.fled, sr.mutinies, sr.pirates_fought,
+                     sr.pirates_sunk, sr.win, res.tie, res.duel)
+                )
+            for b in res.battles:
+                battle_rows.append((gid, r, b["month"], b["island"], b["pirate"], b["ships"], b["seats"],
+                                    b["outcome"], b["player_ships_routed"], b["player_ships_fled"],
+                                    b["exchanges"]))
+    return seat_rows, battle_rows
+
+
+def summarise(seats_df: pd.DataFrame, battles_df: pd.DataFrame, names: Sequence[str],
+              pirates: Sequence[str]) -> dict[str, Any]:
+    """The summary object (without provenance) from the two tables."""
+    out: dict[str, Any] = {}
+    games = int(seats_df.groupby(["game", "rotation"]).ngroups) if len(seats_df) else 0
+    strat: dict[str, Any] = {}
+    for name in dict.fromkeys(names):
+        d = seats_df[seats_df["strategy"] == name]
+        k, m = float(d["win"].sum()), len(d)
+        lo, hi = wilson_interval(k, m)
+        strat[name] = {"win_rate": k / m if m else None, "ci95": [lo, hi],
+                       "mean_fame": float(d["fame"].mean()) if m else None, "games": m,
+                       "fame_by_source": {s: float(d[f"fame_{s}"].mean()) if m else None for s in FAME_SOURCES}}
+    seats: dict[str, Any] = {}
+    for seat, d in seats_df.groupby("seat"):
+        k, m = float(d["win"].sum()), len(d)
+        lo, hi = wilson_interval(k, m)
+        seats[str(int(seat))] = {"win_rate": k / m, "ci95": [lo, hi], "mean_fame": float(d["fame"].mean()),
+                                 "games": m}
+    pir: dict[str, Any] = {}
+    for key in pirates:
+        d = battles_df[battles_df["pirate"] == key] if len(battles_df) else battles_df
+        pir[key] = {
+            "battles": int(len(d)),
+            "player_ships_routed": int(d["player_ships_routed"].sum()) if len(d) else 0,
+            "times_sunk": int(d["outcome"].isin(["sunk", "captured"]).sum()) if len(d) else 0,
+        }
+    first = seats_df.drop_duplicates(["game", "rotation"]) if len(seats_df) else seats_df
+    out.update(n_games=games, strategies=strat, seats=seats, pirates=pir,
+               ties=int(first["tie"].sum()) if len(first) else 0,
+               duels=int(first["duel"].sum()) if len(first) else 0)
+    return out
+
+
+def play_games(
+    scenario: Scenario | str | None,
+    strategies: Sequence[str] | str,
+    n_players: int,
+    n: int,
+    seed: int | None = None,
+    n_jobs: int | None = 1,
+    rotate_seats: bool = False,
+    quiet: bool = True,
+    check_invariants: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """Play ``n`` games of Pirate's Cove between scripted players.
+
+    Args:
+        scenario: a loaded :class:`~scenarios.loader.Scenario`, a path, or ``None`` (standard).
+        strategies: one strategy name per seat (names of the scenario's ``[strategies.*]``), as a
+            list or comma-separated string; a single name fills every seat.
+        n_players: 3..5 (the scenario's ``setup`` range).
+        n: number of deals; with ``rotate_seats`` each is played under every seat rotation
+            (``n * n_players`` games, same dice, strategies shifted one seat per rotation).
+        seed: root seed (``None``: fresh entropy, reported in ``summary["seed"]``).
+        n_jobs: worker processes (results do not depend on it).
+        quiet: no progress bar.
+        check_invariants: check conservation and bounds after every phase (slower).
+
+    Returns:
+        ``(seats_df, battles_df, summary)`` as described in the module docstring.
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario, game="cove")
+    rules = scenario.rules
+    names = tuple(resolve_strategies(rules, strategies, n_players))
+    if n < 1:
+        raise UserError(f"-n {n} (allowed: >= 1)")
+    task = functools.partial(_chunk, rules=rules, names=names, rotate=rotate_seats, check=check_invariants)
+    manifest = {"scenario": scenario.provenance(), "strategies": list(names), "players": n_players,
+                "rotate_seats": rotate_seats}
+    run = run_chunks(task, n, seed=seed, chunk_size=CHUNK_SIZE, n_jobs=n_jobs, quiet=quiet, desc="games",
+                     manifest=manifest)
+    seat_rows = [row for res in run.results for row in res[0]]
+    battle_rows = [row for res in run.results for row in res[1]]
+    seats_df = pd.DataFrame(seat_rows, columns=SEAT_COLUMNS)
+    battles_df = pd.DataFrame(battle_rows, columns=BATTLE_COLUMNS)
+    pirates = [*rules.pirates, "royal_navy"]
+    summary = summarise(seats_df, battles_df, names, pirates)
+    summary.update(n_deals=n, n_players=n_players, rotate_seats=rotate_seats, seed=run.entropy,
+                   provenance=scenario.provenance(), chunk_size=CHUNK_SIZE,
+                   wall_time_s=run.wall_time_s)
+    return seats_df, battles_df, summary

@@ -1,0 +1,91 @@
+"""``broadside cove play``: full Pirate's Cove games between scripted players.
+
+The ``cove`` click group lives in :mod:`simulator.cove.commands` (combat helper), which imports
+:data:`play` from here and adds it. No game logic here: options are parsed, the scenario loaded,
+:func:`simulator.cove.api.play_games` called and the result handed to :mod:`reports.output`.
+"""
+
+from __future__ import annotations
+
+import click
+import pandas as pd
+
+from reports.output import dumps, emit, ensure_writable_dir, write_table, write_text
+from scenarios.loader import load_scenario
+from simulator.clitools import format_option, note, replay_note, simulation_options
+from simulator.cove.api import play_games
+
+
+def summary_tables(summary: dict) -> dict[str, pd.DataFrame]:
+    """The three human tables (strategies, seats, pirates) of a summary."""
+    strat = pd.DataFrame([
+        {"strategy": k, "games": v["games"], "win_rate": v["win_rate"], "ci95_low": v["ci95"][0],
+         "ci95_high": v["ci95"][1], "mean_fame": v["mean_fame"],
+         **{f"fame_{s}": x for s, x in v["fame_by_source"].items()}}
+        for k, v in summary["strategies"].items()
+    ])
+    seats = pd.DataFrame([
+        {"seat": int(k), "games": v["games"], "win_rate": v["win_rate"], "ci95_low": v["ci95"][0],
+         "ci95_high": v["ci95"][1], "mean_fame": v["mean_fame"]}
+        for k, v in summary["seats"].items()
+    ])
+    pirates = pd.DataFrame([{"pirate": k, **v} for k, v in summary["pirates"].items()])
+    return {"strategies": strat, "seats": seats, "pirates": pirates}
+
+
+def long_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One tidy table (``table`` column names the part) for CSV output."""
+    parts = []
+    for name, df in tables.items():
+        d = df.copy()
+        key = d.columns[0]
+        d.insert(0, "name", d.pop(key).astype(str))
+        d.insert(0, "table", name)
+        parts.append(d)
+    return pd.concat(parts, ignore_index=True, sort=False)
+
+
+@click.command("play")
+@click.option("--scenario", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Scenario TOML (default: scenarios/cove/standard.toml).")
+@click.option("--players", "n_players", type=click.IntRange(3, 5), required=True,
+              help="Players at the table (3, 4 or 5).")
+@click.option("--strategies", required=True, metavar="A,B,C[,...]",
+              help="One strategy per seat (names of the scenario's [strategies.*]), comma-separated.")
+@click.option("-n", "n", type=click.IntRange(min=1), required=True, help="Number of games (deals).")
+@click.option("--rotate-seats", is_flag=True,
+              help="Play every game under each rotation of seats (n x players games, same dice).")
+@click.option("--out", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write seats and battles tables (CSV + Parquet) and the summary JSON to DIR.")
+@format_option
+@simulation_options
+def play(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs, quiet):
+    """Play full Pirate's Cove games between scripted players; win rates by strategy and seat."""
+    scen = load_scenario(scenario, game="cove")
+    if out is not None:
+        ensure_writable_dir(out)
+    seats_df, battles_df, summary = play_games(scen, strategies, n_players, n, seed=seed, n_jobs=jobs,
+                                               rotate_seats=rotate_seats, quiet=quiet)
+    replay_note(summary["seed"], seed is not None, quiet)
+    tables = summary_tables(summary)
+    if out is not None:
+        prov = scen.provenance()
+        for df in (seats_df, battles_df):
+            for k, v in prov.items():
+                df[k] = v
+            df["seed"] = summary["seed"]
+        write_table(seats_df, out, "seats")
+        write_table(battles_df, out, "battles")
+        write_text(f"{out}/summary.json", dumps(summary) + "\n")
+        note(f"wrote {out}/seats.csv|parquet, {out}/battles.csv|parquet, {out}/summary.json", quiet)
+    head = (f"Pirate's Cove: {summary['n_games']} games, {n_players} players, scenario "
+            f"{summary['provenance']['scenario']} ({summary['provenance']['scenario_hash']}), seed "
+            f"{summary['seed']}; ties {summary['ties']}, duels {summary['duels']}")
+    if fmt == "json":
+        emit("json", tables["strategies"], summary)
+    elif fmt == "csv":
+        emit("csv", long_table(tables), summary)
+    else:
+        emit("table", tables["strategies"], summary, title=head + "\n\nstrategies")
+        emit("table", tables["seats"], summary, title="\nseats")
+        emit("table", tables["pirates"], summary, title="\npirates (battles against; sunk includes captures)")
