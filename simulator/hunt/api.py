@@ -1,0 +1,191 @@
+"""Python API of the Les Pirates engine (what the CLI, reports and comparisons call).
+
+Example::
+
+    from simulator.hunt.api import load, play_games
+    scenario = load(variants=["cyclone"])                       # or load("my_board.toml")
+    games, summary = play_games(scenario, ["runner", "hunter"], n=2000, seed=1, n_jobs=2)
+
+``play_games(scenario, strategies, n, seed=None, n_jobs=1, rotate_seats=False, quiet=True,
+players=None, chunk_size=500) -> (games_df, summary_dict)``
+
+* ``strategies``: one spec per seat (``"runner"``, ``"hunter:sink=20"``...) or a single spec for
+  every seat; ``players`` defaults to ``len(strategies)`` (or the scenario's default when one
+  spec is given).
+* ``rotate_seats``: game ``g`` gives seat ``k`` the spec ``strategies[(k + g) % players]``, so
+  every strategy sits in every seat equally often.
+* ``games_df`` is tidy, one row per game and seat: ``game_id, seat, strategy, ports, won,
+  winner, end, stalemate, draw, turns, sinkings`` (ships sunk in the game by boarding or
+  explosion), ``ships_sunk`` (by this seat), ``ships_lost`` (by this seat, any cause),
+  ``boardings, explosions, exploded, cyclone_losses, rerolls, loads, wrecks, max_fleet``, plus
+  the scenario provenance and the seed.
+* ``summary_dict``: ``n_games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
+  ``ci95`` Wilson, ``fair_share`` = 1/players), ``strategies`` (same per strategy, over the seats
+  it played), ``first_player`` (seat 0 against 1/players), ``stalemate_rate`` (+ ``ci95``),
+  ``draw_rate``, ``turns`` {mean, p50, p90}, ``sinkings_per_game``, ``seed``, ``provenance``.
+
+Runs go through :func:`simulator.runner.run_chunks`: the same seed gives the same games for any
+``n_jobs`` (the chunk size is fixed and part of the replay recipe).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from simulator.errors import UserError
+from simulator.hunt.game import END_DRAW, END_STALEMATE, play_game
+from simulator.hunt.moves import build_tables
+from simulator.hunt.players import make_player
+from simulator.hunt.variants import load_hunt
+from simulator.runner import Chunk, run_chunks
+from simulator.stats import wilson_interval
+
+DEFAULT_CHUNK_SIZE = 500
+
+
+def load(scenario=None, variants: Sequence[str] = ()):
+    """The base game or a user's scenario file, with variants applied (see :mod:`.variants`)."""
+    return load_hunt(scenario, variants)
+
+
+def resolve_strategies(rules, strategies: Sequence[str] | str, players: int | None) -> tuple[int, tuple[str, ...]]:
+    """Check the player count and the per-seat strategy specs; returns ``(players, specs)``."""
+    if isinstance(strategies, str):
+        strategies = [s for s in strategies.split(",")]
+    specs = tuple(s.strip() for s in strategies)
+    if not specs or any(not s for s in specs):
+        raise UserError("--strategies: empty strategy name (allowed: runner, hunter, guard, random)")
+    for s in specs:
+        make_player(s)  # validates
+    if players is None:
+        players = len(specs) if len(specs) > 1 else (2 if rules.kingdoms.mode != "none" else rules.default_players)
+    if players not in rules.player_counts:
+        allowed = ", ".join(map(str, rules.player_counts))
+        raise UserError(f"--players {players}: not possible with this scenario (allowed: {allowed})")
+    if len(specs) == 1:
+        specs = specs * players
+    if len(specs) != players:
+        raise UserError(f"--strategies: {len(specs)} given for {players} players (allowed: 1 or {players})")
+    return players, specs
+
+
+def _policy_rng(chunk: Chunk) -> np.random.Generator:
+    seq = chunk.seed
+    return np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=tuple(seq.spawn_key) + (1,)))
+
+
+def _chunk(chunk: Chunk, rules, players: int, specs: tuple[str, ...], rotate: bool, check: bool = False) -> pd.DataFrame:
+    tables = build_tables(rules, players)
+    policies = [make_player(s) for s in specs]
+    dice_rng = chunk.rng()
+    pol_rng = _policy_rng(chunk)
+    cols: dict[str, list] = {k: [] for k in (
+        "game_id", "seat", "strategy", "ports", "won", "winner", "end", "stalemate", "draw", "turns",
+        "sinkings", "ships_sunk", "ships_lost", "boardings", "explosions", "exploded",
+        "cyclone_losses", "rerolls", "loads", "wrecks", "max_fleet")}
+    port_labels = ["+".join(str(tables.board.port_numbers[p]) for p in ports) for ports in tables.seat_ports]
+    for i in range(chunk.size):
+        g = chunk.start + i
+        order = [(k + g) % players if rotate else k for k in range(players)]
+        seat_policies = [policies[j] for j in order]
+        rec = play_game(tables, rules, seat_policies, dice_rng, pol_rng, check=check)
+        sinkings = sum(rec.sunk_by)
+        for seat in range(players):
+            cols["game_id"].append(g)
+            cols["seat"].append(seat)
+            cols["strategy"].append(specs[order[seat]])
+            cols["ports"].append(port_labels[seat])
+            cols["won"].append(rec.winner == seat)
+            cols["winner"].append(rec.winner)
+            cols["end"].append(rec.end)
+            cols["stalemate"].append(rec.end == END_STALEMATE)
+            cols["draw"].append(rec.end == END_DRAW)
+            cols["turns"].append(rec.turns)
+            cols["sinkings"].append(sinkings)
+            cols["ships_sunk"].append(rec.sunk_by[seat])
+            cols["ships_lost"].append(rec.lost[seat])
+            cols["boardings"].append(rec.boardings)
+            cols["explosions"].append(rec.explosions)
+            cols["exploded"].append(rec.exploded)
+            cols["cyclone_losses"].append(rec.cyclone_losses)
+            cols["rerolls"].append(rec.rerolls)
+            cols["loads"].append(rec.loads)
+            cols["wrecks"].append(rec.wrecks)
+            cols["max_fleet"].append(rec.max_fleet)
+    return pd.DataFrame(cols)
+
+
+def _rate(k: float, n: int) -> dict:
+    lo, hi = wilson_interval(k, n)
+    return {"wins": int(k), "n": int(n), "win_rate": (k / n) if n else float("nan"), "ci95": [lo, hi]}
+
+
+def summarise(games: pd.DataFrame, players: int) -> dict:
+    """Summary dict (see the module docstring) from a tidy games table."""
+    per_game = games[games["seat"] == 0]
+    n = len(per_game)
+    seats = []
+    for seat, grp in games.groupby("seat", sort=True):
+        entry = {"seat": int(seat), **_rate(int(grp["won"].sum()), len(grp)), "fair_share": 1.0 / players}
+        strategies = grp["strategy"].unique()
+        entry["strategy"] = strategies[0] if len(strategies) == 1 else "rotated"
+        seats.append(entry)
+    strategies = {}
+    for name, grp in games.groupby("strategy", sort=True):
+        strategies[str(name)] = {**_rate(int(grp["won"].sum()), len(grp)), "seat_games": int(len(grp))}
+    stale = int(per_game["stalemate"].sum())
+    lo, hi = wilson_interval(stale, n)
+    turns = per_game["turns"].to_numpy()
+    first = seats[0] if seats else {}
+    return {
+        "n_games": n,
+        "players": players,
+        "seats": seats,
+        "strategies": strategies,
+        "first_player": {
+            "win_rate": first.get("win_rate"), "ci95": first.get("ci95"), "fair_share": 1.0 / players,
+            "advantage": (first.get("win_rate") - 1.0 / players) if n else None,
+        },
+        "stalemate_rate": stale / n if n else float("nan"),
+        "stalemate_ci95": [lo, hi],
+        "draw_rate": float(per_game["draw"].mean()) if n else float("nan"),
+        "turns": {
+            "mean": float(turns.mean()) if n else float("nan"),
+            "p50": float(np.percentile(turns, 50)) if n else float("nan"),
+            "p90": float(np.percentile(turns, 90)) if n else float("nan"),
+        },
+        "sinkings_per_game": float(per_game["sinkings"].mean()) if n else float("nan"),
+        "cyclone_losses_per_game": float(per_game["cyclone_losses"].mean()) if n else float("nan"),
+        "explosions_per_game": float(per_game["explosions"].mean()) if n else float("nan"),
+    }
+
+
+def play_games(scenario, strategies: Sequence[str] | str, n: int, seed: int | None = None, n_jobs: int = 1,
+               rotate_seats: bool = False, quiet: bool = True, players: int | None = None,
+               chunk_size: int = DEFAULT_CHUNK_SIZE, check: bool = False) -> tuple[pd.DataFrame, dict]:
+    """Play ``n`` seeded games; returns the tidy per-game-and-seat table and the summary."""
+    rules = scenario.rules
+    players, specs = resolve_strategies(rules, strategies, players)
+    task = functools.partial(_chunk, rules=rules, players=players, specs=specs, rotate=rotate_seats, check=check)
+    run = run_chunks(task, n, seed=seed, n_jobs=n_jobs, quiet=quiet, chunk_size=chunk_size, desc="games")
+    games = pd.concat(run.results, ignore_index=True) if run.results else _chunk(
+        Chunk(0, 0, 0, np.random.SeedSequence(0)), rules, players, specs, rotate_seats)
+    prov = scenario.provenance()
+    for key, value in prov.items():
+        games[key] = value
+    games["seed"] = str(run.entropy)
+    summary = summarise(games, players)
+    summary.update(
+        strategies_by_seat=None if rotate_seats else list(specs),
+        strategy_specs=list(dict.fromkeys(specs)),
+        rotate_seats=rotate_seats,
+        seed=run.entropy,
+        chunk_size=chunk_size,
+        wall_time_s=run.wall_time_s,
+        provenance=prov,
+    )
+    return games, summary
