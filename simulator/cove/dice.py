@@ -58,7 +58,9 @@ class GameDice:
 
     def permutation(self, n: int) -> list[int]:
         """A uniform permutation of ``range(n)``."""
-        perm = self.rng.permutation(n).tolist() if n > 1 else list(range(n))
+        if n <= 1:
+            return list(range(n))
+        perm = self.rng.permutation(n).tolist()
         if self.record:
             self.perms.append(perm)
         return perm

@@ -1,0 +1,109 @@
+"""Golden playthroughs: whole games recorded as dice and decisions, replayed exactly.
+
+A golden file ``tests/data/cove_golden_<name>.json`` holds the case (players, strategies, the
+seed that produced it -- for regeneration only), every d6 face and shuffle permutation the engine
+drew, every decision every player made (``[seat, kind, choice]``, battle decisions included) and
+the final state. :func:`replay` plays the game again from the dice and decisions alone (no
+generator, no player code) and returns the final state, which must be identical.
+
+Regenerate (and review the diff) with::
+
+    python -m simulator.cove.game --regenerate-goldens
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scenarios.loader import load_scenario
+from simulator.cove.dice import ReplayDice
+from simulator.cove.game import Game
+from simulator.cove.players import ReplayCursor, ReplayPlayer, make_player
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
+
+#: name -> (scenario file or None, strategies by seat, seed used to generate it)
+CASES: dict[str, tuple[str | None, tuple[str, ...], int]] = {
+    "three_players": (None, ("brawler", "plunderer", "balanced"), 101),
+    "four_players": (None, ("plunderer", "brawler", "tavern", "balanced"), 202),
+    "five_players_random": (None, ("random", "tavern", "random", "brawler", "balanced"), 303),
+    "artisan_per_section": ("scenarios/cove/artisan-per-section.toml", ("tavern", "tavern", "brawler", "random"), 404),
+}
+
+
+def final_state(game: Game, result) -> dict[str, Any]:
+    """Everything that identifies how a game ended."""
+    return {
+        "seats": [
+            {"fame": s.fame, "fame_src": s.fame_src, "gold": s.gold, "chests": s.chests,
+             "ring": list(s.ring), "hand": sorted(s.hand), "parrot": s.parrot,
+             "artisans": {str(k): v for k, v in sorted(s.artisans.items())}, "battles": s.battles,
+             "routed": s.routed, "fled": s.fled, "pirates_sunk": s.pirates_sunk}
+            for s in game.seats
+        ],
+        "bank": [game.bank_gold, game.bank_chests],
+        "tavern_deck": list(game.tavern_deck),
+        "tavern_discard": sorted(game.tavern_discard),
+        "black_ships": [list(b) for b in game.black_ships],
+        "battles": [dict(b) for b in result.battles],
+        "winners": list(result.winners),
+        "tie": result.tie,
+        "duel": result.duel,
+    }
+
+
+def _rules(scenario: str | None):
+    root = Path(__file__).resolve().parents[2]
+    return load_scenario(None if scenario is None else root / scenario, game="cove").rules
+
+
+def record(name: str) -> dict[str, Any]:
+    """Play case ``name`` from its seed, recording dice and decisions."""
+    from simulator.cove.dice import GameDice
+
+    scenario, names, seed = CASES[name]
+    rules = _rules(scenario)
+    ss = np.random.SeedSequence(seed)
+    kids = ss.spawn(1 + len(names))
+    players = [make_player(rules, nm, np.random.default_rng(kids[1 + i])) for i, nm in enumerate(names)]
+    trace: list = []
+    dice = GameDice(np.random.default_rng(kids[0]), record=True)
+    game = Game(rules, players, dice, trace=trace, check_invariants=True)
+    result = game.play()
+    return {
+        "case": name, "scenario": scenario, "strategies": list(names), "seed": seed,
+        "faces": dice.faces, "perms": dice.perms,
+        "decisions": json.loads(json.dumps(trace)),
+        "final": json.loads(json.dumps(final_state(game, result))),
+    }
+
+
+def replay(data: dict[str, Any]) -> tuple[dict[str, Any], ReplayDice, ReplayCursor]:
+    """Replay a recorded game from its dice and decisions only; returns the final state."""
+    rules = _rules(data["scenario"])
+    cursor = ReplayCursor(data["decisions"])
+    players = [ReplayPlayer(i, cursor) for i in range(len(data["strategies"]))]
+    dice = ReplayDice(data["faces"], data["perms"])
+    game = Game(rules, players, dice, check_invariants=True)
+    result = game.play()
+    return json.loads(json.dumps(final_state(game, result))), dice, cursor
+
+
+def path_for(name: str) -> Path:
+    return DATA_DIR / f"cove_golden_{name}.json"
+
+
+def regenerate() -> list[Path]:
+    """Rewrite every golden file from its seed."""
+    out = []
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    for name in CASES:
+        data = record(name)
+        p = path_for(name)
+        p.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+        out.append(p)
+    return out
