@@ -1,0 +1,577 @@
+"""Commanders: the policies that choose each ship's activation (issue 5, item 4).
+
+A commander sees the battle state (read only) and fills one action (:data:`core.A_*` slots): repair
+or not, attack kind and target, order of move and attack, destination, disengage. It never
+changes the state; the engine (:mod:`simulator.express.battle`) checks and applies the action and
+rolls every die. Each commander is a frozen dataclass with parameters (from the scenario's
+``[commanders.*]`` tables) that packs into ``(kind, params)`` for the compiled engine:
+
+* ``gunline``  — picks the enemy ship and range band that maximise its expected hits minus
+  ``enemy_weight`` times that ship's expected hits back (a duel value; ties go to the closer range,
+  so an even duel is fought, not avoided), holds that range, and fires before or after moving,
+  whichever gives the better shot.
+* ``boarder``  — closes and boards when its expected net successes are at least ``min_edge``;
+  otherwise closes and fires.
+* ``skirmisher`` — focus-fires the weakest enemy ship from ``stand_off_cm``; disengages when its
+  masts trail the engaged enemy's by more than ``losing_margin``.
+* ``random``   — a random legal action (its own generator, never the engine's dice).
+
+All four play the scenario objective first (treasure: the nearest ship fetches the token, the
+carrier runs home; convoy: convoy ships run for the far edge, attackers target convoy ships).
+A Carpenter repairs once its ship has lost ``repair_at_lost`` masts (``random``: with a probability).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from simulator.errors import UserError
+from simulator.express.core import (
+    A_ATTACK, A_DISENGAGE, A_DX, A_DY, A_ORDER, A_REPAIR, A_TARGET, ATTACK_BOARD, ATTACK_CANNON,
+    ATTACK_NONE, F_X, F_Y, RF_CONTACT, RF_D, RF_W, RI_BOARD_ON, RI_SCENARIO,
+    S_CONVOY, S_HULL, S_MASTS, S_START, S_STATUS, ST_AFLOAT, TR_SHIP, TR_SIDE, TR_STATE, TR_X, TR_Y,
+    allowance, boarding_dice, can_repair, cannon_dice, dist, edge_point, engaged_with, hit_on_range,
+    is_engaged, p_success,
+)
+from simulator.express.rules import COMMANDER_NAMES, ExpressRules
+
+GUNLINE, BOARDER, SKIRMISHER, RANDOM = 0, 1, 2, 3
+N_PARAMS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Gunline:
+    enemy_weight: float = 1.0
+    repair_at_lost: int = 2
+    kind = GUNLINE
+
+    def params(self) -> np.ndarray:
+        return np.array([self.enemy_weight, self.repair_at_lost, 0, 0], dtype=np.float64)
+
+
+@dataclass(frozen=True, slots=True)
+class Boarder:
+    min_edge: float = 0.0
+    repair_at_lost: int = 2
+    kind = BOARDER
+
+    def params(self) -> np.ndarray:
+        return np.array([self.min_edge, self.repair_at_lost, 0, 0], dtype=np.float64)
+
+
+@dataclass(frozen=True, slots=True)
+class Skirmisher:
+    stand_off_cm: float = 12.0
+    losing_margin: int = 0
+    repair_at_lost: int = 1
+    kind = SKIRMISHER
+
+    def params(self) -> np.ndarray:
+        return np.array([self.stand_off_cm, self.losing_margin, self.repair_at_lost, 0], dtype=np.float64)
+
+
+@dataclass(frozen=True, slots=True)
+class RandomCommander:
+    board_probability: float = 0.5
+    repair_probability: float = 0.5
+    disengage_probability: float = 0.3
+    kind = RANDOM
+
+    def params(self) -> np.ndarray:
+        return np.array(
+            [self.board_probability, self.repair_probability, self.disengage_probability, 0], dtype=np.float64
+        )
+
+
+Commander = Gunline | Boarder | Skirmisher | RandomCommander
+
+
+def make_commander(name: str, rules: ExpressRules) -> Commander:
+    """The commander ``name`` with its parameters from the scenario."""
+    c = rules.commanders
+    if name == "gunline":
+        return Gunline(c.gunline.enemy_weight, c.gunline.repair_at_lost)
+    if name == "boarder":
+        return Boarder(c.boarder.min_edge, c.boarder.repair_at_lost)
+    if name == "skirmisher":
+        return Skirmisher(c.skirmisher.stand_off_cm, c.skirmisher.losing_margin, c.skirmisher.repair_at_lost)
+    if name == "random":
+        r = c.random
+        return RandomCommander(r.board_probability, r.repair_probability, r.disengage_probability)
+    raise UserError(f"unknown commander {name!r} (allowed: {', '.join(COMMANDER_NAMES)})")
+
+
+def parse_commanders(text: str | None, rules: ExpressRules) -> tuple[Commander, Commander]:
+    """``"gunline,boarder"`` (one name: both sides) into two commanders; None: scenario default."""
+    if text is None or not text.strip():
+        names = list(rules.commanders.default)
+    else:
+        names = [t.strip().lower() for t in text.split(",") if t.strip()]
+        if len(names) == 1:
+            names = names * 2
+        if len(names) != 2:
+            raise UserError(
+                f"--commanders {text!r}: give one name or two separated by a comma "
+                f"(allowed: {', '.join(COMMANDER_NAMES)})"
+            )
+    return make_commander(names[0], rules), make_commander(names[1], rules)
+
+
+def commander_name(c: Commander) -> str:
+    return COMMANDER_NAMES[c.kind]
+
+
+# ----------------------------------------------------------------------------------------------
+# Compiled policies
+
+
+@njit(cache=True)
+def _clear(act, sf, s, i):
+    act[A_REPAIR] = 0.0
+    act[A_ATTACK] = ATTACK_NONE
+    act[A_ORDER] = 0.0
+    act[A_TARGET] = -1.0
+    act[A_DX] = sf[s, i, F_X]
+    act[A_DY] = sf[s, i, F_Y]
+    act[A_DISENGAGE] = 0.0
+
+
+@njit(cache=True)
+def _reach(x, y, px, py, allow):
+    """Where a ship at (x, y) ends moving straight toward (px, py) with this allowance."""
+    d = dist(x, y, px, py)
+    if d <= allow or d <= 1e-12:
+        return px, py
+    f = allow / d
+    return x + (px - x) * f, y + (py - y) * f
+
+
+@njit(cache=True)
+def _clamp(x, y, rf):
+    return min(max(x, 0.0), rf[RF_W]), min(max(y, 0.0), rf[RF_D])
+
+
+@njit(cache=True)
+def _toward(tx, ty, x, y, d):
+    """The point at distance d from (tx, ty) on the ray toward (x, y)."""
+    dd = dist(tx, ty, x, y)
+    if dd <= 1e-9:
+        return tx - d, ty
+    return tx + (x - tx) / dd * d, ty + (y - ty) / dd * d
+
+
+@njit(cache=True)
+def _nearest_enemy(si, sf, s, x, y, pref_convoy):
+    o = 1 - s
+    best = -1
+    bd = 1e18
+    for j in range(si.shape[1]):
+        if si[o, j, S_STATUS] != ST_AFLOAT:
+            continue
+        d = dist(x, y, sf[o, j, F_X], sf[o, j, F_Y])
+        if pref_convoy and si[o, j, S_CONVOY] == 1:
+            d -= 1000.0
+        if d < bd:
+            bd = d
+            best = j
+    return best
+
+
+@njit(cache=True)
+def _weakest_enemy(si, sf, s, x, y):
+    o = 1 - s
+    best = -1
+    bk = 1e18
+    for j in range(si.shape[1]):
+        if si[o, j, S_STATUS] != ST_AFLOAT:
+            continue
+        k = (si[o, j, S_MASTS] + si[o, j, S_HULL]) * 1000.0 + dist(x, y, sf[o, j, F_X], sf[o, j, F_Y])
+        if k < bk:
+            bk = k
+            best = j
+    return best
+
+
+@njit(cache=True)
+def _engaged_enemy(si, eng, s, i):
+    """The engaged afloat enemy with the fewest masts + hull points, or -1."""
+    o = 1 - s
+    best = -1
+    bk = 1 << 30
+    for j in range(si.shape[1]):
+        if si[o, j, S_STATUS] != ST_AFLOAT or not engaged_with(eng, s, i, j):
+            continue
+        k = si[o, j, S_MASTS] + si[o, j, S_HULL]
+        if k < bk:
+            bk = k
+            best = j
+    return best
+
+
+@njit(cache=True)
+def _threat(si, sf, eng, s, qx, qy, ri, hit_on_cm, islands):
+    """Expected cannon hits the enemy could put on a ship at (qx, qy) from where they are."""
+    o = 1 - s
+    tot = 0.0
+    for j in range(si.shape[1]):
+        if si[o, j, S_STATUS] != ST_AFLOAT or si[o, j, S_MASTS] <= 0:
+            continue
+        if is_engaged(eng, o, j, si):
+            continue
+        h = hit_on_range(sf[o, j, F_X], sf[o, j, F_Y], qx, qy, ri, hit_on_cm, islands)
+        tot += si[o, j, S_MASTS] * p_success(h)
+    return tot
+
+
+@njit(cache=True)
+def _want_repair(si, s, i, ri, engaged, repair_at_lost):
+    if not can_repair(si, s, i, ri, engaged):
+        return False
+    lost = si[s, i, S_START] - si[s, i, S_MASTS]
+    return lost >= repair_at_lost or si[s, i, S_MASTS] == 0
+
+
+@njit(cache=True)
+def _fire_order(act, sf, s, i, o, j, qx, qy, ri, hit_on_cm, islands):
+    """Fire before moving if the current position gives the better shot."""
+    tx = sf[o, j, F_X]
+    ty = sf[o, j, F_Y]
+    now = hit_on_range(sf[s, i, F_X], sf[s, i, F_Y], tx, ty, ri, hit_on_cm, islands)
+    after = hit_on_range(qx, qy, tx, ty, ri, hit_on_cm, islands)
+    act[A_ORDER] = 1.0 if now < after else 0.0
+
+
+@njit(cache=True)
+def _retreat(act, si, sf, s, i, allow, rf):
+    """Destination straight away from the nearest enemy."""
+    x = sf[s, i, F_X]
+    y = sf[s, i, F_Y]
+    j = _nearest_enemy(si, sf, s, x, y, False)
+    if j < 0:
+        return
+    ex = sf[1 - s, j, F_X]
+    ey = sf[1 - s, j, F_Y]
+    px, py = _toward(x, y, 2 * x - ex, 2 * y - ey, allow)
+    px, py = _clamp(px, py, rf)
+    act[A_DX] = px
+    act[A_DY] = py
+
+
+@njit(cache=True)
+def _objective(act, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, repairing):
+    """Scenario objective moves. Returns 1 if it set the action."""
+    sc = ri[RI_SCENARIO]
+    x = sf[s, i, F_X]
+    y = sf[s, i, F_Y]
+    if sc == 0 or is_engaged(eng, s, i, si):
+        return 0
+    allow = allowance(si, na, s, i, ri, move_cm, repairing)
+    px = x
+    py = y
+    go = False
+    if sc == 1:
+        if tr[TR_STATE] == 1 and int(tr[TR_SIDE]) == s and int(tr[TR_SHIP]) == i:
+            px, py = edge_point(edges[s], x, y, rf, ri, True)
+            go = True
+        elif tr[TR_STATE] == 0:
+            # the nearest of my ships that can move fetches the token
+            best = -1
+            bd = 1e18
+            for k in range(si.shape[1]):
+                if si[s, k, S_STATUS] != ST_AFLOAT or is_engaged(eng, s, k, si):
+                    continue
+                if allowance(si, na, s, k, ri, move_cm, False) <= 0:
+                    continue
+                d = dist(sf[s, k, F_X], sf[s, k, F_Y], tr[TR_X], tr[TR_Y])
+                if d < bd:
+                    bd = d
+                    best = k
+            if best == i:
+                px = tr[TR_X]
+                py = tr[TR_Y]
+                go = True
+    elif sc == 2 and si[s, i, S_CONVOY] == 1:
+        px, py = edge_point(edges[s], x, y, rf, ri, False)
+        go = True
+    if not go:
+        return 0
+    qx, qy = _reach(x, y, px, py, allow)
+    act[A_DX] = px
+    act[A_DY] = py
+    if not repairing:
+        j = _nearest_enemy(si, sf, s, qx, qy, True)
+        if j >= 0 and cannon_dice(si, s, i, ri) > 0:
+            act[A_ATTACK] = ATTACK_CANNON
+            act[A_TARGET] = j
+            _fire_order(act, sf, s, i, 1 - s, j, qx, qy, ri, hit_on_cm, islands)
+    return 1
+
+
+@njit(cache=True)
+def _preferred_target(si, sf, s, x, y, ri, tr):
+    """Objective target: the enemy treasure carrier, or the nearest convoy ship; -1 if none."""
+    sc = ri[RI_SCENARIO]
+    if sc == 1 and tr[TR_STATE] == 1 and int(tr[TR_SIDE]) == 1 - s:
+        j = int(tr[TR_SHIP])
+        if si[1 - s, j, S_STATUS] == ST_AFLOAT:
+            return j
+    if sc == 2:
+        j = _nearest_enemy(si, sf, s, x, y, True)
+        if j >= 0 and si[1 - s, j, S_CONVOY] == 1:
+            return j
+    return -1
+
+
+@njit(cache=True)
+def _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr):
+    o = 1 - s
+    x = sf[s, i, F_X]
+    y = sf[s, i, F_Y]
+    engaged = is_engaged(eng, s, i, si)
+    repairing = _want_repair(si, s, i, ri, engaged, int(params[1]))
+    if repairing:
+        act[A_REPAIR] = 1.0
+    if engaged:
+        j = _engaged_enemy(si, eng, s, i)
+        if si[s, i, S_MASTS] == 0 and not repairing:
+            act[A_DISENGAGE] = 1.0
+            _retreat(act, si, sf, s, i, allowance(si, na, s, i, ri, move_cm, False), rf)
+        elif not repairing and j >= 0:
+            act[A_ATTACK] = ATTACK_CANNON
+            act[A_TARGET] = j
+        return
+    pref = _preferred_target(si, sf, s, x, y, ri, tr)
+    allow = allowance(si, na, s, i, ri, move_cm, repairing)
+    dice = cannon_dice(si, s, i, ri)
+    contact = rf[RF_CONTACT]
+    # duel value of each (target, range): own expected hits - weight x the target's expected hits
+    # at that range; ties go to the closer range (the gunline closes when the duel is even)
+    best_v = -1e18
+    bj = -1
+    bpx = x
+    bpy = y
+    for j in range(si.shape[1]):
+        if si[o, j, S_STATUS] != ST_AFLOAT:
+            continue
+        if pref >= 0 and j != pref:
+            continue
+        tx = sf[o, j, F_X]
+        ty = sf[o, j, F_Y]
+        their = cannon_dice(si, o, j, ri)
+        for k in range(9):
+            d = contact + 1.5 + 4.0 * k if k < 8 else 40.0
+            px, py = _toward(tx, ty, x, y, d)
+            px, py = _clamp(px, py, rf)
+            h = hit_on_range(px, py, tx, ty, ri, hit_on_cm, islands)
+            v = (dice - params[0] * their) * p_success(h)
+            v -= 1e-6 * dist(x, y, tx, ty)  # nearer targets first on ties
+            if v > best_v + 1e-9:
+                best_v = v
+                bj = j
+                bpx = px
+                bpy = py
+    if bj < 0:
+        return
+    qx, qy = _reach(x, y, bpx, bpy, allow)
+    act[A_DX] = bpx
+    act[A_DY] = bpy
+    if repairing or dice <= 0:
+        return
+    # fire at the chosen enemy, or at whichever enemy gives the best shot if it is out of reach
+    j = bj
+    hn = hit_on_range(x, y, sf[o, j, F_X], sf[o, j, F_Y], ri, hit_on_cm, islands)
+    ha = hit_on_range(qx, qy, sf[o, j, F_X], sf[o, j, F_Y], ri, hit_on_cm, islands)
+    if min(hn, ha) >= 7:
+        bh = 7
+        for k in range(si.shape[1]):
+            if si[o, k, S_STATUS] != ST_AFLOAT:
+                continue
+            h = min(hit_on_range(x, y, sf[o, k, F_X], sf[o, k, F_Y], ri, hit_on_cm, islands),
+                    hit_on_range(qx, qy, sf[o, k, F_X], sf[o, k, F_Y], ri, hit_on_cm, islands))
+            if h < bh:
+                bh = h
+                j = k
+    act[A_ATTACK] = ATTACK_CANNON
+    act[A_TARGET] = j
+    _fire_order(act, sf, s, i, o, j, qx, qy, ri, hit_on_cm, islands)
+
+
+@njit(cache=True)
+def _board_edge(si, na, s, i, o, j, ri):
+    """Expected net successes of ship (s, i) boarding (o, j)."""
+    p = p_success(ri[RI_BOARD_ON])
+    return (boarding_dice(si, na, s, i, ri) - boarding_dice(si, na, o, j, ri)) * p
+
+
+@njit(cache=True)
+def _boarder(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr):
+    o = 1 - s
+    x = sf[s, i, F_X]
+    y = sf[s, i, F_Y]
+    engaged = is_engaged(eng, s, i, si)
+    repairing = _want_repair(si, s, i, ri, engaged, int(params[1]))
+    if repairing:
+        act[A_REPAIR] = 1.0
+    if engaged:
+        j = _engaged_enemy(si, eng, s, i)
+        if si[s, i, S_MASTS] == 0 and not repairing:
+            act[A_DISENGAGE] = 1.0
+            _retreat(act, si, sf, s, i, allowance(si, na, s, i, ri, move_cm, False), rf)
+        elif not repairing and j >= 0:
+            act[A_TARGET] = j
+            if _board_edge(si, na, s, i, o, j, ri) >= params[0]:
+                act[A_ATTACK] = ATTACK_BOARD
+            else:
+                act[A_ATTACK] = ATTACK_CANNON
+        return
+    allow = allowance(si, na, s, i, ri, move_cm, repairing)
+    contact = rf[RF_CONTACT]
+    pref = _preferred_target(si, sf, s, x, y, ri, tr)
+    best = -1
+    be = -1e18
+    if not repairing:
+        for j in range(si.shape[1]):
+            if si[o, j, S_STATUS] != ST_AFLOAT:
+                continue
+            d = dist(x, y, sf[o, j, F_X], sf[o, j, F_Y])
+            if d > allow + contact - 1e-9:
+                continue
+            e = _board_edge(si, na, s, i, o, j, ri)
+            if j == pref:
+                e += 1.0
+            if e > be:
+                be = e
+                best = j
+    if best >= 0 and be >= params[0] and cannon_dice(si, s, i, ri) > 0:
+        act[A_ATTACK] = ATTACK_BOARD
+        act[A_TARGET] = best
+        act[A_DX] = sf[o, best, F_X]
+        act[A_DY] = sf[o, best, F_Y]
+        return
+    j = pref if pref >= 0 else _nearest_enemy(si, sf, s, x, y, False)
+    if j < 0:
+        return
+    px, py = _toward(sf[o, j, F_X], sf[o, j, F_Y], x, y, contact + 1.5)
+    qx, qy = _reach(x, y, px, py, allow)
+    act[A_DX] = px
+    act[A_DY] = py
+    if not repairing and cannon_dice(si, s, i, ri) > 0:
+        act[A_ATTACK] = ATTACK_CANNON
+        act[A_TARGET] = j
+        _fire_order(act, sf, s, i, o, j, qx, qy, ri, hit_on_cm, islands)
+
+
+@njit(cache=True)
+def _skirmisher(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr):
+    o = 1 - s
+    x = sf[s, i, F_X]
+    y = sf[s, i, F_Y]
+    engaged = is_engaged(eng, s, i, si)
+    repairing = _want_repair(si, s, i, ri, engaged, int(params[2]))
+    if repairing:
+        act[A_REPAIR] = 1.0
+    if engaged:
+        j = _engaged_enemy(si, eng, s, i)
+        losing = j >= 0 and si[s, i, S_MASTS] + params[1] < si[o, j, S_MASTS]
+        if (si[s, i, S_MASTS] == 0 or losing) and not repairing:
+            act[A_DISENGAGE] = 1.0
+            _retreat(act, si, sf, s, i, allowance(si, na, s, i, ri, move_cm, False), rf)
+        elif not repairing and j >= 0:
+            act[A_ATTACK] = ATTACK_CANNON
+            act[A_TARGET] = j
+        return
+    j = _preferred_target(si, sf, s, x, y, ri, tr)
+    if j < 0:
+        j = _weakest_enemy(si, sf, s, x, y)
+    if j < 0:
+        return
+    allow = allowance(si, na, s, i, ri, move_cm, repairing)
+    px, py = _toward(sf[o, j, F_X], sf[o, j, F_Y], x, y, max(params[0], rf[RF_CONTACT] + 1.5))
+    px, py = _clamp(px, py, rf)
+    qx, qy = _reach(x, y, px, py, allow)
+    act[A_DX] = px
+    act[A_DY] = py
+    if not repairing and cannon_dice(si, s, i, ri) > 0:
+        act[A_ATTACK] = ATTACK_CANNON
+        act[A_TARGET] = j
+        _fire_order(act, sf, s, i, o, j, qx, qy, ri, hit_on_cm, islands)
+
+
+@njit(cache=True)
+def _random(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, prng):
+    o = 1 - s
+    x = sf[s, i, F_X]
+    y = sf[s, i, F_Y]
+    engaged = is_engaged(eng, s, i, si)
+    repairing = can_repair(si, s, i, ri, engaged) and prng.random() < params[1]
+    if repairing:
+        act[A_REPAIR] = 1.0
+    allow = allowance(si, na, s, i, ri, move_cm, repairing)
+    ang = prng.random() * 2.0 * math.pi
+    rad = allow * math.sqrt(prng.random())
+    px, py = _clamp(x + rad * math.cos(ang), y + rad * math.sin(ang), rf)
+    if engaged:
+        j = _engaged_enemy(si, eng, s, i)
+        if prng.random() < params[2] or si[s, i, S_MASTS] == 0:
+            if not repairing:
+                act[A_DISENGAGE] = 1.0
+                act[A_DX] = px
+                act[A_DY] = py
+        elif not repairing and j >= 0:
+            act[A_TARGET] = j
+            act[A_ATTACK] = ATTACK_BOARD if prng.random() < params[0] else ATTACK_CANNON
+        return
+    n_alive = 0
+    for j in range(si.shape[1]):
+        if si[o, j, S_STATUS] == ST_AFLOAT:
+            n_alive += 1
+    if n_alive == 0:
+        return
+    pick = int(prng.random() * n_alive)
+    j = -1
+    for k in range(si.shape[1]):
+        if si[o, k, S_STATUS] == ST_AFLOAT:
+            if pick == 0:
+                j = k
+                break
+            pick -= 1
+    act[A_DX] = px
+    act[A_DY] = py
+    if repairing or cannon_dice(si, s, i, ri) == 0:
+        return
+    act[A_TARGET] = j
+    tx = sf[o, j, F_X]
+    ty = sf[o, j, F_Y]
+    if dist(x, y, tx, ty) <= allow + rf[RF_CONTACT] and prng.random() < params[0]:
+        act[A_ATTACK] = ATTACK_BOARD
+        act[A_DX] = tx
+        act[A_DY] = ty
+        return
+    act[A_ATTACK] = ATTACK_CANNON
+    act[A_ORDER] = 1.0 if prng.random() < 0.5 else 0.0
+
+
+@njit(cache=True)
+def decide(act, kind, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, prng):
+    """Fill ``act`` for ship i of side s with commander ``kind`` (the state is read only)."""
+    _clear(act, sf, s, i)
+    if kind != RANDOM:
+        engaged = is_engaged(eng, s, i, si)
+        rep_at = int(params[2]) if kind == SKIRMISHER else int(params[1])
+        repairing = _want_repair(si, s, i, ri, engaged, rep_at)
+        if _objective(act, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, repairing):
+            if repairing:
+                act[A_REPAIR] = 1.0
+            return
+    if kind == GUNLINE:
+        _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr)
+    elif kind == BOARDER:
+        _boarder(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr)
+    elif kind == SKIRMISHER:
+        _skirmisher(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr)
+    else:
+        _random(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, prng)
