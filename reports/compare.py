@@ -1,0 +1,212 @@
+"""``broadside compare``: does a house rule change the game? A paired, sequential test.
+
+Both scenarios play the same games: at look ``k`` each is played for the next batch of games with
+the same seed (common random numbers: game ``i`` of BASE and of VARIANT draw from the same chunk
+seed, so dice streams agree as far as the rules let them). Each game gives one value per metric
+per scenario; the paired differences feed :class:`simulator.sequential.SequentialComparison`
+(Lan-DeMets group-sequential test, stage-wise p-values, repeated confidence intervals, Holm over
+metrics).
+
+Metrics (per game, averaged over games):
+
+``win-rate:S``     share of the seats played by strategy ``S`` that won (shared wins count a fraction)
+``seat-advantage`` whether the first seat won (the first-player win rate)
+``game-length``    player turns played
+``stalemate``      whether the game hit the turn limit (Les Pirates)
+``fame:S``         final fame of strategy ``S``'s seats (Pirate's Cove)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from reports.engines import engine
+from simulator.errors import UserError
+from simulator.runner import fresh_entropy
+from simulator.sequential import SequentialComparison
+
+METRIC_KINDS = ("win-rate", "seat-advantage", "game-length", "stalemate", "fame")
+NEEDS_STRATEGY = ("win-rate", "fame")
+LABELS = {
+    "win-rate": "win rate of {}",
+    "seat-advantage": "first-seat win rate",
+    "game-length": "game length (player turns)",
+    "stalemate": "stalemate rate",
+    "fame": "final fame of {}",
+}
+
+
+@dataclass(frozen=True)
+class Metric:
+    kind: str
+    strategy: str | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}:{self.strategy}" if self.strategy else self.kind
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.kind].format(self.strategy)
+
+    @property
+    def is_rate(self) -> bool:
+        return self.kind in ("win-rate", "seat-advantage", "stalemate")
+
+
+def parse_metric(spec: str, game: str, strategies: Sequence[str]) -> Metric:
+    kind, _, arg = spec.partition(":")
+    allowed = engine(game).metrics
+    if kind not in allowed:
+        forms = [f"{k}:STRATEGY" if k in NEEDS_STRATEGY else k for k in allowed]
+        raise UserError(f"--metric {spec!r}: not a {game} metric (allowed: {', '.join(forms)})")
+    if kind in NEEDS_STRATEGY:
+        if not arg:
+            raise UserError(f"--metric {spec!r}: needs a strategy, e.g. {kind}:{strategies[0]} "
+                            f"(allowed: {', '.join(dict.fromkeys(strategies))})")
+        if arg not in strategies:
+            raise UserError(f"--metric {spec!r}: strategy {arg!r} is not at the table "
+                            f"(allowed: {', '.join(dict.fromkeys(strategies))})")
+        return Metric(kind, arg)
+    if arg:
+        raise UserError(f"--metric {spec!r}: {kind} takes no argument")
+    return Metric(kind, None)
+
+
+def per_game(seats: pd.DataFrame, metric: Metric) -> np.ndarray:
+    """One value per game (ordered by game id) from a tidy seat table."""
+    games = np.sort(seats["game"].unique())
+    if metric.kind == "win-rate":
+        v = seats[seats["strategy"] == metric.strategy].groupby("game")["won"].mean()
+    elif metric.kind == "fame":
+        v = seats[seats["strategy"] == metric.strategy].groupby("game")["fame"].mean()
+    elif metric.kind == "seat-advantage":
+        v = seats[seats["seat"] == 0].groupby("game")["won"].mean()
+    elif metric.kind == "game-length":
+        v = seats.groupby("game")["turns"].first()
+    elif metric.kind == "stalemate":
+        v = seats.groupby("game")["stalemate"].first().astype(float)
+    else:  # pragma: no cover - parse_metric guards this
+        raise UserError(f"unknown metric {metric.kind}")
+    return v.reindex(games).to_numpy(dtype=float)
+
+
+def look_seed(entropy: int, look: int, stream: int = 0) -> int:
+    """Seed of look ``look`` (same for both scenarios under CRN; ``stream`` 1 for independent)."""
+    ss = np.random.SeedSequence(entropy, spawn_key=(look, stream))
+    return int(ss.generate_state(1, np.uint64)[0]) >> 1
+
+
+def verdict(row: dict, metric: Metric, alpha: float) -> str:
+    d = row["difference"]
+    lo, hi = row["ci95"]
+    unit = " points" if metric.is_rate else ""
+    scale = 100.0 if metric.is_rate else 1.0
+    if row["decided"]:
+        way = "raises" if d > 0 else "lowers"
+        return (f"the variant {way} the {metric.label} by {abs(d) * scale:.2f}{unit} (95% repeated CI "
+                f"{lo * scale:+.2f} to {hi * scale:+.2f}); Holm-adjusted p = {row['p_holm']:.2g} after "
+                f"{row['n_games']:,} paired games")
+    if row["difference"] == 0 and (row["se"] == 0 or math.isnan(row["se"])):
+        return (f"no detectable difference at this n: identical {metric.label} in all "
+                f"{row['n_games']:,} paired games")
+    return (f"no detectable difference at this n ({row['n_games']:,} paired games): {metric.label} differs by "
+            f"{d * scale:+.2f}{unit}, 95% repeated CI {lo * scale:+.2f} to {hi * scale:+.2f}, Holm-adjusted "
+            f"p = {row['p_holm']:.2g} > {alpha}")
+
+
+def run_compare(base: str, variant: str, *, game: str, metrics: Sequence[str] = (), alpha: float = 0.05,
+                max_games: int = 20_000, looks: int = 5, spending: str = "obrien-fleming",
+                players: int | None = None, strategies: str | Sequence[str] | None = None,
+                pairing: str = "crn", seed: int | None = None, jobs: int = -1, quiet: bool = False,
+                notes: Callable[[str], None] = lambda m: None) -> dict:
+    """Play BASE and VARIANT on paired seeds look by look until the sequential test stops."""
+    eng = engine(game)
+    if not eng.metrics:
+        raise UserError(f"compare --game {game}: not supported (allowed: cove, hunt)")
+    base_scen, var_scen = eng.resolve(base), eng.resolve(variant)
+    n_players = players or eng.default_players
+    if isinstance(strategies, str):
+        strategies = tuple(s.strip() for s in strategies.split(",") if s.strip())
+    strats = tuple(strategies) if strategies else tuple(eng.default_strategies[:n_players])
+    if len(strats) == 1:
+        strats = strats * n_players
+    if not metrics:
+        metrics = _default_metrics(game, strats)
+    parsed = [parse_metric(m, game, strats) for m in metrics]
+    if len({m.name for m in parsed}) != len(parsed):
+        raise UserError("--metric: each metric may be given once")
+    entropy = fresh_entropy() if seed is None else int(seed)
+    cmp = SequentialComparison([m.name for m in parsed], alpha=alpha, max_n=max_games, looks=looks,
+                               spending=spending)
+    started = time.perf_counter()
+    while not cmp.should_stop():
+        k = cmp.looks_taken
+        batch = cmp.next_size() - cmp.done
+        s_base = look_seed(entropy, k)
+        s_var = s_base if pairing == "crn" else look_seed(entropy, k, 1)
+        seats_b = eng.play(base_scen, n=batch, seed=s_base, jobs=jobs, quiet=quiet, players=n_players, strategies=strats)
+        seats_v = eng.play(var_scen, n=batch, seed=s_var, jobs=jobs, quiet=quiet, players=n_players, strategies=strats)
+        cmp.add_look({m.name: (per_game(seats_b, m), per_game(seats_v, m)) for m in parsed})
+        crossed = [s.name for s in cmp.metrics.values() if s.crossed_at is not None]
+        notes(f"compare: look {k + 1}/{len(cmp.sizes)} at {cmp.done:,} games; decided so far: "
+              f"{', '.join(crossed) or 'none'}")
+    rows = cmp.results()
+    by_name = {m.name: m for m in parsed}
+    for r in rows:
+        m = by_name[r["name"]]
+        r["label"] = m.label
+        r["verdict"] = verdict(r, m, alpha)
+    n_done = cmp.done
+    stopped_early = n_done < max_games
+    decided = [r["name"] for r in rows if r["decided"]]
+    headline = (f"{variant} vs {base} ({game}): stopped after {n_done:,} of at most {max_games:,} paired games"
+                f"{' (early)' if stopped_early else ''}; "
+                + (f"differences found in: {', '.join(decided)}" if decided else "no detectable difference at this n"))
+    return {
+        "game": game,
+        "base": base_scen.provenance() | {"ref": base},
+        "variant": var_scen.provenance() | {"ref": variant},
+        "players": n_players,
+        "strategies": list(strats),
+        "alpha": alpha,
+        "pairing": pairing,
+        "design": {
+            "method": "group-sequential, Lan-DeMets alpha spending on paired differences; stage-wise "
+                      "ordering p-values; repeated 95% CIs; Holm across metrics",
+            "spending": spending,
+            "looks_at_games": cmp.sizes,
+            "boundaries_z": list(cmp.design.bounds),
+            "alpha_per_metric": cmp.design.alpha,
+        },
+        "seed_entropy": entropy,
+        "n_games": n_done,
+        "stopped_early": stopped_early,
+        "wall_time_s": time.perf_counter() - started,
+        "headline": headline,
+        "metrics": rows,
+        "history": cmp.history(),
+    }
+
+
+def _default_metrics(game: str, strategies: Sequence[str]) -> list[str]:
+    if game == "hunt":
+        return ["seat-advantage", "game-length", "stalemate"]
+    if game == "cove":
+        return [f"win-rate:{s}" for s in dict.fromkeys(strategies)]
+    return []
+
+
+def summary_table(result: dict) -> pd.DataFrame:
+    cols = ["name", "base", "variant", "difference", "ci95", "p_value", "p_holm", "decided", "n_games"]
+    df = pd.DataFrame([{c: r[c] for c in cols} for r in result["metrics"]])
+    df["ci95_low"] = [c[0] for c in df["ci95"]]
+    df["ci95_high"] = [c[1] for c in df["ci95"]]
+    return df.drop(columns=["ci95"])[["name", "base", "variant", "difference", "ci95_low", "ci95_high",
+                                      "p_value", "p_holm", "decided", "n_games"]]

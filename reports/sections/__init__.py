@@ -1,0 +1,1 @@
+"""Report sections: one module per section, each with ``build(ctx, seed) -> Section``."""

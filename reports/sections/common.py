@@ -1,0 +1,54 @@
+"""Helpers shared by the game sections of the report."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pandas as pd
+
+from reports.html import Section
+from simulator.stats import wilson_interval
+
+
+def engine_module(name: str):
+    """Import an engine module, or return ``None`` when that engine is not in this build."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+            return None
+        raise
+
+
+def unavailable(key: str, title: str, what: str) -> Section:
+    """A section that says, without numbers, that its engine is not built yet."""
+    sec = Section(key, title, available=False)
+    sec.text(f"Engine not available in this build: {what}. This section shows no numbers rather "
+             "than made-up ones; it fills in once the engine is installed.", "warning")
+    return sec
+
+
+def rate_table(df: pd.DataFrame, by: list[str], success: str, weight: str | None = None) -> pd.DataFrame:
+    """Counts, n, rate and Wilson 95% interval of ``success`` (0..1, ties may be fractional) by group."""
+    g = df.groupby(by, sort=False, observed=True)
+    out = g[success].agg(["sum", "count"]).reset_index().rename(columns={"sum": "wins", "count": "n"})
+    out["win_rate"] = out["wins"] / out["n"]
+    lo, hi = wilson_interval(out["wins"].to_numpy(float), out["n"].to_numpy(float))
+    out["ci_low"], out["ci_high"] = np.atleast_1d(lo), np.atleast_1d(hi)
+    return out
+
+
+def mean_table(df: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
+    """Mean of ``value`` by group with a normal 95% interval (n, mean, se, ci_low, ci_high)."""
+    g = df.groupby(by, sort=False, observed=True)[value]
+    out = g.agg(["mean", "std", "count"]).reset_index().rename(columns={"count": "n"})
+    out["se"] = out["std"] / np.sqrt(out["n"].clip(lower=1))
+    out["ci_low"] = out["mean"] - 1.959964 * out["se"]
+    out["ci_high"] = out["mean"] + 1.959964 * out["se"]
+    return out.drop(columns=["std"])
+
+
+def scenario_row(scen) -> dict:
+    return {"game": scen.game, "name": scen.name, "rules_version": scen.rules_version,
+            "content_hash": scen.content_hash, "path": str(scen.path)}

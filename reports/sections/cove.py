@@ -1,0 +1,161 @@
+"""Report section "Pirate's Cove": strategies, seats, fame by source, Legendary Pirates, Tavern cards.
+
+Full games come from :func:`simulator.cove.api.play_games` (seats rotated, so seat and strategy
+effects separate); the exact lethality table from :mod:`simulator.cove.lethality` when that
+module is in the build.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from reports.html import Section
+from reports.sections.common import engine_module, mean_table, rate_table, scenario_row, unavailable
+
+GAMES = {"test": 12, "quick": 400, "standard": 5_000, "full": 50_000}  # deals; x players rotations
+SOURCE_LABELS = {"plunder": "plunder", "burying": "burying treasure", "combat": "combat",
+                 "pirates": "Legendary Pirates", "fame_cards": "fame cards", "penalties": "penalties"}
+PIRATE_LABELS = {"blackbeard": "Blackbeard", "flying_dutchman": "Flying Dutchman", "captain_hook": "Captain Hook",
+                 "bonny_and_read": "Anne Bonny & Mary Read", "royal_navy": "Royal Navy", "cacafuego": "Cacafuego"}
+
+
+def _label(key: str) -> str:
+    return PIRATE_LABELS.get(key, key.replace("_", " ").replace("-", " ").title())
+
+
+def build(ctx, seed: int) -> Section:
+    api = engine_module("simulator.cove.api")
+    if api is None:
+        return unavailable("cove", "Pirate's Cove", "simulator.cove.api is missing")
+    from reports import figures
+    from scenarios.loader import load_scenario
+
+    files = ctx.scenarios.get("cove") or [None]
+    scen = load_scenario(files[0], game="cove")
+    sec = Section("cove", "Pirate's Cove")
+    sec.scenarios.append(scenario_row(scen))
+    if len(files) > 1:
+        sec.text(f"Only the first --scenario file for Pirate's Cove is used here ({files[0]}); compare "
+                 "house rules with `broadside compare`.", "note")
+    mix = list(getattr(scen.rules, "default_mix", None) or ["plunderer", "brawler", "tavern", "balanced"])
+    n_players = len(mix)
+    deals = GAMES[ctx.size]
+    seats, battles, _summary = api.play_games(scen, mix, n_players, deals, seed=seed, n_jobs=ctx.jobs,
+                                              rotate_seats=True, quiet=True)
+    n_games = int(seats.groupby(["game", "rotation"]).ngroups)
+    sec.text(
+        f"{n_games:,} full {n_players}-player games ({deals:,} deals, each played under every rotation of "
+        f"seats, so a strategy's record does not depend on where it sits) with the strategies "
+        f"{', '.join(mix)} from scenario '{scen.name}' (rules {scen.rules_version}). Wins are shared "
+        "when the top fame is tied and no duel breaks it. Intervals are 95% Wilson intervals; fame "
+        "intervals are normal intervals of the mean."
+    )
+
+    strat = rate_table(seats, ["strategy"], "win")
+    strat = strat.merge(seats.groupby("strategy", as_index=False)["fame"].mean().rename(columns={"fame": "mean_fame"}))
+    ctx.figure(sec, "cove_strategy_win_rates",
+               figures.rates_with_intervals(strat, label="strategy", title="Win rate by strategy",
+                                            xlabel="games won", reference=1 / n_players,
+                                            reference_label=f"fair share (1 in {n_players})"),
+               caption="How often each scripted strategy wins, with 95% intervals.", csv="cove_strategy_win_rates",
+               n=f"{len(seats) // n_players:,} games, {strat['n'].iloc[0]:,} seats per strategy",
+               n_value=n_games)
+    sec.table("cove_strategy_win_rates", strat, "Win rate by strategy.")
+
+    seat_tab = rate_table(seats, ["seat"], "win")
+    seat_tab["seat"] = seat_tab["seat"].astype(int) + 1
+    seat_tab = seat_tab.rename(columns={"seat": "seat_in_turn_order"})
+    ctx.figure(sec, "cove_seat_advantage",
+               figures.rates_with_intervals(seat_tab, label="seat_in_turn_order", title="Win rate by seat (1 = first player)",
+                                            xlabel="games won", reference=1 / n_players,
+                                            reference_label=f"fair share (1 in {n_players})"),
+               caption="Does sitting first help? Win rate by seat, strategies rotated through every seat.",
+               csv="cove_seat_advantage", n=f"{n_games:,} games", n_value=n_games)
+    sec.table("cove_seat_advantage", seat_tab, "Win rate by seat (1 = first in turn order).")
+
+    src_cols = [c for c in seats.columns if c.startswith("fame_")]
+    long = seats.melt(id_vars=["strategy"], value_vars=src_cols, var_name="source", value_name="fame_points")
+    long["source"] = long["source"].str.removeprefix("fame_").map(lambda s: SOURCE_LABELS.get(s, s))
+    fame = mean_table(long, ["source", "strategy"], "fame_points")
+    ctx.figure(sec, "cove_fame_by_source",
+               figures.bars_with_intervals(fame, x="source", y="mean", low="ci_low", high="ci_high", hue="strategy",
+                                           title="Where each strategy's fame comes from",
+                                           xlabel="source of fame", ylabel="mean fame per game"),
+               caption="Mean fame per game by source and strategy, with 95% intervals.",
+               csv="cove_fame_by_source", n=f"{n_games:,} games", n_value=n_games)
+    sec.table("cove_fame_by_source", fame, "Mean fame per game by source and strategy.")
+
+    _lethality(ctx, sec, scen)
+    _pirate_record(ctx, sec, battles, n_games)
+    _tavern(ctx, sec, seats, mix)
+    sec.data("cove_seats", seats)
+    sec.data("cove_pirate_battles", battles)
+    return sec
+
+
+def _lethality(ctx, sec: Section, scen) -> None:
+    from reports import figures
+
+    mod = engine_module("simulator.cove.lethality")
+    fn = getattr(mod, "lethality_table", None) if mod is not None else None
+    if fn is None:
+        sec.text("Legendary Pirate lethality over ship builds: engine not available in this build "
+                 "(simulator.cove.lethality.lethality_table is missing).", "warning")
+        return
+    table = fn(scen)
+    if not isinstance(table, pd.DataFrame) or not {"pirate", "build", "p_sink"} <= set(table.columns):
+        sec.text("Legendary Pirate lethality: the engine's table lacks the pirate/build/p_sink columns; "
+                 "not shown.", "warning")
+        return
+    table = table.copy()
+    table["pirate_name"] = table["pirate"].map(_label)
+    methods = sorted(set(table["method"])) if "method" in table else ["unknown"]
+    value = "p_sink"
+    grid = table.pivot_table(index="build", columns="pirate_name", values=value, aggfunc="first", sort=False)
+    ctx.figure(sec, "cove_lethality",
+               figures.heatmap(grid, title="Chance that a ship sinks the pirate (one ship alone)",
+                               xlabel="opponent", ylabel="ship build", cbar="chance to sink it (%)",
+                               cmap="rocket_r"),
+               caption=f"For each Legendary Pirate (and the Royal Navy) and each ship build, the chance that a "
+                       f"lone player ship sinks it; computed {' / '.join(methods)}.",
+               csv="cove_lethality", n=f"{' / '.join(methods)} computation per cell", n_value=None,
+               method="/".join(methods))
+    sec.table("cove_lethality", table, "Lethality of each Legendary Pirate by ship build.")
+
+
+def _pirate_record(ctx, sec: Section, battles: pd.DataFrame, n_games: int) -> None:
+    from reports import figures
+
+    if battles.empty:
+        sec.text("No battle against a Legendary Pirate or the Royal Navy happened in these games.", "note")
+        return
+    b = battles.copy()
+    b["opponent"] = b["pirate"].map(_label)
+    b["beaten"] = b["outcome"].isin(["sunk", "captured"]).astype(float)
+    rec = rate_table(b, ["opponent"], "beaten").rename(columns={"wins": "times_beaten", "n": "battles",
+                                                                "win_rate": "beaten_rate"})
+    routed = b.groupby("opponent", as_index=False)[["player_ships_routed", "ships"]].sum()
+    rec = rec.merge(routed, on="opponent")
+    rec["player_ships_routed_per_battle"] = rec["player_ships_routed"] / rec["battles"]
+    rec["battles_per_game"] = rec["battles"] / n_games
+    ctx.figure(sec, "cove_pirate_record",
+               figures.rates_with_intervals(rec, label="opponent", rate="beaten_rate",
+                                            title="In-game record: how often the pirate is sunk (or the Cacafuego taken)",
+                                            xlabel="battles the players won"),
+               caption="Share of battles against each Legendary Pirate / the Royal Navy that the players won, "
+                       "with 95% intervals (all battles of the games above).",
+               csv="cove_pirate_record", n=f"{len(b):,} battles in {n_games:,} games", n_value=len(b))
+    sec.table("cove_pirate_record", rec, "In-game record of each Legendary Pirate and the Royal Navy.")
+
+
+def _tavern(ctx, sec: Section, seats: pd.DataFrame, mix: list[str]) -> None:
+    cols = [c for c in ("fame_fame_cards",) if c in seats.columns]
+    if not cols:
+        return
+    t = mean_table(seats, ["strategy"], "fame_fame_cards")
+    sec.text(
+        "Tavern card value: the engine records the fame each seat earned from fame cards (below), not a "
+        "per-card ledger, so the value of individual Tavern cards is not shown. The 'tavern' strategy "
+        "buys and plays cards; its win rate above against the others is the game-level value of a "
+        "card-centred plan.", "note")
+    sec.table("cove_tavern_fame_cards", t, "Mean fame per game from fame cards, by strategy.")
