@@ -9,6 +9,7 @@ command (one with ``--seed`` or ``--jobs``) gets the execution options ``--backe
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import click
@@ -30,27 +31,41 @@ COMMAND_MODULES = (
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its package does not exist yet
+        return False
+
+
+class _Broadside(click.Group):
+    """The top-level group: each game's commands are imported only when used (or listed in --help),
+    so ``broadside odds ...`` does not pay for importing every engine."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = set(super().list_commands(ctx))
+        names.update(attr for module, attr in COMMAND_MODULES if _importable(module))
+        return sorted(names)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is not None:
+            return command
+        for module, attr in COMMAND_MODULES:
+            if attr != name or not _importable(module):
+                continue
+            command = getattr(importlib.import_module(module), attr, None)
+            if command is None:  # module being written: its group does not exist yet
+                return None
+            self.add_command(add_execution_options(command), name)
+            return command
+        return None
+
+
+@click.group(cls=_Broadside, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="broadside")
 def cli():
     """Broadside: Monte Carlo balance and statistics lab for pirate board games."""
-
-
-def _register() -> None:
-    for module, attr in COMMAND_MODULES:
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name == module:  # that game's commands are not built yet
-                continue
-            raise
-        command = getattr(mod, attr, None)
-        if command is None:  # module being written: its group does not exist yet
-            continue
-        cli.add_command(add_execution_options(command))
-
-
-_register()
 
 
 def _interrupted(prog: str, exc: BaseException | None) -> str:
