@@ -638,18 +638,21 @@ class Game:
 
     def _treasure_island(self, s: Seat) -> None:
         e = self.rules.economy
+        fame = 0
         if s.chests:
             k = self.ask(s.index, "bury_chests", tuple(range(s.chests + 1)))
             if k:
                 s.chests -= k
                 self.bank_chests += k
-                self._bury_fame(s, k * e.bury_fame_per_chest)
+                fame += k * e.bury_fame_per_chest
         bags = s.gold // e.bury_gold_per_fame
         if bags:
             k = self.ask(s.index, "bury_gold", tuple(range(bags + 1)))
             if k:
                 self.pay_bank(s, k * e.bury_gold_per_fame)
-                self._bury_fame(s, k)
+                fame += k
+        if fame:
+            self._bury_fame(s, fame)  # one share-out of the visit's fame (Plunder rounds once)
         for _ in range(e.treasure_island_upgrade_levels):
             mult = e.treasure_island_cost_multiplier
             legal = tuple(i for i in range(4)
