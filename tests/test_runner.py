@@ -1,0 +1,134 @@
+"""The seeded runner: bit-identical across --jobs, fixed seed tree, limits, dead workers, memory."""
+
+from __future__ import annotations
+
+import functools
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from simulator import checkpoint as ck
+from simulator.checkpoint import CheckpointJob
+from simulator.runner import (
+    MAX_CHUNKS,
+    MAX_JOBS,
+    MAX_TRIALS,
+    RunError,
+    WorkerDied,
+    execute,
+    execution,
+    iter_chunks,
+    plan_chunks,
+    resolve_jobs,
+    run_chunks,
+)
+from test_runner_tasks import counts_chunk, mixed_chunk, suicidal_chunk
+
+
+def _identical(a, b) -> bool:
+    return len(a) == len(b) and all(ck.same(x, y) for x, y in zip(a, b))
+
+
+def test_jobs_1_and_jobs_2_are_bit_identical():
+    task = functools.partial(mixed_chunk, width=5)
+    one = run_chunks(task, 2_345, seed=2024, chunk_size=200, n_jobs=1)
+    two = run_chunks(task, 2_345, seed=2024, chunk_size=200, n_jobs=2)
+    assert one.entropy == two.entropy == 2024
+    assert len(one.results) == 12
+    assert [r["index"] for r in two.results] == list(range(12))  # chunk order, whatever finished first
+    assert _identical(one.results, two.results)
+    assert two.results[-1]["frame"]["trial"].iloc[-1] == 2_344  # the short last chunk
+
+
+def test_seed_tree_depends_on_seed_and_chunk_size_only():
+    planned = plan_chunks(1_050, 100, entropy=99)
+    lazy = list(iter_chunks(1_050, 100, entropy=99))
+    assert [c.size for c in lazy] == [100] * 10 + [50]
+    for a, b in zip(planned, lazy):  # child i of one spawn == SeedSequence(entropy, spawn_key=(i,))
+        assert (a.index, a.start, a.size) == (b.index, b.start, b.size)
+        assert np.array_equal(a.seed.generate_state(4), b.seed.generate_state(4))
+    other = run_chunks(counts_chunk, 1_050, seed=100, chunk_size=100, n_jobs=1)
+    same = run_chunks(counts_chunk, 1_050, seed=99, chunk_size=100, n_jobs=1)
+    again = run_chunks(counts_chunk, 1_050, seed=99, chunk_size=100, n_jobs=1)
+    assert _identical(same.results, again.results) and not _identical(same.results, other.results)
+
+
+def test_fresh_entropy_is_recorded_and_replays():
+    first = run_chunks(counts_chunk, 500, chunk_size=100, n_jobs=1)
+    replay = run_chunks(counts_chunk, 500, seed=first.entropy, chunk_size=100, n_jobs=1)
+    assert first.entropy > 2**64 and _identical(first.results, replay.results)
+
+
+def test_execute_keeps_chunk_order():
+    chunks = plan_chunks(700, 100, entropy=5)
+    got = execute(counts_chunk, chunks, n_jobs=2)
+    assert _identical(got, [counts_chunk(c) for c in chunks])
+
+
+@pytest.mark.parametrize("kwargs,fragment", [
+    ({"n": 10**15}, f"above the limit of {MAX_TRIALS:,} trials"),
+    ({"n": -1}, ">= 0"),
+    ({"n": 10**9, "chunk_size": 1}, f"above the limit of {MAX_CHUNKS:,}"),
+    ({"n": 10, "chunk_size": 0}, "chunk size must be >= 1"),
+    ({"n": 10, "n_jobs": 10_000}, f"above the limit of {MAX_JOBS}"),
+    ({"n": 10, "seed": -3}, "--seed must be >= 0"),
+])
+def test_absurd_sizes_are_refused_up_front(kwargs, fragment):
+    started = time.perf_counter()
+    with pytest.raises(RunError) as info:
+        run_chunks(counts_chunk, **kwargs)
+    assert fragment in str(info.value) and "\n" not in str(info.value)
+    assert time.perf_counter() - started < 1  # refused before any work
+
+
+def test_resolve_jobs():
+    assert resolve_jobs(None) == resolve_jobs(-1) == resolve_jobs(0) >= 1
+    assert resolve_jobs(3) == 3
+
+
+def test_killed_worker_is_a_clear_error_and_the_run_resumes(tmp_path):
+    marker = tmp_path / "kill-me"
+    marker.touch()
+    task = functools.partial(suicidal_chunk, marker=str(marker), victim=3)
+    job = CheckpointJob(root=tmp_path / "out", command="test", params={})
+    started = time.perf_counter()
+    with execution(checkpoint=job), pytest.raises(WorkerDied) as info:
+        run_chunks(task, 1_200, seed=8, chunk_size=100, n_jobs=2)
+    assert time.perf_counter() - started < 60  # never a hang
+    msg = str(info.value)
+    assert msg.startswith("a worker process died while running chunks") and "\n" not in msg
+    assert "SIGKILL" in msg and f"--resume {tmp_path / 'out'}" in msg and "chunks saved in" in msg
+    saved = len(list((tmp_path / "out" / "chunks" / "run-000").glob("chunk-*.npz")))
+    assert saved < 12  # the run did not pretend to finish
+    marker.unlink()
+    with execution(checkpoint=CheckpointJob(root=tmp_path / "out", command="test", params={}, resume=True)):
+        resumed = run_chunks(task, 1_200, chunk_size=100, n_jobs=2)
+    plain = run_chunks(counts_chunk, 1_200, seed=8, chunk_size=100, n_jobs=1)
+    assert resumed.meta["chunks_resumed"] == saved
+    assert _identical(resumed.results, plain.results)
+
+
+def test_killed_worker_without_checkpoint_says_how_to_make_runs_resumable(tmp_path):
+    marker = tmp_path / "kill-me"
+    marker.touch()
+    task = functools.partial(suicidal_chunk, marker=str(marker), victim=0)
+    with pytest.raises(WorkerDied, match=r"nothing was saved \(add --checkpoint DIR"):
+        run_chunks(task, 400, seed=1, chunk_size=100, n_jobs=2)
+
+
+def _peak_bytes(n: int) -> int:
+    tracemalloc.start()
+    try:
+        run_chunks(counts_chunk, n, seed=1, chunk_size=10_000, n_jobs=1)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_memory_is_flat_in_n():
+    """Peak memory of a run depends on the chunk size, not on n (10x more trials, ~same peak)."""
+    small = _peak_bytes(100_000)
+    large = _peak_bytes(1_000_000)
+    assert large < small * 1.3 + 200_000, (small, large)
