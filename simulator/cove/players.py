@@ -170,33 +170,70 @@ class HeuristicPlayer(BattlePolicy):
         return min(ship.values[CREW], ship.values[CANNONS])
 
     def hits_to_rout(self, ship, section: int) -> int:
-        prot = sum(h for s, h in ship.artisans if s == section) and 0
-        for s, used in ship.artisans:
-            if s == section:
-                prot += self.rules.combat.artisan_absorbs - used
+        """Hits that destroy ``section`` of a public ship view (ring steps + Artisan + parrot)."""
+        art, par = self._protection(ship, section)
+        return ship.ring[section] + art + par
+
+    def _protection(self, ship, section: int) -> tuple[int, int]:
+        """(Artisan hits left, parrot hits left) on a section of a public ship view."""
+        art = sum(self.rules.combat.artisan_absorbs - used for s, used in ship.artisans if s == section)
+        par = 0
         if ship.parrot and self.rules.parrots[ship.parrot].section == SECTIONS[section]:
-            prot += self.rules.combat.parrot_hits_to_kill - ship.parrot_wounds
-        return ship.ring[section] + prot
+            par = self.rules.combat.parrot_hits_to_kill - ship.parrot_wounds
+        return art, par
+
+    def dice_track(self, ship, sections: Sequence[int], n: int) -> tuple[int, ...]:
+        """Our dice after 0..n hits on each of ``sections`` (protection absorbs first)."""
+        out = []
+        c = self.rules.combat
+        prot = {s: self._protection(ship, s) for s in sections}
+        psec = SECTIONS.index(self.rules.parrots[ship.parrot].section) if ship.parrot else -1
+        for t in range(n + 1):
+            pos = list(ship.ring)
+            parrot_alive = ship.parrot is not None
+            for s in sections:
+                art, par = prot[s]
+                pos[s] = max(0, pos[s] - max(0, t - art - par))
+                if s == psec and t >= art + par and par > 0:
+                    parrot_alive = False
+            crew = self.mat[CREW][pos[CREW] - 1] if pos[CREW] > 0 else 0
+            cannons = self.mat[CANNONS][pos[CANNONS] - 1] if pos[CANNONS] > 0 else 0
+            pr = self.rules.parrots.get(ship.parrot) if parrot_alive else None
+            if pr is not None and pr.fixed_dice:
+                d = pr.fixed_dice
+            elif pr is not None and pr.dice_equal_cannons:
+                d = cannons
+            else:
+                d = min(crew, cannons)
+            out.append(d)
+        del c
+        return tuple(out)
 
     def pirate_odds(self, ship, key: str) -> float:
-        """Exact odds that ``ship`` alone sinks Legendary Pirate ``key`` (both standing)."""
+        """Exact odds that ``ship`` alone sinks Legendary Pirate ``key``, both standing and no cards
+        (the chain of :mod:`simulator.cove.odds`; dice fall as crew or cannons are hit)."""
         pr = self.rules.pirates[key]
         if not pr.fights:
             return 1.0
         if pr.damages == "every_section":
+            sections = (0, 1, 2, 3)
             k = min(self.hits_to_rout(ship, s) for s in range(4))
         else:
-            k = self.hits_to_rout(ship, SECTIONS.index(pr.damages))
+            sections = (SECTIONS.index(pr.damages),)
+            k = self.hits_to_rout(ship, sections[0])
         first = ship.speed > pr.sails
-        return win_probability(self.dice(ship), self.p_hit, pr.hull, pr.dice, self.p_hit, k, first,
-                               pr.regenerate_per_exchange, pr.hull)
+        return win_probability(self.dice_track(ship, sections, k), self.p_hit, pr.hull, pr.dice,
+                               self.p_hit, k, first, pr.regenerate_per_exchange, pr.hull)
 
     def duel_odds(self, me, other) -> float:
-        """Exact odds that ``me`` routs ``other`` first, each aiming at the other's weakest section."""
+        """Odds that ``me`` routs ``other`` first, each standing and aiming at the other's weakest
+        section (exact for our side's falling dice; the opponent's dice are held constant)."""
         theirs = min(self.hits_to_rout(other, s) for s in range(4))
-        mine = min(self.hits_to_rout(me, s) for s in range(4))
+        weak = min(range(4), key=lambda s: (self.hits_to_rout(me, s), s))
+        mine = self.hits_to_rout(me, weak)
         first = me.speed > other.speed or (me.speed == other.speed and me.seat < other.seat)
-        return win_probability(self.dice(me), self.p_hit, theirs, self.dice(other), self.p_hit, mine, first)
+        return win_probability(self.dice_track(me, (weak,), mine), self.p_hit, theirs, self.dice(other),
+                               self.p_hit, mine, first)
 
     def room(self, ship) -> int:
         if ship.parrot and self.rules.parrots[ship.parrot].unlimited_chests:

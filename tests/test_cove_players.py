@@ -1,0 +1,191 @@
+"""Scripted Pirate's Cove players: what they see, their parameters, their odds and behaviour."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import MappingProxyType
+
+import numpy as np
+import pytest
+
+from scenarios.loader import load_scenario
+from simulator.cove.api import play_games, play_one
+from simulator.cove.dice import GameDice
+from simulator.cove.duel import DuelShip, exact_duel
+from simulator.cove.game import Game
+from simulator.cove.observation import Observation, ShipView
+from simulator.cove.odds import win_probability
+from simulator.cove.players import BASE_PARAMS, HeuristicPlayer, make_player, strategy_params
+from simulator.cove.rules import Strategy
+from simulator.errors import UserError
+
+RULES = load_scenario(None, game="cove").rules
+MAT = RULES.ship_mat
+SECTIONS = ("hull", "crew", "cannons", "sails")
+
+
+def view(seat=0, ring=(2, 2, 2, 2), gold=9, chests=0, fame=0, parrot=None, artisans=(), location=6):
+    values = tuple(getattr(MAT, s)[p - 1] for s, p in zip(SECTIONS, ring))
+    speed = values[3] + (RULES.parrots[parrot].speed_bonus if parrot else 0)
+    return ShipView(seat, tuple(ring), values, speed, gold, chests, fame, 1, parrot, 0, tuple(artisans), location)
+
+
+def obs(ships, seat=0, treasure=(None,) * 5, black_ships=(), month=3, kind="navigate", chosen=None, **kw):
+    return Observation(
+        seat=seat, month=month, num_months=12, phase="navigation", kind=kind, hand=(), ships=tuple(ships),
+        treasure=tuple(treasure), black_ships=tuple(black_ships), royal_navy=None,
+        royal_navy_controller=None, treasure_maps=(), plunder=(),
+        chosen=tuple(chosen or [None] * len(ships)), bank_gold=50, bank_chests=50, tavern_deck_size=30,
+        pirate_discard=(), pirate_deck_size=3, extra=kw,
+    )
+
+
+# ------------------------------------------------------------------ what players see
+class Spy:
+    """Wraps a player; checks every observation against the engine's hidden state."""
+
+    def __init__(self, inner, game_ref):
+        self.inner, self.game_ref, self.n = inner, game_ref, 0
+
+    def act(self, kind, o, legal):
+        g = self.game_ref[0]
+        assert isinstance(o, Observation)
+        assert o.hand == tuple(g.seats[o.seat].hand)  # its own hand...
+        names = {f.name for f in dataclasses.fields(Observation)} | {f.name for f in dataclasses.fields(ShipView)}
+        assert not names & {"tavern_deck", "treasure_deck", "stacks", "pirate_deck", "hands", "dice", "rng"}
+        for sv in o.ships:  # ...and only the sizes of the others
+            assert sv.hand_size == len(g.seats[sv.seat].hand)
+        assert o.tavern_deck_size == len(g.tavern_deck)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            o.seat = 3  # type: ignore[misc]
+        self.n += 1
+        return self.inner.act(kind, o, legal)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def test_players_see_only_their_hand_and_the_public_board():
+    ref = [None]
+    players = [Spy(make_player(RULES, k, np.random.default_rng(i)), ref)
+               for i, k in enumerate(("plunderer", "brawler", "tavern", "balanced"))]
+    g = Game(RULES, players, GameDice(np.random.default_rng(3)), check_invariants=True)
+    ref[0] = g
+    g.play()
+    assert all(p.n > 10 for p in players)
+
+
+def test_players_get_their_own_generators_not_the_engines():
+    game, _ = play_one(RULES, ("random",) * 3, np.random.SeedSequence(5))
+    gens = [p.rng for p in game.players] + [game.dice.rng]
+    states = {str(g.bit_generator.state["state"]) for g in gens}
+    assert len(states) == 4
+
+
+# ------------------------------------------------------------------ parameters from the scenario
+def test_strategy_parameters_come_from_the_scenario_table():
+    p = make_player(RULES, "plunderer", np.random.default_rng(0))
+    assert p.kind == "plunderer" and p.p["target_hull"] == RULES.strategies["plunderer"].params["target_hull"]
+    rules = dataclasses.replace(RULES, strategies=MappingProxyType({
+        **RULES.strategies,
+        "hoarder": Strategy(kind="plunderer", params=MappingProxyType({"bury_reserve": 30.0})),
+    }))
+    h = make_player(rules, "hoarder", np.random.default_rng(0))
+    assert h.kind == "plunderer" and h.p["bury_reserve"] == 30
+    seats, _, summ = play_games(load_scenario(None, game="cove"), "plunderer", 3, 2, seed=1)
+    assert summ["n_games"] == 2
+
+
+def test_unknown_strategy_parameter_is_refused_with_its_name():
+    with pytest.raises(UserError, match=r"strategies.x.params.bravery: unknown parameter"):
+        strategy_params("brawler", {"bravery": 1.0}, "strategies.x")
+    with pytest.raises(UserError, match="kind"):
+        strategy_params("pacifist", {}, "strategies.x")
+
+
+def test_a_tuned_strategy_changes_play():
+    base = dict(RULES.strategies)
+    base["tavern"] = Strategy(kind="tavern", params=MappingProxyType({**base["tavern"].params, "buy_cards": 0.0,
+                                                                       "tavern_bias": -50.0}))
+    rules = dataclasses.replace(RULES, strategies=MappingProxyType(base))
+    p = make_player(rules, "tavern", np.random.default_rng(0))
+    o = obs([view(location=0), view(1), view(2)], kind="buy_card")
+    assert p.act("buy_card", o, (False, True)) is False
+    q = make_player(RULES, "tavern", np.random.default_rng(0))
+    assert q.act("buy_card", o, (False, True)) is True
+
+
+# ------------------------------------------------------------------ exact odds
+def test_win_probability_small_case_by_hand():
+    # one die each hitting on 5+, one hit sinks either side, we fire first:
+    # P = p + (1-p)(1-p) P  =>  P = p / (1 - (1-p)^2)
+    p = 1 / 3
+    assert win_probability(1, p, 1, 1, p, 1, True) == pytest.approx(p / (1 - (1 - p) ** 2))
+    assert win_probability(1, p, 1, 1, p, 1, False) == pytest.approx((1 - p) * p / (1 - (1 - p) ** 2))
+
+
+@pytest.mark.parametrize("key", ["blackbeard", "flying_dutchman", "captain_hook", "bonny_and_read"])
+def test_players_pirate_odds_equal_the_combat_engines_exact_duel(key):
+    pl = make_player(RULES, "balanced", np.random.default_rng(0))
+    for ring in [(2, 2, 2, 2), (4, 5, 5, 3), (3, 7, 7, 3), (5, 8, 6, 6), (8, 8, 8, 8)]:
+        for art in [{}, {"crew": 0}, {"hull": 1}]:
+            for parrot in [None, "long_john_silver", "billy_bones"]:
+                sv = view(ring=ring, parrot=parrot, artisans=tuple((SECTIONS.index(k), v) for k, v in art.items()))
+                if sv.speed == RULES.pirates[key].sails:
+                    continue
+                exact = exact_duel(RULES, DuelShip(ring, artisans=art, parrot=parrot), key).win
+                assert pl.pirate_odds(sv, key) == pytest.approx(exact, abs=1e-12)
+
+
+# ------------------------------------------------------------------ behaviour
+def test_plunderer_chases_the_richest_card_it_can_hold():
+    p = make_player(RULES, "plunderer", np.random.default_rng(0))
+    treasure = [(0, 2, 5, 1), (0, 9, 3, 0), (2, 2, 1, 0), (0, 3, 0, 0), (0, 2, 0, 0)]
+    o = obs([view(), view(1, location=6), view(2, location=6)], treasure=treasure)
+    assert p.act("navigate", o, tuple(range(6))) == 1  # 9 gold, 3 chests
+    full = obs([view(chests=5), view(1), view(2)], treasure=treasure)  # hold full: bury instead
+    assert p.act("navigate", full, tuple(range(6))) == 5
+
+
+def test_brawler_seeks_a_pirate_only_when_the_odds_favour_it():
+    b = make_player(RULES, "brawler", np.random.default_rng(0))
+    treasure = [(0, 2, 1, 0), (1, 3, 1, 0), (0, 2, 1, 0), (0, 2, 1, 0), (0, 2, 1, 0)]
+    strong = view(ring=(5, 8, 8, 2))  # 5 dice, speed 5: Hook (hull 5, 3 dice) is likely sunk
+    o = obs([strong, view(1), view(2)], treasure=treasure, black_ships=[(1, "captain_hook")])
+    assert b.pirate_odds(strong, "captain_hook") >= b.p["pirate_odds_min"]
+    assert b.act("navigate", o, tuple(range(6))) == 1
+    weak = view(ring=(2, 2, 2, 2))
+    o = obs([weak, view(1), view(2)], treasure=treasure, black_ships=[(1, "captain_hook")])
+    assert b.act("navigate", o, tuple(range(6))) != 1
+
+
+def test_balanced_avoids_the_island_a_stronger_opponent_will_take():
+    bal = make_player(RULES, "balanced", np.random.default_rng(0))
+    treasure = [(0, 2, 0, 0), (2, 6, 2, 0), (1, 5, 2, 0), (0, 2, 0, 0), (0, 2, 0, 0)]
+    me = view(ring=(2, 2, 2, 2))
+    bully = view(1, ring=(6, 8, 8, 8))  # will head for island 1, the best card, and would win
+    o = obs([me, bully, view(2, ring=(2, 2, 2, 2), chests=6)], treasure=treasure)
+    assert bal.act("navigate", o, tuple(range(6))) == 2
+
+
+def test_tavern_player_buys_three_cards_and_takes_cards_at_the_cove():
+    t = make_player(RULES, "tavern", np.random.default_rng(0))
+    o = obs([view(gold=9, location=0), view(1), view(2)], kind="buy_card")
+    assert [t.act("buy_card", o, (False, True)) for _ in range(4)] == [True, True, True, False]
+    assert t.act("cove_reward", o, ("cards", "card_and_gold")) == "cards"
+
+
+def test_random_player_is_uniform_over_legal_choices():
+    r = make_player(RULES, "random", np.random.default_rng(1))
+    o = obs([view(), view(1), view(2)])
+    n = 6000
+    counts = np.bincount([r.act("navigate", o, tuple(range(6))) for _ in range(n)], minlength=6)
+    # each count ~ Binomial(6000, 1/6): within 5 standard errors
+    se = np.sqrt(n * (1 / 6) * (5 / 6))
+    assert np.all(np.abs(counts - n / 6) < 5 * se)
+
+
+def test_every_standard_strategy_is_a_heuristic_player_with_all_parameters():
+    for name in RULES.strategies:
+        p = make_player(RULES, name, np.random.default_rng(0))
+        assert isinstance(p, HeuristicPlayer) and set(p.p) == set(BASE_PARAMS)
