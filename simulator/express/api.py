@@ -27,7 +27,7 @@ from simulator import dice
 from simulator.errors import UserError
 from simulator.express import battle
 from simulator.express.commanders import Commander, commander_name, parse_commanders
-from simulator.express.core import hit_on_at, nation_array, pack_rules
+from simulator.express.core import hit_on_at, nation_array, pack_rules  # noqa: F401 (hit_on_at re-exported)
 from simulator.express.fleets import (
     Fleet, Ship, enumerate_fleets, fleet_array, max_crews, parse_fleet, validate_fleet,
 )
@@ -47,6 +47,11 @@ def load(scenario: str | Scenario | None = None) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario
     return load_scenario(scenario, game="express")
+
+
+def _check_nation(rules: ExpressRules, nation: str) -> None:
+    if nation not in rules.nations:
+        raise UserError(f"--nation {nation!r} is not a nation (allowed: {', '.join(rules.nations)})")
 
 
 def check_scenario_name(name: str | None) -> str | None:

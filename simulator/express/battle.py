@@ -639,3 +639,31 @@ def sample_disengage(rng, n, start, masts, nation_cap, rules_cap):
         if d <= 6 and rng.integers(1, 7) >= d:
             ok += 1
     return ok, d
+
+
+@njit(cache=True)
+def sample_boardings(rng, n, masts, crews, nation_dice, nation_rerolls, ri):
+    """``n`` boarding rolls through the engine (for the exact-odds tests).
+
+    ``masts``, ``crews``, ``nation_dice``, ``nation_rerolls``: length-2 arrays (boarder, defender).
+    Returns boarder successes minus defender successes per boarding.
+    """
+    si = np.zeros((2, 1, S_N), dtype=np.int64)
+    na = np.zeros((2, 6), dtype=np.int64)
+    for s in range(2):
+        si[s, 0, S_START] = max(masts[s], 1)
+        si[s, 0, S_MASTS] = masts[s]
+        si[s, 0, S_CREW] = crews[s]
+        na[s, 5] = nation_dice[s]  # NA_BOARD_DICE
+        na[s, NA_REROLLS] = nation_rerolls[s]
+        na[s, NA_REROLL_BOARD] = 1
+    out = np.zeros(n, dtype=np.int64)
+    for k in range(n):
+        for s in range(2):
+            si[s, 0, S_CAPT_USED] = 0
+            si[s, 0, S_PIR_USED] = 0
+            si[s, 0, S_MUSK_USED] = 0
+        a = _boarding_roll(rng, si, na, 0, 0, ri, True)
+        b = _boarding_roll(rng, si, na, 1, 0, ri, ri[RI_DEF_ABIL] == 1)
+        out[k] = a - b
+    return out

@@ -17,6 +17,49 @@ from numba import njit
 
 from simulator.express.rules import CREW_ROLES, ExpressRules
 
+_COMPILED_SOURCES = ("core.py", "commanders.py", "battle.py")
+
+
+def _refresh_numba_cache() -> None:
+    """Drop numba's on-disk cache of this package when any compiled source changed.
+
+    numba keys a cached function on its own file only, so an edit to a callee in another file
+    (a commander, a rule helper) would otherwise keep running stale machine code. A stamp with the
+    sha256 of the three compiled sources sits beside the cache files.
+    """
+    import hashlib
+    import os
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in _COMPILED_SOURCES:
+        try:
+            digest.update((here / name).read_bytes())
+        except OSError:
+            return
+    stamp_dir = here / "__pycache__"
+    stamp = stamp_dir / "express-numba-sources.sha256"
+    want = digest.hexdigest()
+    try:
+        if stamp.read_text() == want:
+            return
+    except OSError:
+        pass
+    try:
+        stamp_dir.mkdir(exist_ok=True)
+        for f in stamp_dir.iterdir():
+            if f.suffix in (".nbi", ".nbc") and f.name.split(".")[0] in {n[:-3] for n in _COMPILED_SOURCES}:
+                f.unlink(missing_ok=True)
+        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(want)
+        os.replace(tmp, stamp)
+    except OSError:
+        pass  # read-only install: numba then compiles in memory or uses its own cache dir
+
+
+_refresh_numba_cache()
+
 # ---- crew indices (CREW_ROLES order)
 CAPTAIN, HELMSMAN, MUSKETEER, GUNNER, CARPENTER = range(5)
 assert CREW_ROLES == ("captain", "helmsman", "musketeer", "gunner", "carpenter")
