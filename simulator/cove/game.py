@@ -306,44 +306,29 @@ class Game:
     # ------------------------------------------------------------------ observation and decisions
     def observe(self, seat: int, kind: str, extra: dict | None = None) -> Observation:
         """What ``seat`` sees: its own hand and the public board, nothing else."""
-        ships = tuple(
-            ShipView(
-                seat=s.index,
-                ring=tuple(s.ring),
-                values=tuple(self.value(s, i) for i in range(4)),
-                speed=self.speed(s),
-                gold=s.gold,
-                chests=s.chests,
-                fame=s.fame,
-                hand_size=len(s.hand),
-                parrot=s.parrot,
-                parrot_wounds=s.parrot_wounds,
-                artisans=tuple(sorted(s.artisans.items())),
-                location=s.location,
-            )
-            for s in self.seats
-        )
+        hull, crew, cannons, sails = self.mat
+        parrots = self.parrot_rules
+        ships = []
+        for s in self.seats:
+            h, c, k, sl = s.ring
+            sp = sails[sl - 1] if sl else 0
+            if s.parrot is not None:
+                sp += parrots[s.parrot].speed_bonus
+            ships.append(ShipView(
+                s.index, (h, c, k, sl),
+                (hull[h - 1] if h else 0, crew[c - 1] if c else 0, cannons[k - 1] if k else 0,
+                 sails[sl - 1] if sl else 0),
+                sp, s.gold, s.chests, s.fame, len(s.hand), s.parrot, s.parrot_wounds,
+                tuple(sorted(s.artisans.items())) if s.artisans else (), s.location,
+            ))
         return Observation(
-            seat=seat,
-            month=self.month,
-            num_months=self.rules.setup.num_months,
-            phase=self.phase,
-            kind=kind,
-            hand=tuple(self.seats[seat].hand),
-            ships=ships,
-            treasure=tuple(self.face_up),
-            black_ships=tuple((b[0], b[1]) for b in self.black_ships if not b[2]),
-            royal_navy=self.rn_island,
-            royal_navy_controller=self.rn_controller,
-            treasure_maps=tuple(self.map_islands),
-            plunder=tuple(sorted(self.plunder.items())),
-            chosen=tuple(self.chosen),
-            bank_gold=self.bank_gold,
-            bank_chests=self.bank_chests,
-            tavern_deck_size=len(self.tavern_deck),
-            pirate_discard=tuple(self.pirate_discard),
-            pirate_deck_size=len(self.pirate_deck),
-            extra=dict(extra or {}),
+            seat, self.month, self.rules.setup.num_months, self.phase, kind,
+            tuple(self.seats[seat].hand), tuple(ships), tuple(self.face_up),
+            tuple((b[0], b[1]) for b in self.black_ships if not b[2]),
+            self.rn_island, self.rn_controller, tuple(self.map_islands),
+            tuple(sorted(self.plunder.items())), tuple(self.chosen), self.bank_gold,
+            self.bank_chests, len(self.tavern_deck), tuple(self.pirate_discard),
+            len(self.pirate_deck), dict(extra) if extra else {},
         )
 
     def ask(self, seat: int, kind: str, legal: tuple, extra: dict | None = None) -> Any:

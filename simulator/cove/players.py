@@ -143,6 +143,7 @@ class HeuristicPlayer(BattlePolicy):
         self.p_hit = (7 - c.hit_on) / 6.0
         self._seat = -1
         self._fame = 0
+        self._odds_cache: dict = {}  # exact odds by (public ship states): pure functions of them
 
     # ------------------------------------------------------------------ dispatch
     def act(self, kind: str, obs: Observation, legal: tuple) -> Any:
@@ -212,6 +213,13 @@ class HeuristicPlayer(BattlePolicy):
     def pirate_odds(self, ship, key: str) -> float:
         """Exact odds that ``ship`` alone sinks Legendary Pirate ``key``, both standing and no cards
         (the chain of :mod:`simulator.cove.odds`; dice fall as crew or cannons are hit)."""
+        ck = (key, ship.ring, ship.speed, ship.parrot, ship.parrot_wounds, ship.artisans)
+        got = self._odds_cache.get(ck)
+        if got is None:
+            got = self._odds_cache[ck] = self._pirate_odds(ship, key)
+        return got
+
+    def _pirate_odds(self, ship, key: str) -> float:
         pr = self.rules.pirates[key]
         if not pr.fights:
             return 1.0
@@ -228,6 +236,14 @@ class HeuristicPlayer(BattlePolicy):
     def duel_odds(self, me, other) -> float:
         """Odds that ``me`` routs ``other`` first, each standing and aiming at the other's weakest
         section (exact for our side's falling dice; the opponent's dice are held constant)."""
+        ck = (me.ring, me.speed, me.parrot, me.parrot_wounds, me.artisans, me.seat < other.seat,
+              other.ring, other.speed, other.parrot, other.parrot_wounds, other.artisans)
+        got = self._odds_cache.get(ck)
+        if got is None:
+            got = self._odds_cache[ck] = self._duel_odds(me, other)
+        return got
+
+    def _duel_odds(self, me, other) -> float:
         theirs = min(self.hits_to_rout(other, s) for s in range(4))
         weak = min(range(4), key=lambda s: (self.hits_to_rout(me, s), s))
         mine = self.hits_to_rout(me, weak)

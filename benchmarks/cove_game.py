@@ -1,0 +1,100 @@
+"""Benchmark: full 4-player Pirate's Cove games with the default strategy mix.
+
+Prints games per second on one core and with ``--jobs`` workers (default 2), then a cProfile
+summary of where the time goes (top functions by own time, and own time by module), and as its
+last line one JSON object with ``games_per_s_1core`` and ``games_per_s_2jobs``.
+
+    python benchmarks/cove_game.py [--games 2000] [--jobs 2] [--profile-games 200]
+
+The machine's load average is printed with the figures: on a shared machine the throughput
+scales down with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from scenarios.loader import load_scenario  # noqa: E402
+from simulator.cove.api import play_games  # noqa: E402
+
+TARGET = 1000.0  # games per second with 2 jobs (issue 4)
+
+
+def _rate(scen, mix, n, jobs, seed) -> tuple[float, float]:
+    t = time.perf_counter()
+    play_games(scen, mix, len(mix), n, seed=seed, n_jobs=jobs, quiet=True)
+    dt = time.perf_counter() - t
+    return n / dt, dt
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=2000, help="games per throughput measurement")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--profile-games", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=2026)
+    args = ap.parse_args(argv)
+
+    scen = load_scenario(None, game="cove")
+    mix = list(scen.rules.default_mix)
+    play_games(scen, mix, len(mix), 20, seed=1, n_jobs=1)  # warm caches and imports
+
+    one, t1 = _rate(scen, mix, args.games, 1, args.seed)
+    many, tj = _rate(scen, mix, args.games, args.jobs, args.seed)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"Pirate's Cove full games, 4 players ({','.join(mix)}), scenario standard")
+    print(f"{'jobs':>6} {'games':>7} {'seconds':>9} {'games/s':>9}")
+    print(f"{1:>6} {args.games:>7} {t1:>9.2f} {one:>9.1f}")
+    print(f"{args.jobs:>6} {args.games:>7} {tj:>9.2f} {many:>9.1f}")
+    print(f"load average (1 min) during the run: {load:.2f} on {os.cpu_count()} cores")
+
+    prof = cProfile.Profile()
+    prof.enable()
+    play_games(scen, mix, len(mix), args.profile_games, seed=args.seed, n_jobs=1, quiet=True)
+    prof.disable()
+    stats = pstats.Stats(prof)
+    total = stats.total_tt
+    by_module: dict[str, float] = defaultdict(float)
+    for (file, _line, _fn), (_cc, _nc, tt, _ct, _callers) in stats.stats.items():
+        name = Path(file).stem if file.startswith(("/", ".")) else file
+        if "/simulator/cove/" in file:
+            name = "cove." + Path(file).stem
+        elif "numpy" in file:
+            name = "numpy"
+        elif file.startswith("~") or file.startswith("<"):
+            name = "builtins"
+        by_module[name] += tt
+    print(f"\nprofile of {args.profile_games} games on one core ({total:.2f} s under cProfile): own time by module")
+    for name, tt in sorted(by_module.items(), key=lambda kv: -kv[1])[:10]:
+        print(f"  {name:<28} {tt:7.2f} s  {100 * tt / total:5.1f}%")
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(12)
+    lines = [ln for ln in buf.getvalue().splitlines() if ln.strip()]
+    start = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls"))
+    print("\ntop functions by own time:")
+    for ln in lines[start:start + 13]:
+        print("  " + ln.strip())
+
+    print(json.dumps({
+        "benchmark": "cove_game", "players": 4, "strategies": mix, "games": args.games,
+        "games_per_s_1core": round(one, 1), "games_per_s_2jobs": round(many, 1), "jobs": args.jobs,
+        "target_games_per_s_2jobs": TARGET, "target_met": many >= TARGET,
+        "engine": "scalar plain Python (game, players, battle.resolve_battle)",
+        "load_avg_1min": round(load, 2),
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
