@@ -656,3 +656,51 @@ def test_fame_never_below_zero():
     s.fame = 1
     g.add_fame(s, -2, "penalties")
     assert s.fame == 0 and s.fame_src["penalties"] == -1
+
+
+# ------------------------------------------------------------------ setup and month structure
+def test_setup_start_gold_card_fame_and_five_treasure_stacks_of_twelve():
+    import numpy as np
+
+    g = Game(RULES, [Script() for _ in range(4)], GameDice(np.random.default_rng(1)), check_invariants=True)
+    g.setup()
+    for s in g.seats:
+        assert (s.gold, s.fame, s.chests, s.ring) == (9, 0, 0, [2, 2, 2, 2])
+        assert len(s.hand) + (s.parrot is not None) == 1
+    assert g.bank_gold == 124 - 4 * 9 and g.bank_chests == 50
+    assert [len(st) for st in g.stacks] == [12] * 5
+    assert sorted(c for st in g.stacks for c in st) == sorted(
+        (c.fame, c.gold, c.chests, c.tavern) for c in RULES.treasure.cards for _ in range(c.copies))
+    assert g.card_count() == 42
+
+
+def test_treasure_phase_turns_one_card_per_outer_island_and_unclaimed_ones_are_discarded():
+    g = table([Script(), Script(), Script()])
+    g.stacks = [[(0, i, 0, 0)] for i in range(5)]
+    g.phase_treasure()
+    assert g.face_up == [(0, i, 0, 0) for i in range(5)] and all(not st for st in g.stacks)
+    put(g, 0, 1)
+    put(g, 1, 1)
+    put(g, 2, 5)
+    g.phase_plunder()  # two ships at island 1 (no battle run here): nobody plunders
+    g.phase_black_ships_and_cargo()
+    assert g.face_up == [None] * 5 and len(g.treasure_discard) == 5
+
+
+def test_navigation_offers_islands_1_to_6_never_the_cove():
+    p = Script(navigate=3)
+    g = table([p, Script(), Script()])
+    g.phase_navigation()
+    legal = next(legal for kind, _, legal in p.seen if kind == "navigate")
+    assert legal == (0, 1, 2, 3, 4, 5) and g.seats[0].location == 3
+
+
+def test_plunder_needs_exactly_one_ship_at_the_island():
+    g = table([Script(), Script(), Script()])
+    g.face_up = [None, (1, 2, 1, 1), None, None, None]
+    put(g, 0, 1)
+    put(g, 1, 2)
+    put(g, 2, 2)
+    g.phase_plunder()
+    s = g.seats[0]
+    assert (s.fame, s.gold, s.chests, len(s.hand)) == (1, 11, 1, 1) and g.face_up[1] is None
