@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.errors import UserError
-from simulator.hunt.game import END_DRAW, END_STALEMATE, play_game
+from simulator.hunt.game import END_DRAW, END_STALEMATE, IllegalState, initial_state, play_game
 from simulator.hunt.moves import build_tables
 from simulator.hunt.players import make_player
 from simulator.hunt.variants import load_hunt
@@ -78,45 +78,67 @@ def _policy_rng(chunk: Chunk) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=tuple(seq.spawn_key) + (1,)))
 
 
-def _chunk(chunk: Chunk, rules, players: int, specs: tuple[str, ...], rotate: bool, check: bool = False) -> pd.DataFrame:
+def _chunk(chunk: Chunk, rules, players: int, specs: tuple[str, ...], rotate: bool, check: bool = False,
+           engine: str = "fast") -> pd.DataFrame:
+    """Play the chunk's games; one row per game and seat."""
     tables = build_tables(rules, players)
-    policies = [make_player(s) for s in specs]
-    dice_rng = chunk.rng()
-    pol_rng = _policy_rng(chunk)
-    cols: dict[str, list] = {k: [] for k in (
-        "game_id", "seat", "strategy", "ports", "won", "winner", "end", "stalemate", "draw", "turns",
-        "sinkings", "ships_sunk", "ships_lost", "boardings", "explosions", "exploded",
-        "cyclone_losses", "rerolls", "loads", "wrecks", "max_fleet")}
-    port_labels = ["+".join(str(tables.board.port_numbers[p]) for p in ports) for ports in tables.seat_ports]
-    for i in range(chunk.size):
-        g = chunk.start + i
-        order = [(k + g) % players if rotate else k for k in range(players)]
-        seat_policies = [policies[j] for j in order]
-        rec = play_game(tables, rules, seat_policies, dice_rng, pol_rng, check=check)
-        sinkings = sum(rec.sunk_by)
-        for seat in range(players):
-            cols["game_id"].append(g)
-            cols["seat"].append(seat)
-            cols["strategy"].append(specs[order[seat]])
-            cols["ports"].append(port_labels[seat])
-            cols["won"].append(rec.winner == seat)
-            cols["winner"].append(rec.winner)
-            cols["end"].append(rec.end)
-            cols["stalemate"].append(rec.end == END_STALEMATE)
-            cols["draw"].append(rec.end == END_DRAW)
-            cols["turns"].append(rec.turns)
-            cols["sinkings"].append(sinkings)
-            cols["ships_sunk"].append(rec.sunk_by[seat])
-            cols["ships_lost"].append(rec.lost[seat])
-            cols["boardings"].append(rec.boardings)
-            cols["explosions"].append(rec.explosions)
-            cols["exploded"].append(rec.exploded)
-            cols["cyclone_losses"].append(rec.cyclone_losses)
-            cols["rerolls"].append(rec.rerolls)
-            cols["loads"].append(rec.loads)
-            cols["wrecks"].append(rec.wrecks)
-            cols["max_fleet"].append(rec.max_fleet)
-    return pd.DataFrame(cols)
+    unique = list(dict.fromkeys(specs))
+    policies = [make_player(s) for s in unique]
+    seat_pols = np.array(
+        [[unique.index(specs[(k + chunk.start + i) % players if rotate else k]) for k in range(players)]
+         for i in range(chunk.size)], dtype=np.int64).reshape(chunk.size, players)
+    if engine == "fast":
+        from simulator.hunt import fast
+
+        out = fast.run_games(tables, rules, initial_state(tables, rules), policies, seat_pols, chunk.rng(), check)
+        if check and (out[:, fast.O_ERROR] != 0).any():
+            bad = int(np.flatnonzero(out[:, fast.O_ERROR])[0])
+            raise IllegalState(f"game {chunk.start + bad}: invariant {int(out[bad, fast.O_ERROR])} broken")
+        rec = {
+            "winner": out[:, fast.O_WINNER], "end": np.array(fast.END_CODES)[out[:, fast.O_END]],
+            "turns": out[:, fast.O_TURNS], "boardings": out[:, fast.O_BOARDINGS],
+            "explosions": out[:, fast.O_EXPLOSIONS], "exploded": out[:, fast.O_EXPLODED],
+            "cyclone_losses": out[:, fast.O_CYCLONE], "rerolls": out[:, fast.O_REROLLS],
+            "loads": out[:, fast.O_LOADS], "wrecks": out[:, fast.O_WRECKS], "max_fleet": out[:, fast.O_MAXFLEET],
+        }
+        sunk_by = out[:, fast.O_FIXED:fast.O_FIXED + players]
+        lost = out[:, fast.O_FIXED + players:fast.O_FIXED + 2 * players]
+    elif engine == "python":
+        dice_rng = chunk.rng()
+        pol_rng = _policy_rng(chunk)
+        games = [play_game(tables, rules, [policies[j] for j in seat_pols[i]], dice_rng, pol_rng, check=check)
+                 for i in range(chunk.size)]
+        rec = {key: np.array([getattr(g, key) for g in games]) for key in (
+            "winner", "end", "turns", "boardings", "explosions", "exploded", "cyclone_losses", "rerolls",
+            "loads", "wrecks", "max_fleet")}
+        sunk_by = np.array([g.sunk_by for g in games], dtype=np.int64).reshape(chunk.size, players)
+        lost = np.array([g.lost for g in games], dtype=np.int64).reshape(chunk.size, players)
+    else:
+        raise UserError(f"engine {engine!r} (allowed: fast, python)")
+    n = chunk.size
+    port_labels = np.array(["+".join(str(tables.board.port_numbers[p]) for p in ports) for ports in tables.seat_ports])
+    seat = np.tile(np.arange(players), n)
+    game = np.repeat(np.arange(chunk.start, chunk.start + n), players)
+    per_game = {k: np.repeat(np.asarray(v), players) for k, v in rec.items()}
+    sinkings = np.repeat(sunk_by.sum(axis=1), players)
+    df = pd.DataFrame({
+        "game_id": game,
+        "seat": seat,
+        "strategy": np.array(unique, dtype=object)[seat_pols.reshape(-1)] if n else np.array([], dtype=object),
+        "ports": port_labels[seat],
+        "won": per_game["winner"] == seat,
+        "winner": per_game["winner"],
+        "end": per_game["end"],
+        "stalemate": per_game["end"] == END_STALEMATE,
+        "draw": per_game["end"] == END_DRAW,
+        "turns": per_game["turns"],
+        "sinkings": sinkings,
+        "ships_sunk": sunk_by.reshape(-1),
+        "ships_lost": lost.reshape(-1),
+        **{k: per_game[k] for k in ("boardings", "explosions", "exploded", "cyclone_losses", "rerolls",
+                                     "loads", "wrecks", "max_fleet")},
+    })
+    return df
 
 
 def _rate(k: float, n: int) -> dict:
@@ -166,14 +188,21 @@ def summarise(games: pd.DataFrame, players: int) -> dict:
 
 def play_games(scenario, strategies: Sequence[str] | str, n: int, seed: int | None = None, n_jobs: int = 1,
                rotate_seats: bool = False, quiet: bool = True, players: int | None = None,
-               chunk_size: int = DEFAULT_CHUNK_SIZE, check: bool = False) -> tuple[pd.DataFrame, dict]:
-    """Play ``n`` seeded games; returns the tidy per-game-and-seat table and the summary."""
+               chunk_size: int = DEFAULT_CHUNK_SIZE, check: bool = False,
+               engine: str = "fast") -> tuple[pd.DataFrame, dict]:
+    """Play ``n`` seeded games; returns the tidy per-game-and-seat table and the summary.
+
+    ``engine``: ``"fast"`` (compiled, default) or ``"python"`` (the reference); ``check`` runs the
+    invariant checker after every change (slower; raises :class:`IllegalState`).
+    """
     rules = scenario.rules
+    if n < 1:
+        raise UserError(f"-n {n}: at least one game (allowed: 1..)")
     players, specs = resolve_strategies(rules, strategies, players)
-    task = functools.partial(_chunk, rules=rules, players=players, specs=specs, rotate=rotate_seats, check=check)
+    task = functools.partial(_chunk, rules=rules, players=players, specs=specs, rotate=rotate_seats, check=check,
+                             engine=engine)
     run = run_chunks(task, n, seed=seed, n_jobs=n_jobs, quiet=quiet, chunk_size=chunk_size, desc="games")
-    games = pd.concat(run.results, ignore_index=True) if run.results else _chunk(
-        Chunk(0, 0, 0, np.random.SeedSequence(0)), rules, players, specs, rotate_seats)
+    games = pd.concat(run.results, ignore_index=True)
     prov = scenario.provenance()
     for key, value in prov.items():
         games[key] = value
@@ -185,6 +214,7 @@ def play_games(scenario, strategies: Sequence[str] | str, n: int, seed: int | No
         rotate_seats=rotate_seats,
         seed=run.entropy,
         chunk_size=chunk_size,
+        engine=engine,
         wall_time_s=run.wall_time_s,
         provenance=prov,
     )
