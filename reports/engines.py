@@ -43,8 +43,12 @@ class Engine:
         return names
 
     def resolve(self, ref: str) -> Scenario:
-        """A scenario file path, a built-in scenario name, or (hunt) a printed variant's name."""
+        """A scenario file path, a built-in scenario name, or (hunt) a printed variant's name
+        (several joined with ``+``, e.g. ``one-two+cyclone``)."""
         path = Path(ref)
+        if self.game == "hunt" and "+" in ref and not path.exists():
+            api = _engine("simulator.hunt.api")
+            return api.load(None, [v for v in ref.split("+") if v and v != "standard"])
         if path.suffix == ".toml" or path.exists():
             scen = load_scenario(path, game=self.game)
             return scen
@@ -79,9 +83,8 @@ class Engine:
 
 def _play_hunt(scenario, *, n, seed, jobs, quiet, players, strategies) -> pd.DataFrame:
     api = _engine("simulator.hunt.api")
-    out = api.play_games(scenario, strategies=list(strategies), n_players=players, n=n, seed=seed,
-                         n_jobs=jobs, quiet=True)
-    games = out[0] if isinstance(out, tuple) else out
+    games, _summary = api.play_games(scenario, list(strategies), n, seed=seed, n_jobs=jobs, quiet=True,
+                                     players=players)
     return _normalise(games)
 
 
@@ -112,6 +115,8 @@ _COLUMN_ALIASES = {
 def _normalise(df: pd.DataFrame) -> pd.DataFrame:
     """Rename an engine's seat table to the shared column names (unknown extras are kept)."""
     df = df.copy()
+    if "game_id" in df.columns:  # hunt: ``game`` holds the game's name (provenance), ids are game_id
+        df["game"] = df["game_id"]
     for name, aliases in _COLUMN_ALIASES.items():
         if name in df.columns:
             continue

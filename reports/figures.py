@@ -202,3 +202,30 @@ def histogram(values: pd.DataFrame, *, x: str, hue: str | None, title: str, xlab
     ax.set_title(title)
     fig.tight_layout()
     return fig
+
+
+def forest(df: pd.DataFrame, *, label: str, panels: list[tuple[str, str, str, str]], title: str,
+           scale: list[float] | None = None) -> Figure:
+    """Differences with 95% intervals against a zero line, one panel per measure.
+
+    ``panels``: (column of the estimate, low column, high column, axis label) per panel.
+    """
+    _style()
+    rows = list(dict.fromkeys(df[label]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1.5, 0.42 * len(rows) + 1.8),
+                             sharey=True, squeeze=False)
+    for i, (est, lo, hi, xlabel) in enumerate(panels):
+        ax = axes[0][i]
+        s = (scale or [1.0] * len(panels))[i]
+        y = np.array([rows.index(v) for v in df[label]])
+        e = df[est].to_numpy(float) * s
+        err = np.clip(np.vstack([e - df[lo].to_numpy(float) * s, df[hi].to_numpy(float) * s - e]), 0, None)
+        ax.errorbar(e, y, xerr=err, fmt="o", capsize=3, color=sns.color_palette(PALETTE)[i % 10])
+        ax.axvline(0, color="grey", ls="--", lw=1)
+        ax.set_xlabel(xlabel)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([str(r) for r in rows])
+    axes[0][0].invert_yaxis()
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
