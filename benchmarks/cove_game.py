@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scenarios.loader import load_scenario  # noqa: E402
-from simulator.cove.api import play_games  # noqa: E402
+from scenarios.loader import load_scenario
+from simulator.cove.api import play_games
 
 TARGET = 1000.0  # games per second with 2 jobs (issue 4)
 
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
             name = "cove." + Path(file).stem
         elif "numpy" in file:
             name = "numpy"
-        elif file.startswith("~") or file.startswith("<"):
+        elif file.startswith(("~", "<")):
             name = "builtins"
         by_module[name] += tt
     print(f"\nprofile of {args.profile_games} games on one core ({total:.2f} s under cProfile): own time by module")

@@ -144,7 +144,7 @@ def test_only_legal_actions_are_taken_by_every_strategy():
 # ------------------------------------------------------------------ determinism and API
 def test_jobs_1_equals_jobs_2():
     # 3 chunks of CHUNK_SIZE games would be slow; a smaller chunk size keeps several chunks
-    import simulator.cove.api as api
+    from simulator.cove import api
 
     old = api.CHUNK_SIZE
     api.CHUNK_SIZE = 20
@@ -159,7 +159,7 @@ def test_jobs_1_equals_jobs_2():
 
 
 def test_rotate_seats_plays_every_rotation_with_the_same_dice():
-    seats, battles, summ = play_games(None, ["brawler", "plunderer", "tavern"], 3, 5, seed=3,
+    seats, _battles, summ = play_games(None, ["brawler", "plunderer", "tavern"], 3, 5, seed=3,
                                       rotate_seats=True)
     assert summ["n_games"] == 15 and summ["n_deals"] == 5
     for (g, r), d in seats.groupby(["game", "rotation"]):

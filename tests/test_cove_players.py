@@ -92,7 +92,7 @@ def test_strategy_parameters_come_from_the_scenario_table():
     }))
     h = make_player(rules, "hoarder", np.random.default_rng(0))
     assert h.kind == "plunderer" and h.p["bury_reserve"] == 30
-    seats, _, summ = play_games(load_scenario(None, game="cove"), "plunderer", 3, 2, seed=1)
+    _, _, summ = play_games(load_scenario(None, game="cove"), "plunderer", 3, 2, seed=1)
     assert summ["n_games"] == 2
 
 

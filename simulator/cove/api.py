@@ -89,7 +89,7 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
         gid = chunk.start + i
         for r in rotations:
             seated = [names[(s + r) % n] for s in range(n)]
-            game, res = play_one(rules, seated, gseed, check=check)
+            _game, res = play_one(rules, seated, gseed, check=check)
             for sr in res.seats:
                 seat_rows.append(
                     (gid, r, sr.seat, seated[sr.seat], sr.fame, *(sr.fame_src[k] for k in FAME_SOURCES),
@@ -126,7 +126,7 @@ def summarise(seats_df: pd.DataFrame, battles_df: pd.DataFrame, names: Sequence[
     for key in pirates:
         d = battles_df[battles_df["pirate"] == key] if len(battles_df) else battles_df
         pir[key] = {
-            "battles": int(len(d)),
+            "battles": len(d),
             "player_ships_routed": int(d["player_ships_routed"].sum()) if len(d) else 0,
             "times_sunk": int(d["outcome"].isin(["sunk", "captured"]).sum()) if len(d) else 0,
         }

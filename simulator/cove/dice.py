@@ -25,7 +25,7 @@ class DiceExhausted(RuntimeError):
 class GameDice:
     """d6 rolls and permutations drawn from one generator, in blocks."""
 
-    __slots__ = ("rng", "_buf", "_i", "record", "faces", "perms")
+    __slots__ = ("_buf", "_i", "faces", "perms", "record", "rng")
 
     def __init__(self, rng: np.random.Generator, record: bool = False):
         self.rng = rng
@@ -75,7 +75,7 @@ class GameDice:
 class ReplayDice(GameDice):
     """Feeds back recorded faces and permutations; raises :class:`DiceExhausted` past the end."""
 
-    __slots__ = ("_faces", "_perms", "_fi", "_pi")
+    __slots__ = ("_faces", "_fi", "_perms", "_pi")
 
     def __init__(self, faces: list[int], perms: list[list[int]]):
         super().__init__(rng=None, record=False)  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ import numpy as np
 
 from simulator.cove.dice import GameDice
 from simulator.cove.observation import Observation, ShipView
-from simulator.cove.rules import SECTIONS, CoveRules
+from simulator.cove.rules import CoveRules
 
 HULL, CREW, CANNONS, SAILS = 0, 1, 2, 3  # index order of SECTIONS
 TAVERN, TREASURE, COVE = 0, 5, 6  # island indices: 0..4 outer islands, 5 Treasure Island, 6 Cove
@@ -71,9 +71,24 @@ class Seat:
     """One player's ship and belongings. ``ring`` holds 1-based positions (0 = destroyed)."""
 
     __slots__ = (
-        "index", "ring", "gold", "chests", "fame", "hand", "parrot", "parrot_wounds", "artisans",
-        "location", "fame_src", "battles", "routed", "fled", "mutinies", "pirates_fought",
-        "pirates_sunk", "hit_this_battle",
+        "artisans",
+        "battles",
+        "chests",
+        "fame",
+        "fame_src",
+        "fled",
+        "gold",
+        "hand",
+        "hit_this_battle",
+        "index",
+        "location",
+        "mutinies",
+        "parrot",
+        "parrot_wounds",
+        "pirates_fought",
+        "pirates_sunk",
+        "ring",
+        "routed",
     )
 
     def __init__(self, index: int, start_position: int, gold: int, fame: int):
@@ -834,4 +849,4 @@ if __name__ == "__main__":
     raise SystemExit(_main())
 
 
-__all__ = ["Game", "GameResult", "SeatResult", "IllegalAction", "play_game"]
+__all__ = ["Game", "GameResult", "IllegalAction", "SeatResult", "play_game"]

@@ -10,11 +10,11 @@ volleys from :mod:`simulator.dice`).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from math import comb
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pmf(n: int, p: float) -> tuple[float, ...]:
     q = 1.0 - p
     return tuple(comb(n, k) * p**k * q ** (n - k) for k in range(n + 1))
