@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from cli import cli
+from cli import cli, main
 
 FLEET_A = "spain:5,3,2,1,1 captain@0 gunner@1"
 FLEET_B = "viking:5,3,2,1,1 musketeer@0"
@@ -103,12 +103,14 @@ def test_fleets_command_counts():
      "unknown commander"),
     (["fleets", "--nation", "atlantis"], "not a nation"),
 ])
-def test_errors_are_one_line_exit_2(args, needle):
-    proc = subprocess.run([sys.executable, "-m", "cli", "express", *args], capture_output=True, text=True)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0], proc.stderr
-    assert proc.stdout == ""
+def test_errors_are_one_line_exit_2(args, needle, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["express", *args])
+    assert exc.value.code == 2
+    cap = capsys.readouterr()
+    lines = cap.err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], cap.err
+    assert cap.out == ""
 
 
 def test_bad_scenario_file_is_one_line(tmp_path):
