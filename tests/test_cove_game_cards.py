@@ -480,7 +480,7 @@ def test_fame_cards_count_only_at_the_end():
 
 
 def test_tavern_deck_reshuffles_the_discards_when_empty():
-    g = table([Script(buy_card=True), Script(), Script()])
+    g = table([Script(buy_cards=2), Script(), Script()])
     s = put(g, 0, 0, gold=4)
     g.tavern_discard = g.tavern_deck[-5:]  # fame cards
     g.tavern_deck = g.tavern_deck[:-5]
@@ -577,10 +577,12 @@ def test_black_ships_move_one_island_and_skip_the_cove():
 
 # ------------------------------------------------------------------ islands, cove, bank
 def test_upgrades_at_a_section_island_cost_the_cumulative_price():
-    g = table([Script(upgrade=True), Script(), Script()])
+    p = Script(upgrade=2)
+    g = table([p, Script(), Script()])
     s = put(g, 0, 2, gold=3)
     g._shipyard(s, SAILS)
     assert s.ring[SAILS] == 4 and s.gold == 0  # 1 + 2
+    assert p.seen[0][2] == (0, 1, 2)  # 3 gold: at most two levels
 
 
 def test_treasure_island_burying_and_one_double_cost_level():

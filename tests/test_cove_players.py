@@ -56,6 +56,10 @@ class Spy:
         for sv in o.ships:  # ...and only the sizes of the others
             assert sv.hand_size == len(g.seats[sv.seat].hand)
         assert o.tavern_deck_size == len(g.tavern_deck)
+        cached = g._views
+        g._views = [None] * len(g.seats)  # the per-seat view cache must never be stale
+        assert o.ships == tuple(g._ship_view(s) for s in g.seats)
+        g._views = cached
         with pytest.raises(AttributeError):
             o.seat = 3  # type: ignore[misc]  # immutable
         self.n += 1
@@ -109,10 +113,10 @@ def test_a_tuned_strategy_changes_play():
                                                                        "tavern_bias": -50.0}))
     rules = dataclasses.replace(RULES, strategies=MappingProxyType(base))
     p = make_player(rules, "tavern", np.random.default_rng(0))
-    o = obs([view(location=0), view(1), view(2)], kind="buy_card")
-    assert p.act("buy_card", o, (False, True)) is False
+    o = obs([view(location=0), view(1), view(2)], kind="buy_cards")
+    assert p.act("buy_cards", o, (0, 1, 2, 3)) == 0
     q = make_player(RULES, "tavern", np.random.default_rng(0))
-    assert q.act("buy_card", o, (False, True)) is True
+    assert q.act("buy_cards", o, (0, 1, 2, 3)) == 3
 
 
 # ------------------------------------------------------------------ exact odds
@@ -170,8 +174,10 @@ def test_balanced_avoids_the_island_a_stronger_opponent_will_take():
 
 def test_tavern_player_buys_three_cards_and_takes_cards_at_the_cove():
     t = make_player(RULES, "tavern", np.random.default_rng(0))
-    o = obs([view(gold=9, location=0), view(1), view(2)], kind="buy_card")
-    assert [t.act("buy_card", o, (False, True)) for _ in range(4)] == [True, True, True, False]
+    o = obs([view(gold=9, location=0), view(1), view(2)], kind="buy_cards")
+    assert t.act("buy_cards", o, (0, 1, 2, 3)) == 3
+    poor = obs([view(gold=3, location=0), view(1), view(2)], kind="buy_cards")
+    assert t.act("buy_cards", poor, (0, 1)) == 1
     assert t.act("cove_reward", o, ("cards", "card_and_gold")) == "cards"
 
 

@@ -71,10 +71,15 @@ def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -
 
 
 def play_one(rules, names: Sequence[str], seed: np.random.SeedSequence, *, check: bool = False,
-             trace: list | None = None, record_dice: bool = False) -> tuple[Game, Any]:
-    """Play one game: ``names[i]`` sits at seat ``i``; engine and players get child seeds."""
+             trace: list | None = None, record_dice: bool = False,
+             odds_cache: dict | None = None) -> tuple[Game, Any]:
+    """Play one game: ``names[i]`` sits at seat ``i``; engine and players get child seeds.
+
+    ``odds_cache`` (optional) is shared by the players' exact-odds memo across games.
+    """
     kids = seed.spawn(1 + len(names))
-    players = [make_player(rules, nm, np.random.default_rng(kids[1 + i])) for i, nm in enumerate(names)]
+    players = [make_player(rules, nm, np.random.default_rng(kids[1 + i]), odds_cache)
+               for i, nm in enumerate(names)]
     game = Game(rules, players, GameDice(np.random.default_rng(kids[0]), record=record_dice),
                 trace=trace, check_invariants=check)
     return game, game.play()
@@ -85,11 +90,12 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
     rotations = range(n) if rotate else range(1)
     seat_rows: list[tuple] = []
     battle_rows: list[tuple] = []
+    odds_cache: dict = {}  # exact duel odds, pure functions of public ship states and the rules
     for i, gseed in enumerate(chunk.seed.spawn(chunk.size)):
         gid = chunk.start + i
         for r in rotations:
             seated = [names[(s + r) % n] for s in range(n)]
-            _game, res = play_one(rules, seated, gseed, check=check)
+            _game, res = play_one(rules, seated, gseed, check=check, odds_cache=odds_cache)
             for sr in res.seats:
                 seat_rows.append(
                     (gid, r, sr.seat, seated[sr.seat], sr.fame, *(sr.fame_src[k] for k in FAME_SOURCES),

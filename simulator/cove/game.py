@@ -170,6 +170,8 @@ class Game:
         self.parrot_rules = rules.parrots
         self.seats = [Seat(i, mat.start_position, rules.setup.start_gold, rules.setup.start_fame)
                       for i in range(n)]
+        self._views: list = [None] * n  # (public state key, ShipView) per seat
+        self.num_months = rules.setup.num_months
         self.bank_gold = rules.bank.gold - n * rules.setup.start_gold
         self.bank_chests = rules.bank.chests
         self.total_gold = rules.bank.gold
@@ -319,30 +321,37 @@ class Game:
             self.tavern_deck.insert(pos, card)
 
     # ------------------------------------------------------------------ observation and decisions
+    def _ship_view(self, s: Seat) -> ShipView:
+        """The public view of one ship, rebuilt only when something public about it changed."""
+        r = s.ring
+        key = (r[0], r[1], r[2], r[3], s.gold, s.chests, s.fame, len(s.hand), s.parrot,
+               s.parrot_wounds, s.location, tuple(s.artisans.items()) if s.artisans else ())
+        cached = self._views[s.index]
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        hull, crew, cannons, sails = self.mat
+        h, c, k, sl = r
+        sail = sails[sl - 1] if sl else 0
+        sp = sail + self.parrot_rules[s.parrot].speed_bonus if s.parrot is not None else sail
+        view = ShipView(
+            s.index, (h, c, k, sl),
+            (hull[h - 1] if h else 0, crew[c - 1] if c else 0, cannons[k - 1] if k else 0, sail),
+            sp, s.gold, s.chests, s.fame, len(s.hand), s.parrot, s.parrot_wounds,
+            tuple(sorted(s.artisans.items())) if s.artisans else (), s.location,
+        )
+        self._views[s.index] = (key, view)
+        return view
+
     def observe(self, seat: int, kind: str, extra: dict | None = None) -> Observation:
         """What ``seat`` sees: its own hand and the public board, nothing else."""
-        hull, crew, cannons, sails = self.mat
-        parrots = self.parrot_rules
-        ships = []
-        for s in self.seats:
-            h, c, k, sl = s.ring
-            sp = sails[sl - 1] if sl else 0
-            if s.parrot is not None:
-                sp += parrots[s.parrot].speed_bonus
-            ships.append(ShipView(
-                s.index, (h, c, k, sl),
-                (hull[h - 1] if h else 0, crew[c - 1] if c else 0, cannons[k - 1] if k else 0,
-                 sails[sl - 1] if sl else 0),
-                sp, s.gold, s.chests, s.fame, len(s.hand), s.parrot, s.parrot_wounds,
-                tuple(sorted(s.artisans.items())) if s.artisans else (), s.location,
-            ))
         return Observation(
-            seat, self.month, self.rules.setup.num_months, self.phase, kind,
-            tuple(self.seats[seat].hand), tuple(ships), tuple(self.face_up),
-            tuple((b[0], b[1]) for b in self.black_ships if not b[2]),
+            seat, self.month, self.num_months, self.phase, kind,
+            tuple(self.seats[seat].hand), tuple([self._ship_view(s) for s in self.seats]),
+            tuple(self.face_up),
+            tuple([(b[0], b[1]) for b in self.black_ships if not b[2]]),
             self.rn_island, self.rn_controller, tuple(self.map_islands),
-            tuple(sorted(self.plunder.items())), tuple(self.chosen), self.bank_gold,
-            self.bank_chests, len(self.tavern_deck), tuple(self.pirate_discard),
+            tuple(sorted(self.plunder.items())) if self.plunder else (), tuple(self.chosen),
+            self.bank_gold, self.bank_chests, len(self.tavern_deck), tuple(self.pirate_discard),
             len(self.pirate_deck), dict(extra) if extra else {},
         )
 
@@ -622,19 +631,27 @@ class Game:
 
     def _tavern(self, s: Seat) -> None:
         e = self.rules.economy
-        for _ in range(e.tavern_max_buy):
-            if s.gold < e.tavern_card_price or not (self.tavern_deck or self.tavern_discard):
-                return
-            if not self.ask(s.index, "buy_card", (False, True)):
-                return
+        most = min(e.tavern_max_buy, s.gold // e.tavern_card_price) if e.tavern_card_price else e.tavern_max_buy
+        if most <= 0 or not (self.tavern_deck or self.tavern_discard):
+            return
+        k = self.ask(s.index, "buy_cards", tuple(range(most + 1)))
+        for _ in range(k):
+            if not (self.tavern_deck or self.tavern_discard):
+                return  # nothing left to sell
             self.pay_bank(s, e.tavern_card_price)
             self.draw_tavern(s, 1)
 
     def _shipyard(self, s: Seat, section: int) -> None:
-        while 0 < s.ring[section] < self.npos and self.step_cost[s.ring[section]] <= s.gold:
-            if not self.ask(s.index, "upgrade", (False, True), {"section": section}):
-                return
-            self._raise(s, section, 1)
+        """Raise ``section`` any number of levels at the cumulative cost (one decision: how many)."""
+        pos, gold, most = s.ring[section], s.gold, 0
+        while 0 < pos < self.npos and self.step_cost[pos] <= gold:
+            gold -= self.step_cost[pos]
+            pos += 1
+            most += 1
+        if most:
+            k = self.ask(s.index, "upgrade", tuple(range(most + 1)), {"section": section})
+            for _ in range(k):
+                self._raise(s, section, 1)
 
     def _treasure_island(self, s: Seat) -> None:
         e = self.rules.economy

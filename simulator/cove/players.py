@@ -89,7 +89,7 @@ KIND_DEFAULTS: dict[str, dict[str, float]] = {
     },
     "brawler": {
         "target_cannons": 5, "target_crew": 5, "target_hull": 3, "target_sails": 3,
-        "prio_cannons": 2.0, "prio_crew": 2.0, "fight_bias": 1.0, "pirate_odds_min": 0.55,
+        "prio_cannons": 2.0, "prio_crew": 2.0, "fight_bias": 1.0, "opponent_model": 1, "pirate_odds_min": 0.55,
         "flee_hits_left": 0, "flee_pirate_odds": 0.0, "rout_cost": 1.5, "ti_upgrade": 1,
         "parrot_long_john_silver": 3.0, "parrot_billy_bones": 2.5, "buy_cards": 1,
     },
@@ -125,7 +125,7 @@ class HeuristicPlayer(BattlePolicy):
     """One scripted player (see the module docstring); ``rng`` is its own generator."""
 
     def __init__(self, name: str, kind: str, params: Mapping[str, float], rules: CoveRules,
-                 rng: np.random.Generator):
+                 rng: np.random.Generator, odds_cache: dict | None = None):
         self.name = name
         self.kind = kind
         self.p = dict(params)
@@ -143,7 +143,9 @@ class HeuristicPlayer(BattlePolicy):
         self.p_hit = (7 - c.hit_on) / 6.0
         self._seat = -1
         self._fame = 0
-        self._odds_cache: dict = {}  # exact odds by (public ship states): pure functions of them
+        # exact odds by public ship states (pure functions of them and the rules): may be shared
+        # by the players of one chunk of games (same rules), see make_player
+        self._odds_cache: dict = {} if odds_cache is None else odds_cache
 
     # ------------------------------------------------------------------ dispatch
     def act(self, kind: str, obs: Observation, legal: tuple) -> Any:
@@ -273,24 +275,27 @@ class HeuristicPlayer(BattlePolicy):
 
     # ------------------------------------------------------------------ island choice
     def island_scores(self, obs: Observation) -> list[float]:
+        """Expected value of sailing to each island 0..5 this month (see the module docstring)."""
         me = obs.me
         p = self.p
+        w_fame, rout_cost = p["w_fame"], p["rout_cost"]
         last = obs.month == obs.num_months
         pirates = {isl: key for isl, key in obs.black_ships if key is not None}
-        # opponents' likely islands
-        expected = [0.0] * 6
-        opp_at: list[list] = [[] for _ in range(6)]
+        # opponents' islands: announced (Lookout) or, with opponent_model, predicted
+        opp_at: list[list] = [[], [], [], [], [], []]
+        model = p["opponent_model"]
         for s in obs.ships:
             if s.seat == obs.seat:
                 continue
-            if obs.chosen[s.seat] is not None:
-                isl = obs.chosen[s.seat]
-            elif p["opponent_model"]:
+            isl = obs.chosen[s.seat]
+            if isl is None:
+                if not model:
+                    continue
                 isl = self._guess(obs, s, pirates)
-            else:
-                continue
-            expected[isl] += 1.0
             opp_at[isl].append(s)
+        eco = self.rules.economy
+        ring, gold = me.ring, me.gold
+        noise = self.rng.random(6) * p["noise"]
         scores = []
         for isl in range(6):
             v = 0.0
@@ -299,41 +304,39 @@ class HeuristicPlayer(BattlePolicy):
                 if card is not None:
                     v += self.card_value(me, card, isl, obs)
                 if isl == 0:
-                    v += p["tavern_bias"] + (p["w_card"] * min(p["buy_cards"], me.gold // 2) if not last else 0)
-                else:
+                    v += p["tavern_bias"]
+                    if not last:
+                        v += p["w_card"] * min(p["buy_cards"], gold // 2)
+                elif not last:
                     sec = ISLAND_SECTION[isl]
-                    if me.ring[sec] < self.target[sec] and not last:
-                        cost = self.step_cost[me.ring[sec]] if me.ring[sec] < self.npos else 99
-                        if me.gold - cost >= p["gold_reserve"]:
-                            v += 1.0 * self.prio[sec]
+                    pos = ring[sec]
+                    if pos < self.target[sec] and pos < self.npos \
+                            and gold - self.step_cost[pos] >= p["gold_reserve"]:
+                        v += self.prio[sec]
             else:
-                bury = me.chests * self.rules.economy.bury_fame_per_chest \
-                    + (me.gold if last else max(0, me.gold - p["bury_reserve"])) // self.rules.economy.bury_gold_per_fame
-                v += p["w_fame"] * bury + p["treasure_bias"] - 0.3
-            # risk: the black ship
-            key = pirates.get(isl)
+                spare = gold if last else max(0, gold - p["bury_reserve"])
+                bury = me.chests * eco.bury_fame_per_chest + spare // eco.bury_gold_per_fame
+                v += w_fame * bury + p["treasure_bias"] - 0.3
+            key = pirates.get(isl)  # risk: the black ship there
             if key is not None:
                 pr = self.rules.pirates[key]
                 if not pr.fights:
-                    v += p["w_fame"] * 3.5
+                    v += w_fame * 3.5  # the Cacafuego: a d6 of fame
                 else:
                     odds = self.pirate_odds(me, key)
                     if odds < p["pirate_odds_min"]:
                         v -= 100.0
                     else:
-                        v = odds * (v + p["w_fame"] * pr.fame) - (1 - odds) * p["rout_cost"]
+                        v = odds * (v + w_fame * pr.fame) - (1 - odds) * rout_cost
             if obs.royal_navy == isl:
-                v -= p["rout_cost"]
-            # opponents
-            if isl < 5 and opp_at[isl]:
+                v -= rout_cost
+            opps = opp_at[isl]
+            if isl < 5 and opps:  # opponents expected there: beat them all to keep the island
                 win = 1.0
-                for o in opp_at[isl]:
+                for o in opps:
                     win *= self.duel_odds(me, o)
-                v = win * (v + len(opp_at[isl])) - (1 - win) * p["rout_cost"]
-                v += p["fight_bias"] * expected[isl]
-            elif isl < 5 and p["fight_bias"] > 0 and not p["opponent_model"]:
-                v += 0.0
-            scores.append(v + p["noise"] * float(self.rng.random()))
+                v = win * (v + len(opps)) - (1 - win) * rout_cost + p["fight_bias"] * len(opps)
+            scores.append(v + noise[isl])
         return scores
 
     def _guess(self, obs: Observation, s, pirates) -> int:
@@ -413,30 +416,28 @@ class HeuristicPlayer(BattlePolicy):
         return new - old > self.p["w_fame"] * self.rules.economy.parrot_swap_fame_cost
 
     # ------------------------------------------------------------------ phase 5
-    def _buy_card(self, obs: Observation, legal: tuple) -> bool:
-        bought = self._bought(obs)
-        last = obs.month == obs.num_months
-        if last and self.kind != "tavern":
-            return False
-        return bought < self.p["buy_cards"] and obs.me.gold - self.rules.economy.tavern_card_price \
-            >= self.p["card_gold_reserve"]
+    def _buy_cards(self, obs: Observation, legal: tuple) -> int:
+        if obs.month == obs.num_months and self.kind != "tavern":
+            return 0
+        price = self.rules.economy.tavern_card_price
+        afford = int((obs.me.gold - self.p["card_gold_reserve"]) // price) if price else max(legal)
+        return max(0, min(max(legal), int(self.p["buy_cards"]), afford))
 
-    def _bought(self, obs: Observation) -> int:
-        # cards bought this visit: hand growth is private to us, so count by our own memory
-        key = (obs.month, obs.seat)
-        if getattr(self, "_buy_key", None) != key:
-            self._buy_key = key
-            self._buy_n = 0
-        self._buy_n += 1
-        return self._buy_n - 1
-
-    def _upgrade(self, obs: Observation, legal: tuple) -> bool:
+    def _upgrade(self, obs: Observation, legal: tuple) -> int:
+        """Levels to raise at a section island: towards the target, keeping the gold reserve."""
         me = obs.me
         sec = obs.extra["section"]
         if obs.month == obs.num_months:
-            return False
-        cost = self.step_cost[me.ring[sec]]
-        return self.wants_upgrade(me, sec, me.gold - cost)
+            return 0
+        pos, gold, k = me.ring[sec], me.gold, 0
+        while k < max(legal) and pos < self.target[sec]:
+            cost = self.step_cost[pos]
+            if gold - cost < self.p["gold_reserve"]:
+                break
+            gold -= cost
+            pos += 1
+            k += 1
+        return k
 
     def _bury_chests(self, obs: Observation, legal: tuple) -> int:
         return max(legal)
@@ -582,16 +583,20 @@ class _NavyController(RoyalNavyPolicy):
         return self.player.navy_target(view)
 
 
-def make_player(rules: CoveRules, name: str, rng: np.random.Generator) -> HeuristicPlayer:
-    """The strategy ``name`` of the scenario's ``[strategies.*]`` table (or a bare kind name)."""
+def make_player(rules: CoveRules, name: str, rng: np.random.Generator,
+                odds_cache: dict | None = None) -> HeuristicPlayer:
+    """The strategy ``name`` of the scenario's ``[strategies.*]`` table (or a bare kind name).
+
+    ``odds_cache``: a dict shared by players using the same rules (exact odds memo; optional).
+    """
     strat = rules.strategies.get(name)
     if strat is None:
         if name in KIND_DEFAULTS:
-            return HeuristicPlayer(name, name, strategy_params(name, {}), rules, rng)
+            return HeuristicPlayer(name, name, strategy_params(name, {}), rules, rng, odds_cache)
         allowed = sorted(set(rules.strategies) | set(KINDS))
         raise UserError(f"--strategies: unknown strategy {name!r} (allowed: {', '.join(allowed)})")
     return HeuristicPlayer(name, strat.kind, strategy_params(strat.kind, strat.params, f"strategies.{name}"),
-                           rules, rng)
+                           rules, rng, odds_cache)
 
 
 def check_strategies(rules: CoveRules) -> None:
