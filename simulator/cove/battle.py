@@ -385,10 +385,15 @@ class _Battle:
                     o.fame["rout"] += self.c.rout_fame
 
     # ---------------------------------------------------------------- phases
-    def card_phase(self) -> None:
-        if not any(c in BATTLE_CARDS for s in self.ships for c in s.hand):
+    def has_battle_cards(self) -> bool:
+        return any(c in BATTLE_CARDS for s in self.ships for c in s.hand)
+
+    def card_phase(self, order: list[_Ship] | None = None) -> None:
+        """Battle-card rounds from the fastest (``order`` overrides the speed order)."""
+        if not self.has_battle_cards():
             return  # nobody can play: no order to settle
-        order = self.break_ties(self.present_ships(), self.speed)
+        if order is None:
+            order = self.break_ties(self.present_ships(), self.speed)
         while not self.becalmed:
             self.card_round += 1
             played_any = False
