@@ -59,7 +59,7 @@ def replay_and_check(rules, fleets, out, trace, si_final):
     vp_mast = [0, 0]
     vp_sink = [0, 0]
     vp_scen = [0, 0]
-    seen = {k: 0 for k in range(1, 10)}
+    seen = {k: 0 for k in range(1, 11)}
     last = 0  # last event that was not a loss (a sinking follows its fire or boarding)
     for ev in trace:
         kind = int(ev[0])
@@ -105,6 +105,9 @@ def replay_and_check(rules, fleets, out, trace, si_final):
             masts[side][ship] = int(m_after)
         elif kind == battle.EV_SCENARIO:
             _, turn, side, ship, v, what, *_ = ev
+            want = {0: rules.treasure.vp_brought_home, 1: rules.treasure.vp_held_at_end,
+                    2: rules.convoy.vp_per_exit}[int(what)]
+            assert v == want
             vp_scen[int(side)] += int(v)
         for s in range(2):
             for i, m in enumerate(masts[s]):
@@ -162,7 +165,7 @@ def test_invariants_over_random_battles(case):
 def test_random_battles_exercise_every_rule():
     """The invariant test must see moves, losses, sinkings, repairs, boardings and objectives."""
     rng = np.random.default_rng(11)
-    seen = {k: 0 for k in range(1, 10)}
+    seen = {k: 0 for k in range(1, 11)}
     for k in range(240):
         nats = rng.choice(NATIONS, size=2)
         fleets = [api.mirrored_fleet(STD, n) for n in nats]
@@ -385,3 +388,69 @@ def test_crew_roles_listed_in_engine_order():
     assert CREW_ROLES.index("captain") == CAPTAIN and CREW_ROLES.index("gunner") == GUNNER
     assert nation_array(STD, "viking")[5] == 1
     assert pack_rules(STD).move_cm.tolist() == [0, 10, 12, 14, 16, 18]
+
+
+def _activation_order(trace):
+    """{turn: (initiative winner, [side of each activation])}"""
+    order = {}
+    for ev in trace:
+        if int(ev[0]) == battle.EV_INITIATIVE:
+            order[int(ev[1])] = (int(ev[2]), [])
+        elif int(ev[0]) == battle.EV_ACTIVATE:
+            order[int(ev[1])][1].append(int(ev[2]))
+    return order
+
+
+@pytest.mark.parametrize("scen", ["standard", "alternate-activation"])
+def test_initiative_and_activation_order(scen):
+    rules = SCENARIOS[scen].rules
+    f = api.mirrored_fleet(rules, "spain")
+    pairing = api.make_pairing(f, f, rules, "gunline")
+    leads = []
+    for seed in range(30):
+        out, trace, si = api.play_traced(pairing, seed)
+        for turn, (lead, sides) in _activation_order(trace).items():
+            leads.append(lead)
+            if not sides:
+                continue
+            assert sides[0] == lead
+            if rules.turns.activation == "side":
+                # the winner activates all its ships, then the other side
+                k = sides.count(lead)
+                assert sides[:k] == [lead] * k and lead not in sides[k:]
+            else:
+                # one ship each, alternating while both sides have ships left
+                n_short = min(sides.count(0), sides.count(1))
+                assert all(sides[2 * k] == lead and sides[2 * k + 1] == 1 - lead for k in range(n_short))
+        # every afloat ship activates once per turn (until the game ends early)
+    assert 0.35 < np.mean(leads) < 0.65  # initiative is a fair roll
+
+
+def test_game_ends_early_only_when_a_side_is_idle():
+    f = api.mirrored_fleet(STD, "viking")
+    pairing = api.make_pairing(f, api.mirrored_fleet(STD, "spain"), STD, "boarder,gunline")
+    early = 0
+    for seed in range(40):
+        out, trace, si = api.play_traced(pairing, seed)
+        if out[battle.O_TURNS] < STD.turns.max_turns or out[battle.O_LEFT0] == 0 or out[battle.O_LEFT1] == 0:
+            side_idle = [all(si[s, i, 6] != 0 or (si[s, i, S_MASTS] == 0 and si[s, i, 4] != 4)
+                             for i in range(si.shape[1])) for s in range(2)]
+            if out[battle.O_TURNS] < STD.turns.max_turns:
+                early += 1
+                assert any(side_idle)
+    assert early > 0
+
+
+def test_once_per_turn_captain_and_musketeer():
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("pirates:3 captain@0", "viking:5")
+    sf[0, 0] = (10.0, 30.0)
+    sf[1, 0] = (38.0, 30.0)  # 28 cm: 6+, plenty of misses to reroll
+    battle._fire(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1)
+    assert si[0, 0, 7] == 1 and si[0, 0, 8] == 1  # captain and the Pirates reroll both used
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:2 musketeer@0", "spain:5",
+                                                           pos_b=(10.5, 30.0))
+    from simulator.express.core import boarding_dice
+    assert boarding_dice(si, p.nations, 0, 0, p.ri) == 3
+    battle._board(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, trace, tn, 1)
+    if si[0, 0, 6] == 0 and si[0, 0, S_MASTS] > 0:
+        assert boarding_dice(si, p.nations, 0, 0, p.ri) == si[0, 0, S_MASTS]  # used up this turn

@@ -74,6 +74,7 @@ EV_BOARD = 6  # turn, side, ship, target, successes, enemy successes
 EV_DISENGAGE = 7  # turn, side, ship, difficulty, success
 EV_SCENARIO = 8  # turn, side, ship, VP, 0 treasure home / 1 treasure held / 2 convoy exit
 EV_INITIATIVE = 9  # turn, winner
+EV_ACTIVATE = 10  # turn, side, ship
 TRACE_WIDTH = 8
 
 VP_MAST, VP_SINK, VP_SCEN = 0, 1, 2
@@ -533,6 +534,7 @@ def play_battle(rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_
             if s < 0:
                 break
             si[s, i, S_ACTED] = 1
+            _log(trace, tn, EV_ACTIVATE, turn, s, i, 0, 0, 0, 0)
             decide(act, kinds[s], params[s], si, sf, eng, nations, s, i, ri, rf, hit_on_cm, islands,
                    move_cm, tr, edges, prng)
             activate(rng, si, sf, nations, vp, tr, eng, edges, s, i, act, ri, rf, move_cm, hit_on_cm,
