@@ -1,0 +1,154 @@
+"""The vectorised battle engine (simulator.cove.combat): agreement in distribution with the scalar
+reference on constructed battles that use every card, parrot and pirate special, agreement with the
+exact duels, and invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scenarios import load_scenario
+from simulator.cove.battle import FAME_CAUSES, OUTCOMES, BattleShip, resolve_battle
+from simulator.cove.combat import simulate_battles
+from simulator.cove.combat_policies import RoyalNavyPolicy, RulePolicy, policy_from_name
+from simulator.cove.duel import DuelShip, exact_duel
+
+RULES = load_scenario(None, game="cove").rules
+
+
+def S(seat, pos=(2, 2, 2, 2), **kw):
+    return BattleShip(seat=seat, positions=list(pos), **kw)
+
+
+# (name, ships, npc, policies, island)
+BATTLES = [
+    ("pvp-cards", [S(0, battle_cards=["smoke", "grapeshot"]), S(2, (3, 3, 3, 2), parrot="long_john_silver",
+                                                                  battle_cards=["favourable_wind", "cannonade"]),
+                   S(1, (2, 4, 2, 3), artisans={"crew": 0}, parrot="billy_bones", battle_cards=["grapple"])],
+     None, [RulePolicy(battle_cards=("smoke",), volley_cards=("grapeshot",)),
+            RulePolicy("when-critical", battle_cards=("favourable_wind",), volley_cards=("cannonade",)),
+            RulePolicy(1, battle_cards=("grapple",))], "sails"),
+    ("becalmed-overboard", [S(0, battle_cards=["becalmed", "powder_keg"]),
+                            S(1, (3, 2, 2, 2), chests=3, parrot="squire_trelawney", battle_cards=["overboard", "smoke"])],
+     "blackbeard", [RulePolicy(battle_cards=("becalmed",), volley_cards=("powder_keg",)),
+                    RulePolicy("when-hit", battle_cards=("overboard", "smoke"))], "crew"),
+    ("hook-misfire", [S(0, (4, 2, 2, 3)), S(1, (2, 3, 3, 2), parrot="flint"), S(3, battle_cards=["smoke"]),
+                      S(2, (3, 2, 2, 4), artisans={"hull": 1})],
+     "captain_hook", [RulePolicy(), RulePolicy("when-critical"), RulePolicy(battle_cards=("smoke",)), RulePolicy()], "hull"),
+    ("dutchman", [S(0, (3, 4, 4, 2), parrot="long_john_silver", battle_cards=["powder_keg"]), S(1, (3, 3, 3, 3))],
+     "flying_dutchman", [RulePolicy(volley_cards=("powder_keg",)), RulePolicy(2)], "cannons"),
+    ("bonny-treasure", [S(0, (3, 3, 3, 5)), S(1, (4, 2, 2, 2), artisans={"sails": 0}), S(2)],
+     "bonny_and_read", [RulePolicy("when-critical"), RulePolicy(), RulePolicy("when-hit")], "treasure_island"),
+    ("royal-navy", [S(0, (2, 3, 3, 2), battle_cards=["grapeshot"]), S(1, (3, 2, 2, 3), parrot="billy_bones")],
+     "royal_navy", [RulePolicy(volley_cards=("grapeshot",)), RulePolicy()], "tavern"),
+    ("cacafuego", [S(0, (3, 3, 3, 3)), S(1, (2, 2, 2, 4))], "cacafuego", [RulePolicy(), RulePolicy("when-hit")], "hull"),
+]
+
+
+def scalar_counts(ships, npc, pols, island, n, seed):
+    rng = np.random.default_rng(seed)
+    k = len(ships)
+    out = np.zeros((k, len(OUTCOMES)))
+    fame = np.zeros((n, k, len(FAME_CAUSES)))
+    sunk = 0
+    for i in range(n):
+        res = resolve_battle(RULES, ships, npc, pols, rng, island=island)
+        for j, s in enumerate(res.ships):
+            out[j, OUTCOMES.index(s.outcome)] += 1
+            fame[i, j] = [s.fame[c] for c in FAME_CAUSES]
+        sunk += res.npc_sunk or res.captured_by is not None
+    return out, fame, sunk
+
+
+@pytest.mark.parametrize("name,ships,npc,pols,island", BATTLES, ids=[b[0] for b in BATTLES])
+def test_vectorised_and_scalar_agree_in_distribution(name, ships, npc, pols, island):
+    n_s, n_v = 1500, 30000
+    sc, sfame, ssunk = scalar_counts(ships, npc, pols, island, n_s, seed=11)
+    vb = simulate_battles(RULES, ships, npc, pols, n_v, np.random.default_rng(12), island=island)
+    for j in range(len(ships)):
+        vc = np.bincount(vb.outcome[:, j], minlength=len(OUTCOMES))
+        for o in range(len(OUTCOMES)):
+            ps, pv = sc[j, o] / n_s, vc[o] / n_v
+            p = (sc[j, o] + vc[o]) / (n_s + n_v)
+            se = np.sqrt(p * (1 - p) * (1 / n_s + 1 / n_v)) + 1e-12
+            assert abs(ps - pv) <= 4 * se + 1e-9, (name, j, OUTCOMES[o], ps, pv)
+        for f in range(len(FAME_CAUSES)):
+            a, b = sfame[:, j, f], vb.fame[:, j, f].astype(float)
+            pooled = np.concatenate([a, b]).var()  # pooled: rare causes may be absent in one sample
+            se = np.sqrt(pooled * (1 / n_s + 1 / n_v)) + 1e-12
+            assert abs(a.mean() - b.mean()) <= 4 * se + 1e-9, (name, j, FAME_CAUSES[f], a.mean(), b.mean())
+    vsunk = int(vb.npc_sunk.sum() + (vb.captured_by >= 0).sum())
+    p = (ssunk + vsunk) / (n_s + n_v)
+    assert abs(ssunk / n_s - vsunk / n_v) <= 4 * np.sqrt(p * (1 - p) * (1 / n_s + 1 / n_v)) + 1e-9
+
+
+DUELS = [
+    ("blackbeard", "stand", DuelShip((6, 6, 6, 6), {"hull": 0}, "long_john_silver")),
+    ("flying_dutchman", "flee-when-critical", DuelShip((4, 4, 4, 4), {"crew": 0})),
+    ("captain_hook", "flee-after-2", DuelShip((3, 3, 3, 3), parrot="billy_bones")),
+    ("bonny_and_read", "stand", DuelShip((5, 5, 5, 5), {}, "squire_trelawney")),
+    ("royal_navy", "flee-when-hit", DuelShip((2, 4, 4, 2), {"hull": 0})),
+    (DuelShip((3, 3, 3, 3), {"crew": 0}, seat=1), "stand", DuelShip((3, 3, 3, 3), {}, "flint")),
+]
+
+
+@pytest.mark.parametrize("opp,pol,ship", DUELS)
+def test_vectorised_matches_exact_duels_within_4_se(opp, pol, ship):
+    exact = exact_duel(RULES, ship, opp, policy_from_name(pol))
+    ships = [BattleShip(0, list(ship.positions), dict(ship.artisans), ship.parrot)]
+    pols = [policy_from_name(pol)]
+    npc = opp
+    if isinstance(opp, DuelShip):
+        ships.append(BattleShip(1, list(opp.positions), dict(opp.artisans), opp.parrot))
+        pols.append(RulePolicy())
+        npc = None
+    n = 60000
+    b = simulate_battles(RULES, ships, npc, pols, n, np.random.default_rng(99))
+    c = b.outcome_counts(0)
+    mc = {"win": c["won"], "routed": c["routed"], "fled": c["fled"] + c["mutiny"], "mutiny": c["mutiny"]}
+    for k, v in mc.items():
+        p = getattr(exact, k)
+        se = max(np.sqrt(p * (1 - p) / n), 1 / n)
+        assert abs(v / n - p) <= 4 * se, (k, v / n, p)
+    fame = b.fame[:, 0].sum(axis=1).astype(float)
+    assert abs(fame.mean() - exact.expected_fame) <= 4 * max(fame.std() / np.sqrt(n), 1e-3)
+
+
+def test_royal_navy_controller_policy_is_used_on_the_batch():
+    class AimAtSeatOneCannons(RoyalNavyPolicy):
+        def target_batch(self, state, idx):
+            t = np.where(state.present[idx, 1], 1, 0)
+            return t, np.full(len(idx), 2)
+
+    ships = [S(0, (8, 2, 2, 8)), S(1, (8, 2, 2, 8))]
+    b = simulate_battles(RULES, ships, "royal_navy", [RulePolicy(), RulePolicy()], 2000,
+                         np.random.default_rng(3), royal_navy_policy=AimAtSeatOneCannons())
+    # the Royal Navy won: only its fire hit the ships, all of it at the cannons (the default
+    # controller would have aimed at the crew, the first of the weakest sections)
+    afloat = ~b.npc_sunk
+    assert afloat.sum() > 100
+    assert (b.positions[afloat][:, :, [0, 1, 3]] == [8, 2, 8]).all()
+    assert (b.positions[afloat][:, :, 2] == 0).all()
+
+
+def test_same_seed_same_batch_and_empty_batch():
+    ships, npc, pols, island = BATTLES[0][1:]
+    a = simulate_battles(RULES, ships, npc, pols, 500, np.random.default_rng(5), island=island)
+    b = simulate_battles(RULES, ships, npc, pols, 500, np.random.default_rng(5), island=island)
+    assert (a.outcome == b.outcome).all() and (a.fame == b.fame).all() and a.dice_used == b.dice_used
+    e = simulate_battles(RULES, ships, npc, pols, 0, np.random.default_rng(5), island=island)
+    assert e.n == 0
+
+
+def test_invariants_on_a_random_batch():
+    ships, npc, pols, island = BATTLES[2][1:]
+    b = simulate_battles(RULES, ships, npc, pols, 5000, np.random.default_rng(8), island=island)
+    won = b.outcome == OUTCOMES.index("won")
+    routed = b.outcome == OUTCOMES.index("routed")
+    # a routed ship has a destroyed section; a winner has none; at most one winner outside
+    # Treasure Island; the pirate is sunk whenever somebody won
+    assert ((b.positions.min(axis=2) == 0) == routed).all()
+    assert (won.sum(axis=1) <= 1).all()
+    assert (b.npc_sunk[won.any(axis=1)]).all()
+    assert (b.fame[:, :, FAME_CAUSES.index("pirate_share")].sum(axis=1) <= RULES.pirates["captain_hook"].fame).all()
+    assert not b.capped.any()
