@@ -106,7 +106,9 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
                 battle_rows.append((gid, r, b["month"], b["island"], b["pirate"], b["ships"], b["seats"],
                                     b["outcome"], b["player_ships_routed"], b["player_ships_fled"],
                                     b["exchanges"]))
-    return seat_rows, battle_rows
+    # DataFrames: compact between workers and stored as Parquet by run checkpoints (--out DIR)
+    return (pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
+            pd.DataFrame(battle_rows, columns=BATTLE_COLUMNS))
 
 
 def summarise(seats_df: pd.DataFrame, battles_df: pd.DataFrame, names: Sequence[str],
@@ -182,10 +184,10 @@ def play_games(
                 "rotate_seats": rotate_seats}
     run = run_chunks(task, n, seed=seed, chunk_size=CHUNK_SIZE, n_jobs=n_jobs, quiet=quiet, desc="games",
                      manifest=manifest)
-    seat_rows = [row for res in run.results for row in res[0]]
-    battle_rows = [row for res in run.results for row in res[1]]
-    seats_df = pd.DataFrame(seat_rows, columns=SEAT_COLUMNS)
-    battles_df = pd.DataFrame(battle_rows, columns=BATTLE_COLUMNS)
+    seats_df = pd.concat([res[0] for res in run.results], ignore_index=True)
+    battles_df = pd.concat([res[1] for res in run.results], ignore_index=True)
+    if battles_df.empty:
+        battles_df = pd.DataFrame(columns=BATTLE_COLUMNS)
     pirates = [*rules.pirates, "royal_navy"]
     summary = summarise(seats_df, battles_df, names, pirates)
     summary.update(n_deals=n, n_players=n_players, rotate_seats=rotate_seats, seed=run.entropy,
