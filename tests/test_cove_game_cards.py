@@ -706,3 +706,16 @@ def test_plunder_needs_exactly_one_ship_at_the_island():
     g.phase_plunder()
     s = g.seats[0]
     assert (s.fame, s.gold, s.chests, len(s.hand)) == (1, 11, 1, 1) and g.face_up[1] is None
+
+
+def test_doubled_event_title_switch():
+    import dataclasses
+
+    from simulator.cove.game import build_tavern_deck
+
+    deck = build_tavern_deck(RULES)
+    assert (deck.count("royal_navy"), deck.count("letter_of_marque"), len(deck)) == (2, 1, 42)
+    rules = dataclasses.replace(RULES, decisions=dataclasses.replace(
+        RULES.decisions, royal_navy_doubled_title="letter_of_marque"))
+    deck = build_tavern_deck(rules)
+    assert (deck.count("royal_navy"), deck.count("letter_of_marque"), len(deck)) == (1, 2, 42)

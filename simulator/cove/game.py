@@ -50,10 +50,14 @@ class IllegalAction(RuntimeError):
 def build_tavern_deck(rules: CoveRules) -> list[str]:
     """Every Tavern card of the scenario, unshuffled."""
     t = rules.tavern
+    counts = {name: getattr(t, name) for name in BATTLE_CARDS + VOLLEY_CARDS + EVENT_CARDS}
+    if rules.decisions.royal_navy_doubled_title == "letter_of_marque" and counts["royal_navy"] > counts["letter_of_marque"]:
+        # the doubled event title is unknown: this switch gives the extra copy to the Letter of marque
+        counts["royal_navy"], counts["letter_of_marque"] = counts["letter_of_marque"], counts["royal_navy"]
     deck = [f"parrot:{p}" for p in t.parrots]
     deck += ["artisan"] * t.artisan
     for name in BATTLE_CARDS + VOLLEY_CARDS + EVENT_CARDS:
-        deck += [name] * getattr(t, name)
+        deck += [name] * counts[name]
     for value, count in sorted(t.fame_cards.items()):
         deck += [f"fame:{int(value)}"] * count
     return deck
