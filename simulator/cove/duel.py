@@ -296,6 +296,11 @@ def exact_duel(
                 out.append((pk, r, ("go", a2, opp)))
         return out
 
+    from functools import lru_cache
+
+    a_turn = lru_cache(maxsize=None)(a_turn)  # the same mid-exchange states recur across states
+    b_turn = lru_cache(maxsize=None)(b_turn)
+
     def exchange(a_st, opp):
         """Distribution over next exchange-start states / absorbing outcomes."""
         sa = A.speed(a_st)

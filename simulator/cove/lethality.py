@@ -1,0 +1,181 @@
+"""Legendary-pirate lethality: for each Legendary Pirate and the Royal Navy, against a grid of ship
+builds, the probability that the ship sinks it, is routed or flees, and its expected fame.
+
+Rules: "Non-player ships" of ``../shared/rules/pirates-cove.md``; every number is exact (the duels
+of :mod:`simulator.cove.duel`), so the ``method`` column says ``exact``. The standard grid
+(issue 3): the start ship; each section maxed; balanced builds at 9, 15, 24 and 36 gold of
+upgrades; each with and without an Artisan on the hull.
+
+A balanced build spends its gold one step at a time on the lowest ring (ties: hull, crew,
+cannons, sails), at the mat's step costs, until the next step is not affordable.
+
+Public API: :func:`standard_builds`, :func:`read_builds`, :func:`lethality_table`,
+:func:`duel_monte_carlo_chunk` (the Monte Carlo peer used by ``broadside cove duel -n``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from scenarios import Scenario, load_scenario
+from simulator.cove.battle import BattleShip
+from simulator.cove.combat import simulate_battles
+from simulator.cove.combat_policies import RulePolicy, policy_from_name
+from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, exact_duel
+from simulator.cove.rules import SECTIONS, CoveRules
+from simulator.errors import UserError
+
+BALANCED_GOLD = (9, 15, 24, 36)
+COLUMNS = ("pirate", "build", "hull", "crew", "cannons", "sails", "artisan", "parrot", "policy",
+           "p_sink", "p_routed", "p_fled", "p_mutiny", "expected_fame", "method", "states", "ms")
+
+
+@dataclass(frozen=True)
+class Build:
+    name: str
+    positions: tuple[int, int, int, int]
+    artisan: str | None = None
+    parrot: str | None = None
+
+    def duel_ship(self, seat: int = 0) -> DuelShip:
+        return DuelShip(self.positions, {self.artisan: 0} if self.artisan else {}, self.parrot, seat=seat)
+
+    def battle_ship(self, seat: int = 0) -> BattleShip:
+        return BattleShip(seat, list(self.positions), {self.artisan: 0} if self.artisan else {}, self.parrot)
+
+
+def balanced_positions(rules: CoveRules, gold: int) -> tuple[int, int, int, int]:
+    """Spend ``gold`` one step at a time on the lowest ring (ties in SECTIONS order)."""
+    mat = rules.ship_mat
+    pos = [mat.start_position] * 4
+    while True:
+        k = min(range(4), key=lambda i: (pos[i], i))
+        if pos[k] >= mat.num_positions:
+            break
+        cost = mat.step_cost[pos[k]]  # gold to move into position pos[k] + 1
+        if cost > gold:
+            break
+        gold -= cost
+        pos[k] += 1
+    return tuple(pos)
+
+
+def standard_builds(rules: CoveRules) -> list[Build]:
+    """The issue's grid: start, each section maxed, balanced at 9/15/24/36 gold; +/- hull Artisan."""
+    mat = rules.ship_mat
+    start = (mat.start_position,) * 4
+    bases = [("start", start)]
+    for k, sec in enumerate(SECTIONS):
+        p = list(start)
+        p[k] = mat.num_positions
+        bases.append((f"max-{sec}", tuple(p)))
+    for g in BALANCED_GOLD:
+        bases.append((f"balanced-{g}", balanced_positions(rules, g)))
+    out = []
+    for name, pos in bases:
+        out.append(Build(name, pos))
+        out.append(Build(f"{name}+artisan-hull", pos, artisan="hull"))
+    return out
+
+
+def _parrot_key(rules: CoveRules, name: str, where: str) -> str:
+    key = name.strip().replace("-", "_").lower()
+    if key not in rules.parrots:
+        raise UserError(f"{where}: parrot {name!r} (allowed: {', '.join(k.replace('_', '-') for k in rules.parrots)})")
+    return key
+
+
+def read_builds(path: str | Path, rules: CoveRules) -> list[Build]:
+    """Builds from a CSV file with columns ``name,hull,crew,cannons,sails[,artisan][,parrot]``."""
+    path = Path(path)
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise UserError(f"{path}: cannot read builds CSV ({exc})") from None
+    need = ["name", *SECTIONS]
+    missing = [c for c in need if c not in df.columns]
+    extra = [c for c in df.columns if c not in (*need, "artisan", "parrot")]
+    if missing or extra:
+        raise UserError(f"{path}: columns {list(df.columns)} (allowed: name, hull, crew, cannons, sails, artisan, parrot; "
+                        f"missing: {missing or 'none'})")
+    n = rules.ship_mat.num_positions
+    out = []
+    for i, row in df.iterrows():
+        where = f"{path}: row {i + 2}"
+        pos = []
+        for sec in SECTIONS:
+            v = row[sec].strip()
+            if not v.isdigit() or not 1 <= int(v) <= n:
+                raise UserError(f"{where}: {sec}={v!r} (allowed: a position 1..{n})")
+            pos.append(int(v))
+        art = row.get("artisan", "").strip() or None
+        if art is not None and art not in SECTIONS:
+            raise UserError(f"{where}: artisan={art!r} (allowed: {', '.join(SECTIONS)})")
+        par = row.get("parrot", "").strip() or None
+        if par is not None:
+            par = _parrot_key(rules, par, where)
+        out.append(Build(row["name"].strip() or f"row-{i + 2}", tuple(pos), art, par))
+    if not out:
+        raise UserError(f"{path}: no builds")
+    return out
+
+
+def lethality_table(scenario: Scenario | CoveRules | None = None, builds: list[Build] | None = None,
+                    policy: str = "stand", opponents: tuple[str, ...] = FIGHTING_OPPONENTS) -> pd.DataFrame:
+    """Tidy table, one row per (pirate, build): exact p_sink, p_routed, p_fled, expected_fame.
+
+    Args:
+        scenario: a loaded scenario, bare rules, or ``None`` for the standard scenario.
+        builds: the builds (default :func:`standard_builds`).
+        policy: the player ship's policy name (see :func:`policy_from_name`).
+        opponents: pirate keys and/or ``"royal_navy"``.
+    """
+    if scenario is None:
+        scenario = load_scenario(None, game="cove")
+    rules = scenario.rules if isinstance(scenario, Scenario) else scenario
+    builds = builds if builds is not None else standard_builds(rules)
+    pol = policy_from_name(policy)
+    rows = []
+    for opp in opponents:
+        for b in builds:
+            t0 = time.perf_counter()
+            d = exact_duel(rules, b.duel_ship(), opp, pol)
+            ms = (time.perf_counter() - t0) * 1000
+            rows.append({
+                "pirate": opp, "build": b.name, **dict(zip(SECTIONS, b.positions)),
+                "artisan": b.artisan or "", "parrot": b.parrot or "", "policy": policy,
+                "p_sink": float(d.win), "p_routed": float(d.routed), "p_fled": float(d.fled),
+                "p_mutiny": float(d.mutiny), "expected_fame": float(d.expected_fame),
+                "method": "exact", "states": d.states, "ms": ms,
+            })
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+# ------------------------------------------------------------------------------------------
+# Monte Carlo peer for the duel command (module level: picklable for the runner's workers)
+@lru_cache(maxsize=8)
+def _rules_from(path: str | None) -> CoveRules:
+    # scenario rules hold read-only mappings that do not pickle: workers reload them by path
+    return load_scenario(path, game="cove").rules
+
+
+def duel_monte_carlo_chunk(chunk, scenario_path: str | None, ships: tuple[Build, ...], npc: str | None,
+                           policies: tuple[str, ...]) -> np.ndarray:
+    """One chunk of duels: returns [won, routed, fled, mutiny, stayed, fame_sum, fame_sq_sum] of ship 0."""
+    rules = _rules_from(scenario_path)
+    bships = [b.battle_ship(seat=i) for i, b in enumerate(ships)]
+    pols = [policy_from_name(p) if isinstance(p, str) else p for p in policies]
+    res = simulate_battles(rules, bships, npc, pols, chunk.size, chunk.rng())
+    counts = np.bincount(res.outcome[:, 0], minlength=5).astype(float)
+    fame = res.fame[:, 0].sum(axis=1).astype(float)
+    return np.concatenate([counts, [fame.sum(), (fame**2).sum()]])
+
+
+__all__ = ["Build", "RulePolicy", "balanced_positions", "duel_monte_carlo_chunk", "lethality_table",
+           "read_builds", "standard_builds"]
