@@ -25,7 +25,7 @@ SCEN_DIR = Path(__file__).resolve().parent.parent / "scenarios" / "express"
 SCENARIOS = {p.stem: load_scenario(p, game="express") for p in sorted(SCEN_DIR.glob("*.toml"))}
 STD = SCENARIOS["standard"].rules
 NATIONS = list(STD.matrix_nations)
-COMMANDERS = [Gunline(), Gunline(0.5, 1), Boarder(), Boarder(-1.0, 1), Skirmisher(), RandomCommander()]
+COMMANDERS = [Gunline(), Gunline(0.5, 1, False), Boarder(), Boarder(-1.0, 1), Skirmisher(), RandomCommander()]
 
 
 def expected_allowance(rules, fleet, ship, masts, repaired):

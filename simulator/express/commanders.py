@@ -9,7 +9,8 @@ rolls every die. Each commander is a frozen dataclass with parameters (from the 
 * ``gunline``  — picks the enemy ship and range band that maximise its expected hits minus
   ``enemy_weight`` times that ship's expected hits back (a duel value; ties go to the closer range,
   so an even duel is fought, not avoided), holds that range, and fires before or after moving,
-  whichever gives the better shot.
+  whichever gives the better shot. With ``keep_line`` a ship that has no shot this turn does not
+  run ahead of the slowest ship of its fleet (the line arrives in range together).
 * ``boarder``  — closes and boards when its expected net successes are at least ``min_edge``;
   otherwise closes and fires.
 * ``skirmisher`` — focus-fires the weakest enemy ship from ``stand_off_cm``; disengages when its
@@ -18,7 +19,8 @@ rolls every die. Each commander is a frozen dataclass with parameters (from the 
 
 All four play the scenario objective first (treasure: the nearest ship fetches the token, the
 carrier runs home; convoy: convoy ships run for the far edge, attackers target convoy ships).
-A Carpenter repairs once its ship has lost ``repair_at_lost`` masts (``random``: with a probability).
+A Carpenter repairs a mastless ship, or one that has lost ``repair_at_lost`` masts when the repair
+costs no shot this turn (``random``: with a probability whenever allowed).
 """
 
 from __future__ import annotations
@@ -47,10 +49,11 @@ N_PARAMS = 4
 class Gunline:
     enemy_weight: float = 1.0
     repair_at_lost: int = 2
+    keep_line: bool = True
     kind = GUNLINE
 
     def params(self) -> np.ndarray:
-        return np.array([self.enemy_weight, self.repair_at_lost, 0, 0], dtype=np.float64)
+        return np.array([self.enemy_weight, self.repair_at_lost, float(self.keep_line), 0], dtype=np.float64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +97,7 @@ def make_commander(name: str, rules: ExpressRules) -> Commander:
     """The commander ``name`` with its parameters from the scenario."""
     c = rules.commanders
     if name == "gunline":
-        return Gunline(c.gunline.enemy_weight, c.gunline.repair_at_lost)
+        return Gunline(c.gunline.enemy_weight, c.gunline.repair_at_lost, c.gunline.keep_line)
     if name == "boarder":
         return Boarder(c.boarder.min_edge, c.boarder.repair_at_lost)
     if name == "skirmisher":
@@ -228,11 +231,28 @@ def _threat(si, sf, eng, s, qx, qy, ri, hit_on_cm, islands):
 
 
 @njit(cache=True)
-def _want_repair(si, s, i, ri, engaged, repair_at_lost):
+def _has_shot(si, sf, na, s, i, ri, move_cm, hit_on_cm):
+    """Could this ship fire at some enemy this activation (in contact, or within move + range)?"""
+    if si[s, i, S_MASTS] <= 0:
+        return False
+    reach = allowance(si, na, s, i, ri, move_cm, False) + hit_on_cm.shape[0] - 2
+    o = 1 - s
+    for j in range(si.shape[1]):
+        if si[o, j, S_STATUS] == ST_AFLOAT and dist(sf[s, i, F_X], sf[s, i, F_Y], sf[o, j, F_X], sf[o, j, F_Y]) <= reach:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _want_repair(si, sf, na, s, i, ri, move_cm, hit_on_cm, engaged, repair_at_lost):
+    """The Carpenter repairs a mastless ship, or one that lost ``repair_at_lost`` masts when the
+    repair costs no shot (no enemy within its move plus the longest range)."""
     if not can_repair(si, s, i, ri, engaged):
         return False
+    if si[s, i, S_MASTS] == 0:
+        return True
     lost = si[s, i, S_START] - si[s, i, S_MASTS]
-    return lost >= repair_at_lost or si[s, i, S_MASTS] == 0
+    return lost >= repair_at_lost and not _has_shot(si, sf, na, s, i, ri, move_cm, hit_on_cm)
 
 
 @njit(cache=True)
@@ -332,7 +352,7 @@ def _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
     x = sf[s, i, F_X]
     y = sf[s, i, F_Y]
     engaged = is_engaged(eng, s, i, si)
-    repairing = _want_repair(si, s, i, ri, engaged, int(params[1]))
+    repairing = _want_repair(si, sf, na, s, i, ri, move_cm, hit_on_cm, engaged, int(params[1]))
     if repairing:
         act[A_REPAIR] = 1.0
     if engaged:
@@ -377,6 +397,27 @@ def _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
     if bj < 0:
         return
     qx, qy = _reach(x, y, bpx, bpy, allow)
+    if params[2] > 0.5 and not _has_shot(si, sf, na, s, i, ri, move_cm, hit_on_cm):
+        # line discipline: with no shot this turn, do not end closer to the enemy than the
+        # laggard of the fleet can get (ships arrive in range together)
+        front = 0.0
+        for k in range(si.shape[1]):
+            if si[s, k, S_STATUS] != ST_AFLOAT or k == i or is_engaged(eng, s, k, si):
+                continue
+            jk = _nearest_enemy(si, sf, s, sf[s, k, F_X], sf[s, k, F_Y], False)
+            if jk < 0:
+                continue
+            dk = dist(sf[s, k, F_X], sf[s, k, F_Y], sf[o, jk, F_X], sf[o, jk, F_Y])
+            dk -= allowance(si, na, s, k, ri, move_cm, False)
+            if dk > front:
+                front = dk
+        tx = sf[o, bj, F_X]
+        ty = sf[o, bj, F_Y]
+        if dist(qx, qy, tx, ty) < front and dist(x, y, tx, ty) > front:
+            px, py = _toward(tx, ty, x, y, front)
+            qx, qy = _reach(x, y, px, py, allow)
+            bpx = qx
+            bpy = qy
     act[A_DX] = bpx
     act[A_DY] = bpy
     if repairing or dice <= 0:
@@ -413,7 +454,7 @@ def _boarder(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
     x = sf[s, i, F_X]
     y = sf[s, i, F_Y]
     engaged = is_engaged(eng, s, i, si)
-    repairing = _want_repair(si, s, i, ri, engaged, int(params[1]))
+    repairing = _want_repair(si, sf, na, s, i, ri, move_cm, hit_on_cm, engaged, int(params[1]))
     if repairing:
         act[A_REPAIR] = 1.0
     if engaged:
@@ -471,7 +512,7 @@ def _skirmisher(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, 
     x = sf[s, i, F_X]
     y = sf[s, i, F_Y]
     engaged = is_engaged(eng, s, i, si)
-    repairing = _want_repair(si, s, i, ri, engaged, int(params[2]))
+    repairing = _want_repair(si, sf, na, s, i, ri, move_cm, hit_on_cm, engaged, int(params[2]))
     if repairing:
         act[A_REPAIR] = 1.0
     if engaged:
@@ -562,7 +603,7 @@ def decide(act, kind, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands,
     if kind != RANDOM:
         engaged = is_engaged(eng, s, i, si)
         rep_at = int(params[2]) if kind == SKIRMISHER else int(params[1])
-        repairing = _want_repair(si, s, i, ri, engaged, rep_at)
+        repairing = _want_repair(si, sf, na, s, i, ri, move_cm, hit_on_cm, engaged, rep_at)
         if _objective(act, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, repairing):
             if repairing:
                 act[A_REPAIR] = 1.0

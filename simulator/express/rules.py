@@ -216,6 +216,8 @@ class Convoy:
 class Gunline:
     enemy_weight: float = field(default=1.0, metadata={"range": (0.0, 10.0)})
     repair_at_lost: int = field(default=2, metadata={"range": (1, 10)})
+    #: a ship with no shot this turn does not run ahead of its fleet's slowest ship
+    keep_line: bool = True
 
 
 @dataclass(frozen=True, slots=True)
