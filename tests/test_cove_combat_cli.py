@@ -18,10 +18,35 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = load_scenario(None, game="cove").rules
 
 
+class _Proc:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
 def run(*args, check=True):
+    """``broadside cove ARGS`` in this process (the same entry point as the console script)."""
+    import contextlib
+    import io
+
+    import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            cli.main(["cove", *args])
+        except SystemExit as exc:
+            code = exc.code or 0
+    proc = _Proc(code, out.getvalue(), err.getvalue())
+    if check and code != 0:
+        raise AssertionError(proc.stderr)
+    return proc
+
+
+def run_subprocess(*args):
     proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "cove", *args], capture_output=True, text=True,
-                          cwd=ROOT)
-    if check and proc.returncode != 0:
+                          cwd=ROOT, check=False)
+    if proc.returncode != 0:
         raise AssertionError(proc.stderr)
     return proc
 
@@ -35,7 +60,7 @@ def test_duel_exact_by_default_and_monte_carlo_agrees_within_4_se_with_jobs_inva
     assert ex["win"] + ex["routed"] + ex["fled"] == pytest.approx(1.0)
     args = ("duel", "--ship", SHIP, "--vs", "captain-hook", "-n", "40000", "--seed", "4", "--format", "json")
     a = json.loads(run(*args, "--jobs", "1").stdout)
-    b = json.loads(run(*args, "--jobs", "2").stdout)
+    b = json.loads(run_subprocess(*args, "--jobs", "2").stdout)  # the console path, two workers
     assert a == b
     assert a["method"] == "monte-carlo" and a["n"] == 40000 and a["seed"] == 4
     for k in ("win", "routed", "fled"):
