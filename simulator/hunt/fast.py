@@ -39,8 +39,8 @@ END_CODES = ("win", "stalemate", "draw")
 
 MAX_DEPTH = 8
 MAX_STEPS = 4096
-MAX_LEAVES = 4096
-HASH_SIZE = 1 << 13
+MAX_LEAVES = 1 << 15
+HASH_SIZE = 1 << 16  # twice the most leaves / visited states kept
 MASK64 = (1 << 64) - 1
 
 
@@ -76,6 +76,8 @@ def pack(t, rules):
     for anch in b.island_anchorages:
         isl_nodes.extend(anch)
         isl_ptr.append(len(isl_nodes))
+    isl_dist = np.array([[min(t.dist[a][n] for a in anch) for n in range(n_nodes)]
+                         for anch in b.island_anchorages], dtype=np.int64)  # [island, node]
     seat_lo = np.array([min(s) for s in t.seat_ships], dtype=np.int64)
     seat_hi = np.array([max(s) + 1 for s in t.seat_ships], dtype=np.int64)
     P = np.zeros(P_LEN, dtype=np.int64)
@@ -121,6 +123,7 @@ def pack(t, rules):
         np.array(cell_r, dtype=np.int64),
         np.array(cell_c, dtype=np.int64),
         grid,
+        isl_dist,
     )
     return arrays, P
 
@@ -180,7 +183,7 @@ def _leg_ok(A, P, node, wreck, player, li, cbit, occ_owner):
 
 @njit(cache=True)
 def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner, occ_count):
-    """Fill ``out[k] = (mode, ship, from, dest, dice_mask, load)``; return the count.
+    """Fill ``out[k] = (mode, ship, from, dest, dice_mask, load, boards)``; return the count.
 
     mode 0 moves ``ship`` alone, mode 1 moves every ship of ``player`` on ``from`` (a fleet).
     """
@@ -241,6 +244,7 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
                         out[n_out, 2] = f
                         out[n_out, 3] = d
                         out[n_out, 4] = 1 << i
+                        out[n_out, 6] = 1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
                         out[n_out, 5] = 0
                         n_out += 1
                         if free and kind[d] == 4:
@@ -276,6 +280,7 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
                             out[n_out, 2] = f
                             out[n_out, 3] = d
                             out[n_out, 4] = (1 << i) | (1 << j)
+                            out[n_out, 6] = 1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
                             out[n_out, 5] = 0
                             n_out += 1
                             if free and kind[d] == 4:
@@ -290,70 +295,79 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
 @njit(cache=True)
 def _apply(A, P, node, carry, tre, player, step, nn, nc, nt):
     """Write the state after ``step`` into (nn, nc, nt); return 1 when it wins for ``player``."""
-    owner, home, anchor, anch_isl = A[6], A[7], A[10], A[11]
+    owner, home, seat_lo, seat_hi, anchor, anch_isl = A[6], A[7], A[8], A[9], A[10], A[11]
     ns = node.shape[0]
     nn[:] = node
     nc[:] = carry
     nt[:] = tre
-    mode, ms, f, d, load = step[0], step[1], step[2], step[3], step[5]
-    # boarding: the opponent's ships on d (one of them with fleet sink = one: the carrier first)
-    victim_one = -1
-    if P[P_FLEET] == 1 and P[P_SINK_ALL] == 0:
+    mode, ms, f, d, load, boards = step[0], step[1], step[2], step[3], step[5], step[6]
+    lo, hi = seat_lo[player], seat_hi[player]
+    if boards == 1:
+        # the opponent's ships on d (one of them with fleet sink = one: the carrier first)
+        victim_one = -1
+        if P[P_FLEET] == 1 and P[P_SINK_ALL] == 0:
+            for v in range(ns):
+                if nn[v] == d and owner[v] != player:
+                    if victim_one < 0 or (nc[v] >= 0 and nc[victim_one] < 0):
+                        victim_one = v
         for v in range(ns):
-            if nn[v] == d and owner[v] != player:
-                if victim_one < 0 or (nc[v] >= 0 and nc[victim_one] < 0):
-                    victim_one = v
-    for v in range(ns):
-        if nn[v] != d or owner[v] == player:
-            continue
-        if victim_one >= 0 and v != victim_one:
-            continue
-        nn[v] = -1
-        cargo = nc[v]
-        if cargo >= 0:
-            nc[v] = -1
-            taker = -1
-            for m in range(ns):
-                if owner[m] == player and nn[m] == f and (mode == 1 or m == ms) and nc[m] < 0:
-                    taker = m
-                    break
-            if taker >= 0:
-                nc[taker] = cargo
-            else:
-                nt[cargo] = cargo
+            if nn[v] != d or owner[v] == player:
+                continue
+            if victim_one >= 0 and v != victim_one:
+                continue
+            nn[v] = -1
+            cargo = nc[v]
+            if cargo >= 0:
+                nc[v] = -1
+                taker = -1
+                for m in range(lo, hi):
+                    if nn[m] == f and (mode == 1 or m == ms) and nc[m] < 0:
+                        taker = m
+                        break
+                if taker >= 0:
+                    nc[taker] = cargo
+                else:
+                    nt[cargo] = cargo
     loader = -1
-    for m in range(ns):
-        if owner[m] == player and nn[m] == f and (mode == 1 or m == ms):
+    won = 0
+    for m in range(lo, hi):
+        if nn[m] == f and (mode == 1 or m == ms):
             nn[m] = d
-            if load == 1 and loader < 0 and nc[m] < 0:
+            if nc[m] >= 0:
+                if d == anchor[home[m]]:
+                    won = 1
+            elif load == 1 and loader < 0:
                 loader = m
     if load == 1:
         isl = anch_isl[d]
         nc[loader] = isl
         nt[isl] = -1
-    won = 0
-    others = 0
-    for m in range(ns):
-        if nn[m] < 0:
-            continue
-        if owner[m] == player:
-            if nc[m] >= 0 and nn[m] == anchor[home[m]]:
-                won = 1
-        else:
-            others += 1
-    if others == 0:
-        won = 1
+    if boards == 1 and won == 0:
+        others = 0
+        for m in range(ns):
+            if nn[m] >= 0 and owner[m] != player:
+                others += 1
+                break
+        if others == 0:
+            won = 1
     return won
 
 
 @njit(cache=True)
+def _mix(h, x):
+    h = (h ^ np.uint64(x)) * np.uint64(0xBF58476D1CE4E5B9)
+    return h ^ (h >> np.uint64(31))
+
+
+@njit(cache=True)
 def _hash_state(node, carry, tre, rem_code):
-    h = np.uint64(1469598103934665603) ^ np.uint64(rem_code)
+    """64-bit hash of a state plus the dice still to play (each word fully mixed in)."""
+    h = _mix(np.uint64(0x9E3779B97F4A7C15), rem_code + np.int64(1))
     for i in range(node.shape[0]):
-        h = (h ^ np.uint64(node[i] + 2)) * np.uint64(1099511628211)
-        h = (h ^ np.uint64(carry[i] + 2)) * np.uint64(1099511628211)
+        h = _mix(h, node[i] + 2)
+        h = _mix(h, carry[i] + 2)
     for i in range(tre.shape[0]):
-        h = (h ^ np.uint64(tre[i] + 2)) * np.uint64(1099511628211)
+        h = _mix(h, tre[i] + 2)
     return h
 
 
@@ -385,7 +399,7 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
     leaf ``k`` is ``W[6][k]`` (ship nodes), ``W[7][k]`` (cargo), ``W[8][k]`` (treasures) and
     ``W[9][k]`` = (dice used, won, loads, hash). Dice used is ``len(dice) + 1`` for a win.
     """
-    steps, nsteps, pos, sn, sc, st_, leaf_n, leaf_c, leaf_t, leaf_i, vtab, vkeys, occ_o, occ_c, usedv, loadsv, vlist, ltab, lslots = W
+    steps, nsteps, pos, sn, sc, st_, leaf_n, leaf_c, leaf_t, leaf_i, vtab, vkeys, occ_o, occ_c, usedv, loadsv, vlist, ltab, lslots, flags, wadd = W
     nd = dice.shape[0]
     ns = node.shape[0]
     full = (1 << nd) - 1
@@ -410,14 +424,23 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
     n_leaves = 0
     n_visited = 0
     depth = 0
+    make_wrecks = P[P_WRECKS] == 1
+    wadd[0] = -1
     while depth >= 0:
         if pos[depth] >= nsteps[depth]:
+            if wadd[depth] >= 0:  # leaving this depth: remove the wreck its step made
+                wreck[wadd[depth]] -= 1
+                wadd[depth] = -1
             depth -= 1
             continue
         step = steps[depth, pos[depth]]
         pos[depth] += 1
         d1 = depth + 1
         won = _apply(A, P, sn[depth], sc[depth], st_[depth], player, step, sn[d1], sc[d1], st_[d1])
+        wadd[d1] = -1
+        if make_wrecks and step[6] == 1:  # boarding leaves a wreck that later legs must respect
+            wreck[step[3]] += 1
+            wadd[d1] = step[3]
         used = usedv[depth] | step[4]
         usedv[d1] = used
         loadsv[d1] = loadsv[depth] + step[5]
@@ -441,6 +464,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
                     break
                 slot = (slot + 1) & (HASH_SIZE - 1)
             if seen:
+                if wadd[d1] >= 0:
+                    wreck[wadd[d1]] -= 1
+                    wadd[d1] = -1
                 continue
             if n_visited < HASH_SIZE // 2:
                 vtab[slot] = 1
@@ -455,6 +481,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
             pos[d1] = 0
             depth = d1
             continue
+        if wadd[d1] >= 0:
+            wreck[wadd[d1]] -= 1
+            wadd[d1] = -1
         # a leaf: merge with the same final state if present
         hl = np.int64(_hash_state(sn[d1], sc[d1], st_[d1], 0) & np.uint64(0x7FFFFFFFFFFFFFFF))
         found = -1
@@ -481,7 +510,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
                 leaf_i[found, 1] = won
                 leaf_i[found, 2] = loadsv[d1]
             continue
-        if n_leaves < HASH_SIZE // 2:
+        if n_leaves >= HASH_SIZE // 2:
+            flags[0] = 1
+        else:
             ltab[lslot] = n_leaves + 1
             lslots[n_leaves] = lslot
             leaf_n[n_leaves, :] = sn[d1]
@@ -498,7 +529,7 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
         ltab[lslots[i]] = 0
     best = 0
     for k in range(n_leaves):
-        if leaf_i[k, 0] > best:
+        if leaf_i[k, 1] == 0 and leaf_i[k, 0] > best:
             best = leaf_i[k, 0]
     m = 0
     for k in range(n_leaves):
@@ -514,7 +545,7 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
 
 def work_buffers(n_ships, n_tre, n_nodes):
     return (
-        np.zeros((MAX_DEPTH, MAX_STEPS, 6), dtype=np.int64),  # steps[depth, k]
+        np.zeros((MAX_DEPTH, MAX_STEPS, 7), dtype=np.int64),  # steps[depth, k]: mode, ship, from, dest, dice mask, load, boards
         np.zeros(MAX_DEPTH, dtype=np.int64),  # nsteps[depth]
         np.zeros(MAX_DEPTH, dtype=np.int64),  # pos[depth]
         np.zeros((MAX_DEPTH, n_ships), dtype=np.int64),  # ship nodes per depth
@@ -533,6 +564,8 @@ def work_buffers(n_ships, n_tre, n_nodes):
         np.zeros(HASH_SIZE, dtype=np.int64),  # visited slots (to clear)
         np.zeros(HASH_SIZE, dtype=np.int64),  # leaf table: leaf index + 1
         np.zeros(HASH_SIZE, dtype=np.int64),  # leaf slots (to clear)
+        np.zeros(1, dtype=np.int64),  # flags[0] = 1 when leaves overflowed (reported as error 9)
+        np.full(MAX_DEPTH, -1, dtype=np.int64),  # wreck node added by the step into each depth
     )
 
 
@@ -568,14 +601,13 @@ def _score(A, P, node, carry, tre, me, w):
                     k += 1
             v -= w[W_DANGER] * k
     if w[W_SEEK] != 0.0:
+        isl_dist = A[19]
         best = 1 << 30
         for k in range(tre.shape[0]):
             if tre[k] == k:
-                for j in range(isl_ptr[k], isl_ptr[k + 1]):
-                    a = isl_nodes[j]
-                    for s in range(ns):
-                        if node[s] >= 0 and owner[s] == me and dist[a, node[s]] < best:
-                            best = dist[a, node[s]]
+                for s in range(A[8][me], A[9][me]):
+                    if node[s] >= 0 and isl_dist[k, node[s]] < best:
+                        best = isl_dist[k, node[s]]
         if best < (1 << 30) and (my_carrier < 0 or tre.shape[0] > 1):
             v -= w[W_SEEK] * best
     for c in range(ns):
@@ -915,6 +947,11 @@ def play_one(A, P, init_node, init_carry, init_tre, ptypes, weights, seat_pol, d
             # sorted dice (the enumeration deduplicates equal values in order)
             sd = np.sort(dice)
             n_leaves = enumerate_options(A, P, node, carry, tre, wreck, seat, sd, W)
+            if W[19][0] != 0:
+                out[O_ERROR] = 9  # more distinct outcomes than the buffers hold
+                W[19][0] = 0
+                done = True
+                break
             k = _choose(A, P, W, n_leaves, seat, ptype, w, prng)
             before[:] = node
             won = W[9][k, 1]

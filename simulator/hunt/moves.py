@@ -286,5 +286,6 @@ def turn_options(t: Tables, st: State, player: int, dice: tuple[int, ...]) -> li
                 leaves[state] = Option(steps, state, used, False)
 
     rec(st, tuple(sorted(dice)), (), 0)
-    best = max(o.dice_used for o in leaves.values())
-    return [o for o in leaves.values() if o.dice_used == best]
+    # a winning option is always legal; the others must use as many dice as possible
+    best = max((o.dice_used for o in leaves.values() if not o.won), default=0)
+    return [o for o in leaves.values() if o.won or o.dice_used == best]
