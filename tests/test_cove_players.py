@@ -195,3 +195,13 @@ def test_every_standard_strategy_is_a_heuristic_player_with_all_parameters():
     for name in RULES.strategies:
         p = make_player(RULES, name, np.random.default_rng(0))
         assert isinstance(p, HeuristicPlayer) and set(p.p) == set(BASE_PARAMS)
+
+
+def test_equal_opponents_are_picked_at_random_not_by_seat():
+    p = make_player(RULES, "tavern", np.random.default_rng(2))
+    o = obs([view(), view(1, location=1), view(2, location=2), view(3, location=3)], kind="plunder")
+    picks = np.bincount([p.act("plunder", o, (None, 1, 2, 3)) for _ in range(3000)], minlength=4)[1:]
+    se = np.sqrt(3000 * (1 / 3) * (2 / 3))
+    assert np.all(np.abs(picks - 1000) < 5 * se)
+    navy = np.bincount([p.act("royal_navy", o, (None, 1, 2, 3, 4)) for _ in range(3000)], minlength=4)[1:4]
+    assert np.all(np.abs(navy - 1000) < 5 * se)

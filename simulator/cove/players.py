@@ -238,7 +238,7 @@ class HeuristicPlayer(BattlePolicy):
     def duel_odds(self, me, other) -> float:
         """Odds that ``me`` routs ``other`` first, each standing and aiming at the other's weakest
         section (exact for our side's falling dice; the opponent's dice are held constant)."""
-        ck = (me.ring, me.speed, me.parrot, me.parrot_wounds, me.artisans, me.seat < other.seat,
+        ck = (me.ring, me.speed, me.parrot, me.parrot_wounds, me.artisans,
               other.ring, other.speed, other.parrot, other.parrot_wounds, other.artisans)
         got = self._odds_cache.get(ck)
         if got is None:
@@ -249,9 +249,10 @@ class HeuristicPlayer(BattlePolicy):
         theirs = min(self.hits_to_rout(other, s) for s in range(4))
         weak = min(range(4), key=lambda s: (self.hits_to_rout(me, s), s))
         mine = self.hits_to_rout(me, weak)
-        first = me.speed > other.speed or (me.speed == other.speed and me.seat < other.seat)
-        return win_probability(self.dice_track(me, (weak,), mine), self.p_hit, theirs, self.dice(other),
-                               self.p_hit, mine, first)
+        track = self.dice_track(me, (weak,), mine)
+        odds = [win_probability(track, self.p_hit, theirs, self.dice(other), self.p_hit, mine, first)
+                for first in ((me.speed > other.speed,) if me.speed != other.speed else (True, False))]
+        return sum(odds) / len(odds)  # equal speeds: a die roll decides who fires first
 
     def room(self, ship) -> int:
         if ship.parrot and self.rules.parrots[ship.parrot].unlimited_chests:
@@ -265,10 +266,6 @@ class HeuristicPlayer(BattlePolicy):
         p = self.p
         return p["w_fame"] * fame + p["w_gold"] * gold + p["w_chest"] * min(chests, self.room(ship)) \
             + p["w_card"] * tavern
-
-    def leader(self, obs: Observation, exclude_me: bool = True) -> int:
-        best = max((s for s in obs.ships if not (exclude_me and s.seat == obs.seat)), key=lambda s: s.fame)
-        return best.seat
 
     def wants_upgrade(self, ship, section: int, gold_after: int) -> bool:
         return ship.ring[section] < self.target[section] and gold_after >= self.p["gold_reserve"]
@@ -381,7 +378,7 @@ class HeuristicPlayer(BattlePolicy):
         if not self.p["use_plunder"]:
             return None
         cands = [v for v in legal if v is not None]
-        return max(cands, key=lambda v: obs.ships[v].fame) if cands else None
+        return self._most_famous(obs, cands)
 
     def _lookout(self, obs: Observation, legal: tuple):
         return (obs.seat + 1) % len(obs.ships)  # I choose last, seeing everybody's island
@@ -389,11 +386,17 @@ class HeuristicPlayer(BattlePolicy):
     def _royal_navy(self, obs: Observation, legal: tuple):
         if not self.p["use_navy"]:
             return None
-        by_fame = sorted((s for s in obs.ships if s.seat != obs.seat), key=lambda s: -s.fame)
-        for s in by_fame:
-            if s.location in legal:
-                return s.location
-        return None
+        cands = [s.seat for s in obs.ships if s.seat != obs.seat and s.location in legal]
+        leader = self._most_famous(obs, cands)
+        return None if leader is None else obs.ships[leader].location
+
+    def _most_famous(self, obs: Observation, seats: list[int]) -> int | None:
+        """The most famous of ``seats``; equal fame broken at random (no seat favoured)."""
+        if not seats:
+            return None
+        top = max(obs.ships[v].fame for v in seats)
+        best = [v for v in seats if obs.ships[v].fame == top]
+        return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
 
     def _letter_of_marque(self, obs: Observation, legal: tuple):
         if obs.royal_navy is None or obs.royal_navy != obs.me.location:
@@ -525,7 +528,7 @@ class HeuristicPlayer(BattlePolicy):
                                    me.speed > pr.sails, pr.regenerate_per_exchange, pr.hull)
             if odds < self.p["flee_pirate_odds"] and me.was_hit:
                 return FLEE
-        target, section = weakest_target(view)
+        target, section = self.weakest(view, exclude=view.me)
         volley: tuple[str, ...] = ()
         if self.p["play_cards"] and me.can_fire and not view.becalmed:
             volley = self._volley(view, me, hand, target)
@@ -565,14 +568,32 @@ class HeuristicPlayer(BattlePolicy):
             volley = tuple(c for c in dict.fromkeys(hand) if c in VOLLEY_CARDS and self.rng.random() < 0.5)
         return Broadside(target=target, section=section, volley=volley)
 
+    def weakest(self, view: BattleView, exclude: int | None, navy: bool = False) -> tuple[int, str]:
+        """The forced non-player target, else the present ship (not ``exclude``) with the fewest
+        hits to rout, at its weakest section; equal ships are picked at random (no seat favoured)."""
+        if view.npc_fighting and not navy:
+            return NPC_TARGET, "hull"
+        best, key = [], None
+        for s in view.ships:
+            if s.seat == exclude or not s.present:
+                continue
+            h = s.hits_to_rout()
+            k = min(range(4), key=lambda i: (h[i], i))
+            if key is None or h[k] < key:
+                best, key = [(s.seat, SECTIONS[k])], h[k]
+            elif h[k] == key:
+                best.append((s.seat, SECTIONS[k]))
+        if not best:
+            return RoyalNavyPolicy().target(view) if navy else weakest_target(view)
+        return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
+
     def navy_target(self, view: BattleView) -> tuple[int, str]:
+        """As the Royal Navy's controller: the weakest present ship, at its weakest section."""
         present = [s for s in view.ships if s.present]
         if self.is_random:
             s = present[int(self.rng.integers(len(present)))]
             return s.seat, SECTIONS[int(self.rng.integers(4))]
-        # the controller shoots the most famous ship it knows (by seat fame unknown here: the
-        # weakest section of the ship with the fewest hits to rout)
-        return RoyalNavyPolicy().target(view)
+        return self.weakest(view, exclude=None, navy=True)
 
 
 class _NavyController(RoyalNavyPolicy):
