@@ -18,13 +18,13 @@ import time
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # one core
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from scenarios import load_scenario  # noqa: E402
-from simulator.cove.battle import BattleShip, resolve_battle  # noqa: E402
-from simulator.cove.combat import simulate_battles  # noqa: E402
-from simulator.cove.combat_policies import RulePolicy  # noqa: E402
-from simulator.cove.lethality import Build, lethality_table  # noqa: E402
+from scenarios import load_scenario
+from simulator.cove.battle import BattleShip, resolve_battle
+from simulator.cove.combat import simulate_battles
+from simulator.cove.combat_policies import RulePolicy
+from simulator.cove.lethality import Build, lethality_table
 
 
 def battles(rules):
