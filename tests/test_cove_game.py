@@ -278,3 +278,16 @@ def test_cli_bad_input_exit_2():
 def test_every_kind_is_in_the_standard_strategy_table():
     assert {s.kind for s in RULES.strategies.values()} == set(KINDS)
     assert set(RULES.default_mix) <= set(RULES.strategies)
+
+
+def test_cli_scenario_overlay_and_bad_scenario():
+    r = CliRunner().invoke(play, ["--scenario", "scenarios/cove/artisan-per-section.toml", "--players", "5",
+                                  "--strategies", "balanced", "-n", "3", "--seed", "2", "--jobs", "1", "-q",
+                                  "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["provenance"]["scenario"] == "artisan-per-section"
+    from scenarios.loader import ScenarioError
+
+    with pytest.raises(ScenarioError):
+        CliRunner().invoke(play, ["--scenario", "scenarios/cove/nope.toml", "--players", "3", "--strategies",
+                                  "random", "-n", "1"], catch_exceptions=False)
