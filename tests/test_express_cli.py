@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -41,12 +38,18 @@ def test_battle_json_keys():
     assert obj["fleet_a"] == FLEET_A
 
 
-def test_battle_same_seed_same_json_any_jobs():
+def test_battle_cli_equals_api_and_replays():
+    """(jobs 1 == jobs 2 is tested on the API in test_express_battle.py, sparing a second pool.)"""
+    from simulator.express import api
+
     args = ["battle", "--fleet", FLEET_A, "--vs", FLEET_B, "-n", "300", "--seed", "8",
-            "--commanders", "boarder,skirmisher", "--scenario-name", "treasure"]
-    a = run_json([*args, "--jobs", "1"])
-    b = run_json([*args, "--jobs", "2"])
+            "--commanders", "boarder,skirmisher", "--scenario-name", "treasure", "--jobs", "1"]
+    a = run_json(args)
+    b = run_json(args)
     assert a == b
+    _, s = api.battle_stats(FLEET_A, FLEET_B, n=300, seed=8, commanders="boarder,skirmisher",
+                            scenario_name="treasure")
+    assert a["win"]["count"] == s["win"]["count"] and a["draw"]["count"] == s["draw"]["count"]
     assert a["commanders"] == ["boarder", "skirmisher"]
     assert a["provenance"]["scenario_name"] == "treasure"
 
@@ -113,9 +116,10 @@ def test_errors_are_one_line_exit_2(args, needle, capsys):
     assert cap.out == ""
 
 
-def test_bad_scenario_file_is_one_line(tmp_path):
+def test_bad_scenario_file_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('game = "express"\nrules_version = "x"\nextends = "standard"\n[turns]\nmax_turn = 3\n')
-    proc = subprocess.run([sys.executable, "-m", "cli", "express", "battle", "--fleet", FLEET_A, "--vs",
-                           FLEET_B, "-n", "2", "--scenario", str(bad)], capture_output=True, text=True)
-    assert proc.returncode == 2 and "max_turn" in proc.stderr and "did you mean" in proc.stderr
+    with pytest.raises(SystemExit) as exc:
+        main(["express", "battle", "--fleet", FLEET_A, "--vs", FLEET_B, "-n", "2", "--scenario", str(bad)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "max_turn" in err and "did you mean" in err and len(err.splitlines()) == 1
