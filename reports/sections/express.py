@@ -74,7 +74,7 @@ def build(ctx, seed: int) -> Section:
     candidates, n0 = SEARCH[ctx.size]
     rows = []
     for k, nat in enumerate(nations):
-        fleet, info = api.best_fleet(nat, rules=rules, candidates=candidates, n0=n0, seed=[s_search, k],
+        _fleet, info = api.best_fleet(nat, rules=rules, candidates=candidates, n0=n0, seed=[s_search, k],
                                      jobs=ctx.jobs, opponents=nations)
         last = info["rounds"][-1] if info["rounds"] else {}
         rows.append({"nation": nat, "best_fleet_found": info["fleet"], "legal_full_fleets": info["pool"],

@@ -16,7 +16,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from reports.html import Section
-from reports.sections.common import engine_module, mean_table, rate_table, scenario_row, unavailable
+from reports.sections.common import engine_module, rate_table, scenario_row, unavailable
 from scenarios.loader import ScenarioError
 from simulator.sequential import holm
 
@@ -68,7 +68,7 @@ def build(ctx, seed: int) -> Section:
     n_players = int(base.rules.default_players)
     mix = list(MIX[:n_players]) if n_players <= len(MIX) else ["runner"] * n_players
     n = BASE_GAMES[ctx.size]
-    games, summary = api.play_games(base, mix, n, seed=seed, n_jobs=ctx.jobs, rotate_seats=True, quiet=True,
+    games, _summary = api.play_games(base, mix, n, seed=seed, n_jobs=ctx.jobs, rotate_seats=True, quiet=True,
                                     players=n_players)
     games = games.copy()
     games["won"] = games["won"].astype(float)
