@@ -68,6 +68,12 @@ def cli():
     """Broadside: Monte Carlo balance and statistics lab for pirate board games."""
 
 
+def _one_line(exc: BaseException) -> str:
+    """The first non-empty line of an error message (the class name when it has none)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
 def _interrupted(prog: str, exc: BaseException | None) -> str:
     """One line for Ctrl-C, with what the run saved (runner.Interrupted carries it)."""
     detail = str(exc).splitlines()[0] if isinstance(exc, Interrupted) and str(exc) else ""
@@ -96,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"{prog}{' ' + where if where else ''}: error: {msg}", err=True)
         sys.exit(2)
     except (ScenarioError, OutputError, RunError, UserError) as exc:
-        click.echo(f"{prog}: error: {str(exc).splitlines()[0] if str(exc) else exc!r}", err=True)
+        click.echo(f"{prog}: error: {_one_line(exc)}", err=True)
         sys.exit(2)
     except KeyboardInterrupt as exc:
         click.echo(_interrupted(prog, exc), err=True)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import os
 import re
 import sys
@@ -208,7 +209,7 @@ class Execution:
                         processes=True,
                         host="127.0.0.1",
                         dashboard_address=None,
-                        silence_logs=logging.ERROR,
+                        silence_logs=logging.CRITICAL,  # our one-line error says it
                     )
                 )
                 client = self._stack.enter_context(Client(cluster, set_as_default=False))
@@ -299,6 +300,49 @@ class _Indexed:
     def __call__(self, chunk: Chunk) -> tuple[int, int, Any]:
         return chunk.index, chunk.size, self.task(chunk)
 
+    def __repr__(self) -> str:  # names the Dask tasks
+        func = self.task
+        while isinstance(func, functools.partial):
+            func = func.func
+        return f"broadside-chunk-{getattr(func, '__name__', type(func).__name__)}"
+
+
+@functools.cache
+def _dask_backend_class() -> type:
+    """joblib's Dask backend, fixed so that a task the scheduler gives up on (``KilledWorker``: its
+    workers died) reaches ``Parallel`` as an error. joblib 1.3-1.6 only set the error on a future
+    nobody reads and never call Parallel's callback, so the run would wait forever."""
+    import asyncio
+
+    from joblib._dask import DaskDistributedBackend
+
+    class _DaskBackend(DaskDistributedBackend):
+        async def _collect(self):
+            while self._continue:
+                async for future, result in self.waiting_futures:
+                    cf_future = self._results.pop(future)
+                    callback = self._callbacks.pop(future)
+                    if future.status == "error":
+                        _, exc, _ = result
+                        cf_future.set_exception(exc)
+                        if callback is not None:
+                            callback(exc)  # Parallel registers the task as failed and raises exc
+                    else:
+                        cf_future.set_result(result)
+                        callback(result)
+                await asyncio.sleep(0.01)
+
+    required = ("waiting_futures", "_results", "_callbacks", "_continue")
+    probe = DaskDistributedBackend.__init__.__code__.co_names + DaskDistributedBackend.start_call.__code__.co_names
+    if not all(name in probe for name in required):  # pragma: no cover - a joblib that changed inside
+        return DaskDistributedBackend
+    return _DaskBackend
+
+
+def _dask_backend(client: Any) -> Any:
+    """A joblib Dask backend instance on ``client`` (``None``: dask's default client)."""
+    return _dask_backend_class()(client=client) if client is not None else _dask_backend_class()()
+
 
 def _dead_worker(exc: BaseException) -> WorkerDied | None:
     name = type(exc).__name__
@@ -309,7 +353,14 @@ def _dead_worker(exc: BaseException) -> WorkerDied | None:
     if name == "BrokenProcessPool":
         return WorkerDied(f"the worker pool broke while running chunks ({_first_line(exc)})")
     if name == "KilledWorker":
-        return WorkerDied(f"dask workers died while running a chunk ({_first_line(exc)})")
+        text = str(exc)
+        tries = re.search(r"on (\d+) different workers", text)
+        last = re.search(r"was (\S+?)\.? ", text)
+        detail = ", ".join(filter(None, [
+            f"tried on {tries.group(1)} worker(s)" if tries else None,
+            f"last {last.group(1).rstrip('.')}" if last else None,
+        ])) or "the scheduler gave up on it"
+        return WorkerDied(f"dask workers died while running a chunk ({detail}; see the worker logs)")
     if name in ("CommClosedError", "FutureCancelledError") or (
         name == "CancelledError" and type(exc).__module__.startswith("distributed")
     ):
@@ -333,8 +384,8 @@ def _iter_results(
         if chosen == "dask":
             from joblib import parallel_config
 
-            config = {"client": settings.dask_client()} if settings is not None else {}
-            with parallel_config(backend="dask", **config):
+            client = settings.dask_client() if settings is not None else None
+            with parallel_config(backend=_dask_backend(client)):
                 parallel = Parallel(n_jobs=-1, return_as="generator_unordered")
                 yield from parallel(delayed(wrapped)(c) for c in chunks)
         elif n_jobs == 1 or n_chunks <= 1:

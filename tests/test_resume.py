@@ -260,6 +260,7 @@ def _slow(args, sleep: str, **kw):
                             stderr=subprocess.PIPE, text=True, start_new_session=True, **kw)
 
 
+@pytest.mark.slow  # two real processes each (about 10 s on a busy machine)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
 def test_killed_process_resumes_to_the_uninterrupted_result(tmp_path, sig):
     out = tmp_path / "run"
