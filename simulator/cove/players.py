@@ -238,21 +238,27 @@ class HeuristicPlayer(BattlePolicy):
     def duel_odds(self, me, other) -> float:
         """Odds that ``me`` routs ``other`` first, each standing and aiming at the other's weakest
         section (exact for our side's falling dice; the opponent's dice are held constant)."""
-        ck = (me.ring, me.speed, me.parrot, me.parrot_wounds, me.artisans,
-              other.ring, other.speed, other.parrot, other.parrot_wounds, other.artisans)
-        got = self._odds_cache.get(ck)
+        cache = self._odds_cache
+        mk = ("me", me.ring, me.parrot, me.parrot_wounds, me.artisans)
+        mine = cache.get(mk)
+        if mine is None:
+            weak = min(range(4), key=lambda s: (self.hits_to_rout(me, s), s))
+            hits = self.hits_to_rout(me, weak)
+            mine = cache[mk] = (hits, self.dice_track(me, (weak,), hits))
+        ok = ("them", other.ring, other.parrot, other.parrot_wounds, other.artisans)
+        theirs = cache.get(ok)
+        if theirs is None:
+            theirs = cache[ok] = (min(self.hits_to_rout(other, s) for s in range(4)), self.dice(other))
+        rel = (me.speed > other.speed) - (me.speed < other.speed)
+        key = ("duel", mine, theirs, rel)
+        got = cache.get(key)
         if got is None:
-            got = self._odds_cache[ck] = self._duel_odds(me, other)
+            hits, track = mine
+            firsts = (True, False) if rel == 0 else (rel > 0,)  # equal speeds: a die roll decides
+            got = cache[key] = sum(
+                win_probability(track, self.p_hit, theirs[0], theirs[1], self.p_hit, hits, first)
+                for first in firsts) / len(firsts)
         return got
-
-    def _duel_odds(self, me, other) -> float:
-        theirs = min(self.hits_to_rout(other, s) for s in range(4))
-        weak = min(range(4), key=lambda s: (self.hits_to_rout(me, s), s))
-        mine = self.hits_to_rout(me, weak)
-        track = self.dice_track(me, (weak,), mine)
-        odds = [win_probability(track, self.p_hit, theirs, self.dice(other), self.p_hit, mine, first)
-                for first in ((me.speed > other.speed,) if me.speed != other.speed else (True, False))]
-        return sum(odds) / len(odds)  # equal speeds: a die roll decides who fires first
 
     def room(self, ship) -> int:
         if ship.parrot and self.rules.parrots[ship.parrot].unlimited_chests:
