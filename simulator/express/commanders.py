@@ -382,6 +382,21 @@ def _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
         tx = sf[o, j, F_X]
         ty = sf[o, j, F_Y]
         their = cannon_dice(si, o, j, ri)
+        if islands.shape[0] == 0:
+            # open sea: the value is (dice - w x their) x p(range) and p falls with range, so the
+            # best band is the closest when that factor is >= 0 and out of range otherwise
+            coef = dice - params[0] * their
+            d = contact + 1.5 if coef >= 0.0 else hit_on_cm.shape[0] - 1.5  # just out of range
+            px, py = _toward(tx, ty, x, y, d)
+            px, py = _clamp(px, py, rf)
+            h = hit_on_range(px, py, tx, ty, ri, hit_on_cm, islands)
+            v = coef * p_success(h) - 1e-6 * dist(x, y, tx, ty)
+            if v > best_v + 1e-9:
+                best_v = v
+                bj = j
+                bpx = px
+                bpy = py
+            continue
         for k in range(9):
             d = contact + 1.5 + 4.0 * k if k < 8 else 40.0
             px, py = _toward(tx, ty, x, y, d)
