@@ -141,16 +141,13 @@ class HeuristicPlayer(BattlePolicy):
         self.prio = (self.p["prio_hull"], self.p["prio_crew"], self.p["prio_cannons"], self.p["prio_sails"])
         c = rules.combat
         self.p_hit = (7 - c.hit_on) / 6.0
-        self._seat = -1
-        self._fame = 0
         # exact odds by public ship states (pure functions of them and the rules): may be shared
         # by the players of one chunk of games (same rules), see make_player
         self._odds_cache: dict = {} if odds_cache is None else odds_cache
 
     # ------------------------------------------------------------------ dispatch
     def act(self, kind: str, obs: Observation, legal: tuple) -> Any:
-        self._seat = obs.seat
-        self._fame = obs.me.fame
+        """Answer decision ``kind`` (see docs/rules-cove.md, "Decisions") with one of ``legal``."""
         if self.is_random:
             return legal[int(self.rng.integers(len(legal)))]
         return getattr(self, "_" + kind)(obs, legal)
@@ -188,7 +185,6 @@ class HeuristicPlayer(BattlePolicy):
     def dice_track(self, ship, sections: Sequence[int], n: int) -> tuple[int, ...]:
         """Our dice after 0..n hits on each of ``sections`` (protection absorbs first)."""
         out = []
-        c = self.rules.combat
         prot = {s: self._protection(ship, s) for s in sections}
         psec = SECTIONS.index(self.rules.parrots[ship.parrot].section) if ship.parrot else -1
         for t in range(n + 1):
@@ -209,7 +205,6 @@ class HeuristicPlayer(BattlePolicy):
             else:
                 d = min(crew, cannons)
             out.append(d)
-        del c
         return tuple(out)
 
     def pirate_odds(self, ship, key: str) -> float:
