@@ -57,13 +57,13 @@ def main() -> None:
     dice_total = 0
     for name, (ships, npc, pols) in battles(rules).items():
         rng = np.random.default_rng(1)
-        tv, res = best_of(lambda: simulate_battles(rules, ships, npc, pols, args.batch, rng), args.repeat)
-        rng = np.random.default_rng(2)
+        tv, res = best_of(lambda s=ships, p=pols, q=npc, g=rng: simulate_battles(rules, s, q, p, args.batch, g),
+                          args.repeat)
 
-        def scalar():
+        def scalar(s=ships, p=pols, q=npc, g=np.random.default_rng(2)):
             d = 0
             for _ in range(args.scalar):
-                d += resolve_battle(rules, ships, npc, pols, rng, island="hull").dice_rolled
+                d += resolve_battle(rules, s, q, p, g, island="hull").dice_rolled
             return d
 
         ts, sdice = best_of(scalar, args.repeat)

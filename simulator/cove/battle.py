@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simulator.cove import combat_policies as _policies
 from simulator.cove.combat_policies import (
     BATTLE_CARDS,
     VOLLEY_CARDS,
@@ -62,6 +63,7 @@ ROYAL_NAVY = "royal_navy"
 #: a parrot absorbs the hits that wound and kill it (the French card text: "cette carte absorbe
 #: les deux premiers coups"); False would let the ring move as well.
 PARROT_ABSORBS_HITS = True
+assert PARROT_ABSORBS_HITS == _policies.PARROT_ABSORBS, "keep combat_policies.PARROT_ABSORBS in step"
 #: Smoke also protects against Captain Hook's misfires (a misfire die is not a 6).
 SMOKE_BLOCKS_MISFIRE = True
 #: Grapple changes the dice of player ships only (legendary pirates roll their printed dice).

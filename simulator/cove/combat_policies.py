@@ -39,6 +39,7 @@ NPC_TARGET = -1  # the ``target`` of a broadside aimed at the legendary pirate /
 BATTLE_CARDS = ("becalmed", "favourable_wind", "grapple", "smoke", "overboard")
 VOLLEY_CARDS = ("grapeshot", "powder_keg", "cannonade")
 FLEE_RULES = ("stand", "when-hit", "when-critical")
+PARROT_ABSORBS = True  # must equal simulator.cove.battle.PARROT_ABSORBS_HITS (checked there)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +158,14 @@ def weakest_target(view: BattleView) -> tuple[int, str]:
 
 def weakest_target_batch(state: Any, me: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Batch version of :func:`weakest_target` (ships ordered by seat in the batch state)."""
+    if state.S == 2:  # one opponent: only its sections matter
+        o = 1 - me
+        h = state.pos[idx, o] + state.art[idx, o]
+        if state.parrot_sec[o] >= 0 and PARROT_ABSORBS:
+            h[:, state.parrot_sec[o]] += state.php[idx, o]
+        section = np.argmin(h, axis=1)
+        npc = state.npc_fighting[idx] | ~state.present[idx, o]
+        return np.where(npc, -1, o).astype(np.int64), np.where(npc, 0, section).astype(np.int64)
     h = state.pos[idx] + state.art[idx] + state.parrot_prot(idx)  # (m, S, 4)
     sec = np.argmin(h, axis=2)  # first minimum: SECTIONS order
     hmin = np.take_along_axis(h, sec[..., None], axis=2)[..., 0].astype(np.int32)  # (m, S)
