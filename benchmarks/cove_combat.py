@@ -60,7 +60,9 @@ def main() -> None:
         tv, res = best_of(lambda s=ships, p=pols, q=npc, g=rng: simulate_battles(rules, s, q, p, args.batch, g),
                           args.repeat)
 
-        def scalar(s=ships, p=pols, q=npc, g=np.random.default_rng(2)):
+        srng = np.random.default_rng(2)
+
+        def scalar(s=ships, p=pols, q=npc, g=srng):
             d = 0
             for _ in range(args.scalar):
                 d += resolve_battle(rules, s, q, p, g, island="hull").dice_rolled
