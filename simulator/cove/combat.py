@@ -330,13 +330,19 @@ class _Engine:
             self.update_active(t)
         stay = ~flee
         reload = stay & ~st.can_fire[idx, a]
-        st.can_fire[idx[reload], a] = True
+        if reload.any():
+            st.can_fire[idx[reload], a] = True
         fire = stay & ~reload
-        if not fire.any():
-            return
-        f = idx[fire]
-        target = np.asarray(d["target"])[fire]
-        section = np.asarray(d["section"])[fire]
+        if fire.all():  # the common case: nobody flees or reloads
+            f = idx
+            target = np.asarray(d["target"])
+            section = np.asarray(d["section"])
+        else:
+            if not fire.any():
+                return
+            f = idx[fire]
+            target = np.asarray(d["target"])[fire]
+            section = np.asarray(d["section"])[fire]
         if self.volley_in_hand[a]:
             volley = np.asarray(d["volley"], bool)[fire] & (st.hand[f, a] > 0) & ~st.becalmed[f][:, None]
             st.hand[f, a] -= volley.astype(np.int8)
@@ -467,11 +473,23 @@ class _Engine:
             sp[:, :S] = np.where(st.present[A], self.speeds(A), _NEG)
             if self.npc_fights:
                 sp[:, S] = np.where(st.npc_present[A], npc.sails, _NEG)
-            order = np.argsort(-(sp + self.rng.random(sp.shape)), axis=1)
             n_slots = S + (1 if self.npc_fights else 0)
+            if n_slots == 2:  # two ships: compare, with a fair coin on ties
+                a0, a1 = (sp[:, 0], sp[:, 1]) if S == 2 else (sp[:, 0], sp[:, S])
+                first0 = a0 > a1
+                tie = a0 == a1
+                if tie.any():
+                    first0[tie] = self.rng.random(int(tie.sum())) < 0.5
+                other = 1 if S == 2 else S
+                order = np.empty((len(A), 2), np.int64)
+                order[:, 0] = np.where(first0, 0, other)
+                order[:, 1] = np.where(first0, other, 0)
+            else:
+                order = np.argsort(-(sp + self.rng.random(sp.shape)), axis=1)
+            actors = [j for j in range(S + 1) if j < S or self.npc_fights]
             for slot in range(n_slots):
                 actor = order[:, slot]
-                for a in range(n_slots):
+                for a in actors:
                     sel = A[actor == a]
                     if len(sel) == 0:
                         continue
