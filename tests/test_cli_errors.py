@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import click
 import pytest
+from test_runner_tasks import run_main
 
 import cli
 from reports.output import OutputError
 from scenarios.loader import ScenarioError
 from simulator.errors import UserError
 from simulator.runner import Interrupted, RunError, WorkerDied
-from test_runner_tasks import run_main
 
 VOLLEY = ["odds", "volley", "--dice", "3", "--hit-on", "5", "--mc", "2000", "--quiet"]
 

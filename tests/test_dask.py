@@ -12,12 +12,12 @@ import pytest
 
 distributed = pytest.importorskip("dask.distributed")
 
-import dask  # noqa: E402
+import dask
+from test_runner_tasks import counts_chunk, mixed_chunk, run_main, suicidal_chunk
 
-from simulator import checkpoint as ck  # noqa: E402
-from simulator import runner  # noqa: E402
-from simulator.runner import RunError, WorkerDied, execution, run_chunks  # noqa: E402
-from test_runner_tasks import counts_chunk, mixed_chunk, run_main, suicidal_chunk  # noqa: E402
+from simulator import checkpoint as ck
+from simulator import runner
+from simulator.runner import RunError, WorkerDied, execution, run_chunks
 
 
 @pytest.fixture(scope="module")
@@ -94,9 +94,8 @@ def test_unreachable_scheduler_is_one_line_error(monkeypatch):
 
 @pytest.mark.parametrize("address", ["127.0.0.1", "tcp://", "http://x:80", "tcp://h:1; rm -rf /", "loca"])
 def test_bad_scheduler_address_is_refused_before_connecting(address):
-    with pytest.raises(RunError, match="is not a scheduler address"):
-        with execution(scheduler=address):
-            pass
+    with pytest.raises(RunError, match="is not a scheduler address"), execution(scheduler=address):
+        pass
 
 
 def test_dead_dask_worker_is_a_clear_error(cluster, tmp_path):
@@ -106,9 +105,9 @@ def test_dead_dask_worker_is_a_clear_error(cluster, tmp_path):
     task = functools.partial(suicidal_chunk, marker=str(marker), victim=2)
     job = ck.CheckpointJob(root=tmp_path / "out", command="t", params={})
     started = time.perf_counter()
-    with execution(backend="dask", scheduler=cluster.scheduler_address, checkpoint=job):
-        with pytest.raises(WorkerDied) as info:
-            run_chunks(task, 600, seed=3, chunk_size=100)
+    with (execution(backend="dask", scheduler=cluster.scheduler_address, checkpoint=job),
+          pytest.raises(WorkerDied) as info):
+        run_chunks(task, 600, seed=3, chunk_size=100)
     assert time.perf_counter() - started < 60
     msg = str(info.value)
     assert msg.startswith("dask workers died while running a chunk") and "\n" not in msg

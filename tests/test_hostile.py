@@ -18,12 +18,12 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_runner_tasks import run_main
 
 import cli
 from scenarios.loader import MAX_FILE_BYTES, SCENARIO_ROOT, Scenario, ScenarioError, load_scenario
 from simulator.clitools import check_players, players_option
 from simulator.errors import UserError
-from test_runner_tasks import run_main
 
 STANDARD = (SCENARIO_ROOT / "cove" / "standard.toml").read_text(encoding="utf-8")
 HEAD = 'game = "cove"\nrules_version = "hostile-test"\n'
@@ -334,7 +334,7 @@ def test_every_trial_count_option_refuses_10_to_15_at_once():
     for path in found:
         started = time.perf_counter()
         code, out, err = run_main([*path, str(10**15), "--quiet", "--jobs", "1"])
-        assert code == 2 and _one_line(err.strip()), (path, err)
+        assert code == 2 and out == "" and _one_line(err.strip()), (path, err)
         assert time.perf_counter() - started < 20, path
 
 

@@ -21,12 +21,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from test_runner_tasks import counts_chunk, interrupting_chunk, mixed_chunk, run_main
 
 from simulator import checkpoint as ck
 from simulator.checkpoint import CheckpointError, CheckpointJob, UnsupportedResult
 from simulator.clitools import simulation_options
 from simulator.runner import Interrupted, RunResult, execution, run_chunks
-from test_runner_tasks import counts_chunk, interrupting_chunk, mixed_chunk, run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 TASKS = ROOT / "tests" / "test_runner_tasks.py"

@@ -8,6 +8,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from test_runner_tasks import counts_chunk, mixed_chunk, suicidal_chunk
 
 from simulator import checkpoint as ck
 from simulator.checkpoint import CheckpointJob
@@ -24,7 +25,6 @@ from simulator.runner import (
     resolve_jobs,
     run_chunks,
 )
-from test_runner_tasks import counts_chunk, mixed_chunk, suicidal_chunk
 
 
 def _identical(a, b) -> bool:

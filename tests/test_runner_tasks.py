@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from simulator.runner import Chunk  # noqa: E402
+from simulator.runner import Chunk
 
 
 def mixed_chunk(chunk: Chunk, width: int = 3) -> dict:

@@ -1,0 +1,108 @@
+"""Scaling of one job across backends: loky with 1 and 2 jobs, and a local Dask cluster of 2 workers.
+
+The same seeded job (by default Les Pirates games with the compiled engine, 4 scripted players; or
+``--task volley``: Monte Carlo volleys of ``broadside odds volley``) runs three ways through
+:func:`simulator.runner.run_chunks`:
+
+* ``loky_1``  in-process, one core;
+* ``loky_2``  two loky worker processes;
+* ``dask_2``  a ``dask.distributed`` LocalCluster on 127.0.0.1, two worker processes of one thread,
+  reached through joblib's Dask backend exactly as ``--backend dask --scheduler ADDRESS`` does.
+
+Each pool is warmed up first (process start, imports, compiled functions), so the figures are
+steady-state throughput. Results must be identical across the three (checked and printed).
+Prints a table, then as its last line one JSON object: runs per second ``loky_1``, ``loky_2``,
+``dask_2`` and the parallel efficiencies (throughput / (workers x loky_1)). Usage::
+
+    python benchmarks/scaling.py [--task hunt|volley] [-n N] [--chunk-size C]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from simulator import checkpoint
+from simulator.runner import execution, run_chunks
+
+SEED = 2024
+
+
+def _job(task: str):
+    """(chunk task, default n, default chunk size, unit) for a task name."""
+    if task == "hunt":
+        from simulator.hunt.api import _chunk, load, resolve_strategies
+
+        rules = load().rules
+        players, specs = resolve_strategies(rules, ["runner", "hunter", "guard", "random"], None)
+        fn = functools.partial(_chunk, rules=rules, players=players, specs=specs, rotate=False,
+                               check=False, engine="fast")
+        return fn, 2_000, 100, "games"
+    if task == "volley":
+        from simulator.odds_commands import _volley_chunk
+
+        fn = functools.partial(_volley_chunk, dice_n=5, hit_on=5, reroll=2, extra=1)
+        return fn, 4_000_000, 50_000, "volleys"
+    raise SystemExit(f"unknown --task {task!r} (allowed: hunt, volley)")
+
+
+def _timed(fn, n: int, chunk: int, **kw) -> tuple[float, list]:
+    t0 = time.perf_counter()
+    run = run_chunks(fn, n, seed=SEED, chunk_size=chunk, quiet=True, **kw)
+    return time.perf_counter() - t0, run.results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--task", default="hunt", choices=("hunt", "volley"))
+    ap.add_argument("-n", type=int, default=None, help="runs (games or volleys) per measurement")
+    ap.add_argument("--chunk-size", type=int, default=None)
+    args = ap.parse_args()
+    fn, n, chunk, unit = _job(args.task)
+    n = args.n or n
+    chunk = args.chunk_size or chunk
+    warm_chunk = max(1, chunk // 20)  # warm-ups: many small chunks, so that every worker gets some
+
+    _timed(fn, 4 * warm_chunk, warm_chunk, n_jobs=1)  # compiled functions / imports in this process
+    t1, r1 = _timed(fn, n, chunk, n_jobs=1)
+    _timed(fn, 16 * warm_chunk, warm_chunk, n_jobs=2)  # start both loky workers
+    t2, r2 = _timed(fn, n, chunk, n_jobs=2)
+
+    from dask.distributed import LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    try:
+        with execution(backend="dask", scheduler=cluster.scheduler_address):
+            _timed(fn, 16 * warm_chunk, warm_chunk)  # imports and compiled functions in both workers
+            td, rd = _timed(fn, n, chunk)
+    finally:
+        cluster.close(timeout=30)
+
+    same = all(checkpoint.same(a, b) and checkpoint.same(a, c) for a, b, c in zip(r1, r2, rd))
+    rows = [("loky", 1, t1), ("loky", 2, t2), ("dask", 2, td)]
+    base = n / t1
+    print(f"task {args.task}: {n} {unit}, chunks of {chunk}, seed {SEED}")
+    print(f"{'backend':8} {'workers':>7} {'seconds':>8} {unit + '/s':>12} {'efficiency':>10}")
+    for backend, workers, dt in rows:
+        rate = n / dt
+        print(f"{backend:8} {workers:>7} {dt:>8.2f} {rate:>12.1f} {rate / (workers * base):>10.2f}")
+    print(f"identical results across the three: {same}")
+    print(json.dumps({
+        "task": args.task, "n": n, "chunk_size": chunk,
+        "loky_1": round(n / t1, 1), "loky_2": round(n / t2, 1), "dask_2": round(n / td, 1),
+        "efficiency_loky_2": round(t1 / (2 * t2), 3), "efficiency_dask_2": round(t1 / (2 * td), 3),
+        "identical": bool(same), "cpu_count": os.cpu_count(),
+    }))
+
+
+if __name__ == "__main__":
+    main()
