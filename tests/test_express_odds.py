@@ -177,3 +177,36 @@ def test_disengagement_difficulty_and_odds(start, masts, nation, cap_rule, expec
 
 def test_disengagement_automatic_against_mastless():
     assert api.disengage_odds(RULES, 5, 1, vs_mastless=True) == (1, Fraction(1))
+
+
+@pytest.mark.parametrize("a,b,nat_a,crew_a", [("spain:3", "spain:2", "spain", None),
+                                              ("viking:1 musketeer@0", "spain:3", "viking", "musketeer"),
+                                              ("pirates:2 captain@0", "chinese:4", "pirates", "captain")])
+def test_boarder_expected_vp_swing_is_exact(a, b, nat_a, crew_a):
+    """The boarder commander's expected VP swing equals the exact boarding odds applied to VP."""
+    from simulator.express.commanders import _board_edge
+    from simulator.express.fleets import hull_points, parse_fleet
+
+    pairing = api.make_pairing(a, b, RULES, "boarder")
+    si = np.zeros((2, 1, 15), dtype=np.int64)
+    rng = np.random.default_rng(0)
+    sf = np.zeros((2, 1, 2))
+    battle._setup(rng, si, sf, np.zeros((1, 1), dtype=np.bool_), np.zeros(5), np.zeros(2, dtype=np.int64),
+                  pairing.fleets, pairing.ri, pairing.rf)
+    got = _board_edge(si, pairing.nations, 0, 0, 1, 0, pairing.ri)
+    fa, fb = parse_fleet(a, RULES), parse_fleet(b, RULES)
+    nat = RULES.nations
+    ea = nat[nat_a].boarding_extra_dice + (1 if crew_a == "musketeer" else 0)
+    ra = nat[nat_a].attack_rerolls + (1 if crew_a == "captain" else 0)
+    eb = nat[fb.nation].boarding_extra_dice
+    rb = nat[fb.nation].attack_rerolls
+    hold_a = fa.ships[0].masts + hull_points(RULES, fa.nation, fa.ships[0].masts)
+    hold_b = fb.ships[0].masts + hull_points(RULES, fb.nation, fb.ships[0].masts)
+    ev = Fraction(0)
+    for d, p in api.boarding_odds(RULES, fa.ships[0].masts, fb.ships[0].masts, extra_a=ea, extra_b=eb,
+                                  reroll_a=ra, reroll_b=rb).items():
+        if d > 0:
+            ev += p * (min(d, hold_b) + (2 + nat[nat_a].extra_vp_per_sink if d > hold_b else 0))
+        elif d < 0:
+            ev -= p * (min(-d, hold_a) + (2 + nat[fb.nation].extra_vp_per_sink if -d > hold_a else 0))
+    assert got == pytest.approx(float(ev), abs=1e-12)

@@ -11,8 +11,9 @@ rolls every die. Each commander is a frozen dataclass with parameters (from the 
   so an even duel is fought, not avoided), holds that range, and fires before or after moving,
   whichever gives the better shot. With ``keep_line`` a ship that has no shot this turn does not
   run ahead of the slowest ship of its fleet (the line arrives in range together).
-* ``boarder``  — closes and boards when its expected net successes are at least ``min_edge``;
-  otherwise closes and fires.
+* ``boarder``  — closes and boards when the exact expected VP swing of the boarding (VP scored minus
+  VP conceded, over both sides' success distributions) is at least ``min_edge``; otherwise closes
+  and fires.
 * ``skirmisher`` — focus-fires the weakest enemy ship from ``stand_off_cm``; disengages when its
   masts trail the engaged enemy's by more than ``losing_margin``.
 * ``random``   — a random legal action (its own generator, never the engine's dice).
@@ -34,7 +35,9 @@ from numba import njit
 from simulator.errors import UserError
 from simulator.express.core import (
     A_ATTACK, A_DISENGAGE, A_DX, A_DY, A_ORDER, A_REPAIR, A_TARGET, ATTACK_BOARD, ATTACK_CANNON,
-    ATTACK_NONE, F_X, F_Y, RF_CONTACT, RF_D, RF_W, RI_BOARD_ON, RI_SCENARIO,
+    ATTACK_NONE, CAPTAIN, F_X, F_Y, NA_EXTRA_VP_SINK, NA_REROLL_BOARD, NA_REROLLS, RF_CONTACT, RF_D,
+    RF_W, RI_BOARD_ON, RI_CAPT_BOARD, RI_CAPT_REROLLS, RI_DEF_ABIL, RI_SCENARIO, RI_SINK_RULE,
+    RI_VP_MAST, RI_VP_SINK, RI_WINNER_SINKS, S_CAPT_USED, S_CREW, S_PIR_USED,
     S_CONVOY, S_HULL, S_MASTS, S_START, S_STATUS, ST_AFLOAT, TR_SHIP, TR_SIDE, TR_STATE, TR_X, TR_Y,
     allowance, boarding_dice, can_repair, cannon_dice, dist, edge_point, engaged_with, hit_on_range,
     is_engaged, p_success,
@@ -457,10 +460,74 @@ def _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
 
 
 @njit(cache=True)
+def _successes_pmf(n, p, rerolls):
+    """Exact pmf of successes of n dice at probability p, up to ``rerolls`` misses rerolled once."""
+    first = np.zeros(n + 1)
+    first[0] = 1.0
+    for _ in range(n):
+        for k in range(n, 0, -1):
+            first[k] = first[k] * (1.0 - p) + first[k - 1] * p
+        first[0] *= 1.0 - p
+    out = np.zeros(n + 1)
+    for h in range(n + 1):
+        if first[h] == 0.0:
+            continue
+        r = min(rerolls, n - h)
+        second = np.zeros(r + 1)
+        second[0] = 1.0
+        for _ in range(r):
+            for k in range(r, 0, -1):
+                second[k] = second[k] * (1.0 - p) + second[k - 1] * p
+            second[0] *= 1.0 - p
+        for e in range(r + 1):
+            out[h + e] += first[h] * second[e]
+    return out
+
+
+@njit(cache=True)
+def _board_rerolls(si, na, s, i, ri):
+    r = 0
+    if ri[RI_CAPT_BOARD] == 1 and si[s, i, S_CREW] == CAPTAIN and si[s, i, S_CAPT_USED] == 0:
+        r += ri[RI_CAPT_REROLLS]
+    if na[s, NA_REROLL_BOARD] == 1 and si[s, i, S_PIR_USED] == 0:
+        r += na[s, NA_REROLLS]
+    return r
+
+
+@njit(cache=True)
 def _board_edge(si, na, s, i, o, j, ri):
-    """Expected net successes of ship (s, i) boarding (o, j)."""
+    """Expected VP swing of ship (s, i) boarding (o, j): VP it scores minus VP it concedes.
+
+    Exact over both sides' success distributions (dice, rerolls, the net sink rule); the defender's
+    abilities count when the rules give them to it.
+    """
     p = p_success(ri[RI_BOARD_ON])
-    return (boarding_dice(si, na, s, i, ri) - boarding_dice(si, na, o, j, ri)) * p
+    pa = _successes_pmf(boarding_dice(si, na, s, i, ri), p, _board_rerolls(si, na, s, i, ri))
+    if ri[RI_DEF_ABIL] == 1:
+        pb = _successes_pmf(boarding_dice(si, na, o, j, ri), p, _board_rerolls(si, na, o, j, ri))
+    else:
+        pb = _successes_pmf(si[o, j, S_MASTS], p, 0)
+    hold_a = si[s, i, S_MASTS] + si[s, i, S_HULL]
+    hold_b = si[o, j, S_MASTS] + si[o, j, S_HULL]
+    sink_a = ri[RI_VP_SINK] + na[s, NA_EXTRA_VP_SINK]  # what (s, i) scores by sinking
+    sink_b = ri[RI_VP_SINK] + na[o, NA_EXTRA_VP_SINK]
+    ev = 0.0
+    for a in range(pa.shape[0]):
+        for b in range(pb.shape[0]):
+            w = pa[a] * pb[b]
+            if w == 0.0 or a == b:
+                continue
+            if a > b:
+                net = a - b
+                ev += w * min(net, hold_b) * ri[RI_VP_MAST]
+                if (net > hold_b if ri[RI_SINK_RULE] == 0 else a > hold_b) and ri[RI_WINNER_SINKS] == 1:
+                    ev += w * sink_a
+            else:
+                net = b - a
+                ev -= w * min(net, hold_a) * ri[RI_VP_MAST]
+                if (net > hold_a if ri[RI_SINK_RULE] == 0 else b > hold_a) and ri[RI_WINNER_SINKS] == 1:
+                    ev -= w * sink_b
+    return ev
 
 
 @njit(cache=True)

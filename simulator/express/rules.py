@@ -222,7 +222,7 @@ class Gunline:
 
 @dataclass(frozen=True, slots=True)
 class Boarder:
-    #: boards when its expected net successes are at least this
+    #: boards when the exact expected VP swing of the boarding is at least this
     min_edge: float = field(default=0.0, metadata={"range": (-10.0, 10.0)})
     repair_at_lost: int = field(default=2, metadata={"range": (1, 10)})
 
