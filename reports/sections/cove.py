@@ -12,7 +12,7 @@ import pandas as pd
 from reports.html import Section
 from reports.sections.common import engine_module, mean_table, rate_table, scenario_row, unavailable
 
-GAMES = {"test": 12, "quick": 400, "standard": 5_000, "full": 50_000}  # deals; x players rotations
+GAMES = {"test": 12, "quick": 250, "standard": 5_000, "full": 50_000}  # deals; x players rotations
 SOURCE_LABELS = {"plunder": "plunder", "burying": "burying treasure", "combat": "combat",
                  "pirates": "Legendary Pirates", "fame_cards": "fame cards", "penalties": "penalties"}
 PIRATE_LABELS = {"blackbeard": "Blackbeard", "flying_dutchman": "Flying Dutchman", "captain_hook": "Captain Hook",

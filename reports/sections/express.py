@@ -14,9 +14,9 @@ from reports.html import Section
 from reports.sections.common import engine_module, scenario_row, unavailable
 
 TITLE = "Pirates express"
-MATRIX_N = {"test": 20, "quick": 300, "standard": 5_000, "full": 50_000}  # battles per cell
-CREW_N = {"test": 40, "quick": 1_000, "standard": 20_000, "full": 200_000}  # battles per row
-SEARCH = {"test": (4, 4), "quick": (8, 16), "standard": (32, 24), "full": (64, 48)}  # candidates, first-round n
+MATRIX_N = {"test": 20, "quick": 200, "standard": 5_000, "full": 50_000}  # battles per cell
+CREW_N = {"test": 40, "quick": 600, "standard": 20_000, "full": 200_000}  # battles per row
+SEARCH = {"test": (4, 4), "quick": (8, 8), "standard": (32, 24), "full": (64, 48)}  # candidates, first-round n
 
 
 def build(ctx, seed: int) -> Section:

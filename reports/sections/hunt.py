@@ -21,8 +21,8 @@ from scenarios.loader import ScenarioError
 from simulator.sequential import holm
 
 TITLE = "Les Pirates"
-BASE_GAMES = {"test": 16, "quick": 240, "standard": 5_000, "full": 50_000}
-VARIANT_GAMES = {"test": 8, "quick": 80, "standard": 2_000, "full": 20_000}
+BASE_GAMES = {"test": 16, "quick": 200, "standard": 5_000, "full": 50_000}
+VARIANT_GAMES = {"test": 8, "quick": 100, "standard": 2_000, "full": 20_000}
 MIX = ("runner", "hunter", "guard", "random")
 VARIANT_LABELS = {
     "contrary-winds": "contrary-wind kingdoms", "cyclone": "cyclone", "devils-island": "devil's island",
@@ -32,16 +32,18 @@ VARIANT_LABELS = {
 
 
 def _paired(base: np.ndarray, var: np.ndarray) -> dict:
+    """Paired mean difference (variant - base) with a t 95% interval and two-sided p-value."""
     d = var - base
     n = d.size
     mean = float(d.mean()) if n else math.nan
     se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
     if se and math.isfinite(se):
-        p = float(2 * sps.norm.sf(abs(mean / se)))
-    else:
-        p = 1.0 if mean == 0 else 0.0
+        t = float(sps.t.isf(0.025, n - 1))
+        p = float(2 * sps.t.sf(abs(mean / se), n - 1))
+    else:  # every paired difference identical
+        t, p = 0.0, (1.0 if mean == 0 else 0.0)
         se = 0.0 if n > 1 else math.nan
-    return {"difference": mean, "ci_low": mean - 1.959964 * se, "ci_high": mean + 1.959964 * se, "p_value": p}
+    return {"difference": mean, "ci_low": mean - t * se, "ci_high": mean + t * se, "p_value": p}
 
 
 def _per_game(games: pd.DataFrame) -> pd.DataFrame:
@@ -126,6 +128,15 @@ def build(ctx, seed: int) -> Section:
     return sec
 
 
+def _seats(rules, players: int) -> bool:
+    """Whether the base scenario can seat ``players`` (so a variant can be paired with it)."""
+    counts = getattr(rules, "player_counts", None)
+    if counts is None:
+        seats = rules.seats
+        counts = [int(k) for k in seats] if hasattr(seats, "keys") else [len(x) for x in seats]
+    return players in counts
+
+
 def _mean_ci(x: pd.Series) -> tuple[float, float]:
     m = float(x.mean())
     se = float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else math.nan
@@ -151,11 +162,12 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
         var_games, _ = api.play_games(scen, ["runner"], n, seed=vseed, n_jobs=ctx.jobs, quiet=True, players=players)
         var = _per_game(var_games)
         paired_base = None
-        if str(players) in base.rules.seats and base.rules.kingdoms.mode == "none" and players not in base_cache:
-            b_games, _ = api.play_games(base, ["runner"], n, seed=vseed, n_jobs=ctx.jobs, quiet=True, players=players)
-            base_cache[players] = _per_game(b_games)
-        if str(players) in base.rules.seats:
-            paired_base = base_cache.get(players)
+        if _seats(base.rules, players):
+            if players not in base_cache:
+                b_games, _ = api.play_games(base, ["runner"], n, seed=vseed, n_jobs=ctx.jobs, quiet=True,
+                                            players=players)
+                base_cache[players] = _per_game(b_games)
+            paired_base = base_cache[players]
         for measure, col in (("first-seat win rate", "first_seat_won"), ("game length (turns)", "turns"),
                              ("stalemate rate", "stalemate")):
             row = {"variant": VARIANT_LABELS.get(name, name), "variant_file": name, "players": players,
@@ -182,7 +194,7 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
     sec.text(
         f"Each printed variant, {n:,} games with 'runner' players, against the base game with the same "
         "number of players on the same seeds (game i of both uses the same dice stream until the rules "
-        "make them diverge). Differences are variant minus base with 95% intervals from the paired games; "
+        "make them diverge). Differences are variant minus base with 95% t intervals from the paired games; "
         "p-values are Holm-corrected over every variant and measure in the table. A variant without a "
         "detected difference may still change the game by less than this n can see "
         "(`broadside compare BASE VARIANT --game hunt` runs a sequential test to a chosen size)."
