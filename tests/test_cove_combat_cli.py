@@ -120,3 +120,22 @@ def test_standard_grid_and_table():
     # an Artisan on the hull never hurts against a pirate that fires at the hull
     bb = df[df.pirate == "captain_hook"].set_index("build")
     assert bb.loc["start+artisan-hull", "p_sink"] > bb.loc["start", "p_sink"]
+
+
+def test_lethality_with_company_is_seeded_monte_carlo(tmp_path):
+    builds = tmp_path / "b.csv"
+    builds.write_text("name,hull,crew,cannons,sails\nbrute,6,5,5,5\n")
+    args = ("lethality", "--builds", str(builds), "--company", "2", "--company-ship", "hull=4,crew=4,cannons=4",
+            "-n", "3000", "--seed", "5", "--format", "json", "--jobs", "1")
+    a = json.loads(run(*args).stdout)
+    b = json.loads(run(*args).stdout)
+    assert a == b and a["method"] == "monte-carlo" and a["company"] == 2 and a["seed"] == 5
+    for row in a["rows"]:
+        assert row["method"] == "monte-carlo" and row["n"] == 3000
+        assert row["p_sink_low"] <= row["p_sink"] <= row["p_sink_high"]
+    alone = json.loads(run("lethality", "--builds", str(builds), "--format", "json").stdout)
+    by = {r["pirate"]: r["p_sink"] for r in alone["rows"]}
+    # company never makes a pirate harder to sink
+    assert all(r["p_sink_high"] >= by[r["pirate"]] for r in a["rows"])
+    proc = run("lethality", "--company-ship", "hull=3", check=False)
+    assert proc.returncode == 2 and "--company" in proc.stderr

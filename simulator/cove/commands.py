@@ -183,27 +183,51 @@ def duel(ships, vs, exact, n, policy, vs_policy, scenario_path, seed, jobs, quie
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Folder for lethality.csv and lethality.parquet.")
 @click.option("--policy", default="stand", show_default=True, help=f"The ship's policy: {POLICY_HELP}.")
+@click.option("--company", type=click.IntRange(0, 4), default=0, show_default=True,
+              help="Other player ships beside the build (Monte Carlo; pirates met at Treasure Island).")
+@click.option("--company-ship", default=None, metavar="SPEC", help="Build of the company ships (default: start ship).")
+@click.option("-n", "n", type=click.IntRange(min=1), default=20_000, show_default=True,
+              help="Battles per row with --company.")
 @click.option("--scenario", "scenario_path", type=click.Path(dir_okay=False), default=None,
               help="Scenario TOML (default: the standard rules).")
+@seed_option
+@jobs_option
 @quiet_option
 @format_option
-def lethality(builds_path, out_dir, policy, scenario_path, quiet, fmt):
-    """Each Legendary Pirate and the Royal Navy against a grid of builds: exact odds and fame."""
+def lethality(builds_path, out_dir, policy, company, company_ship, n, scenario_path, seed, jobs, quiet, fmt):
+    """Each Legendary Pirate and the Royal Navy against a grid of builds: odds and fame (exact alone)."""
     sc = _scenario(scenario_path)
     _policy(policy, "--policy")
     if out_dir is not None:
         ensure_writable_dir(out_dir)
     builds = read_builds(builds_path, sc.rules) if builds_path else None
+    mates = parse_ship(company_ship, sc.rules, "--company-ship") if company_ship else None
+    if mates is not None and company == 0:
+        raise click.BadParameter("needs --company 1..4", param_hint="--company-ship")
     opponents = tuple(k for k in sc.rules.pirates if sc.rules.pirates[k].fights) + ("royal_navy",)
-    df = lethality_table(sc, builds, policy=policy, opponents=opponents)
+    entropy = None
+    if company:
+        from simulator.runner import fresh_entropy
+
+        entropy = fresh_entropy() if seed is None else seed
+    df = lethality_table(sc, builds, policy=policy, opponents=opponents, company=company, company_build=mates,
+                         n=n, seed=entropy or 0, n_jobs=jobs, quiet=quiet)
     for k, v in sc.provenance().items():
         df[k] = v
     shown = df.drop(columns=["ms", "states", *sc.provenance().keys()])
     if out_dir is not None:
         for p in write_table(df.drop(columns=["ms"]), out_dir, "lethality"):
             note(f"wrote {Path(p)}", quiet or fmt == "json")
-    obj = {"rows": shown, "method": "exact", "policy": policy, **sc.provenance()}
-    emit(fmt, shown, obj, title=f"legendary-pirate lethality ({policy}), exact duels")
+    method = "monte-carlo" if company else "exact"
+    obj = {"rows": shown, "method": method, "policy": policy, "company": company, **sc.provenance()}
+    if company:
+        obj.update(n=n, seed=entropy, company_ship=mates.name if mates else "start")
+    else:
+        shown = shown.drop(columns=["n", "p_sink_low", "p_sink_high", "company"])
+    emit(fmt, shown, obj, title=f"legendary-pirate lethality ({policy}), "
+         + (f"with {company} other ship(s), Monte Carlo n={n}" if company else "alone, exact duels"))
+    if company:
+        replay_note(entropy, seed is not None, quiet or fmt == "json")
 
 
 try:

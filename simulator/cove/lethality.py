@@ -15,6 +15,7 @@ Public API: :func:`standard_builds`, :func:`read_builds`, :func:`lethality_table
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,10 +31,13 @@ from simulator.cove.combat_policies import RulePolicy, policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, exact_duel
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.errors import UserError
+from simulator.runner import run_chunks
+from simulator.stats import wilson_interval
 
 BALANCED_GOLD = (9, 15, 24, 36)
-COLUMNS = ("pirate", "build", "hull", "crew", "cannons", "sails", "artisan", "parrot", "policy",
-           "p_sink", "p_routed", "p_fled", "p_mutiny", "expected_fame", "method", "states", "ms")
+COLUMNS = ("pirate", "build", "hull", "crew", "cannons", "sails", "artisan", "parrot", "policy", "company",
+           "p_sink", "p_routed", "p_fled", "p_mutiny", "expected_fame", "method", "n", "p_sink_low",
+           "p_sink_high", "states", "ms")
 
 
 @dataclass(frozen=True)
@@ -127,33 +131,63 @@ def read_builds(path: str | Path, rules: CoveRules) -> list[Build]:
 
 
 def lethality_table(scenario: Scenario | CoveRules | None = None, builds: list[Build] | None = None,
-                    policy: str = "stand", opponents: tuple[str, ...] = FIGHTING_OPPONENTS) -> pd.DataFrame:
-    """Tidy table, one row per (pirate, build): exact p_sink, p_routed, p_fled, expected_fame.
+                    policy: str = "stand", opponents: tuple[str, ...] = FIGHTING_OPPONENTS, *,
+                    company: int = 0, company_build: Build | None = None, n: int = 20_000,
+                    seed: int = 0, n_jobs: int = 1, quiet: bool = True) -> pd.DataFrame:
+    """Tidy table, one row per (pirate, build): p_sink, p_routed, p_fled, expected_fame.
+
+    Alone (``company=0``) every row is an exact duel. With ``company`` other player ships
+    (``company_build``, default the start ship, same policy) beside the build, the rows are Monte
+    Carlo (vectorised engine, ``n`` battles, seeded from ``seed`` and the row): the pirates are met
+    at Treasure Island, where the players do not fight each other; the Royal Navy (never there) at
+    an outer island, where the survivors fight on after sinking it. ``p_sink`` is then the chance
+    that the pirate is sunk by anybody; the other columns are the build's own ship.
 
     Args:
         scenario: a loaded scenario, bare rules, or ``None`` for the standard scenario.
         builds: the builds (default :func:`standard_builds`).
-        policy: the player ship's policy name (see :func:`policy_from_name`).
+        policy: the player ships' policy name (see :func:`policy_from_name`).
         opponents: pirate keys and/or ``"royal_navy"``.
+        company: other player ships in the battle (0..4).
+        company_build: their build (default: the start ship).
+        n, seed, n_jobs, quiet: Monte Carlo size, root seed, workers, progress bar (company > 0).
     """
     if scenario is None:
         scenario = load_scenario(None, game="cove")
     rules = scenario.rules if isinstance(scenario, Scenario) else scenario
     builds = builds if builds is not None else standard_builds(rules)
+    if not 0 <= company <= 4:
+        raise UserError(f"company {company} (allowed: 0..4 other ships)")
     pol = policy_from_name(policy)
     rows = []
-    for opp in opponents:
-        for b in builds:
+    for r, opp in enumerate(opponents):
+        for k, b in enumerate(builds):
             t0 = time.perf_counter()
-            d = exact_duel(rules, b.duel_ship(), opp, pol)
-            ms = (time.perf_counter() - t0) * 1000
-            rows.append({
-                "pirate": opp, "build": b.name, **dict(zip(SECTIONS, b.positions)),
-                "artisan": b.artisan or "", "parrot": b.parrot or "", "policy": policy,
-                "p_sink": float(d.win), "p_routed": float(d.routed), "p_fled": float(d.fled),
-                "p_mutiny": float(d.mutiny), "expected_fame": float(d.expected_fame),
-                "method": "exact", "states": d.states, "ms": ms,
-            })
+            base = {"pirate": opp, "build": b.name, **dict(zip(SECTIONS, b.positions)),
+                    "artisan": b.artisan or "", "parrot": b.parrot or "", "policy": policy, "company": company}
+            if company == 0:
+                d = exact_duel(rules, b.duel_ship(), opp, pol)
+                row = {"p_sink": float(d.win), "p_routed": float(d.routed), "p_fled": float(d.fled),
+                       "p_mutiny": float(d.mutiny), "expected_fame": float(d.expected_fame),
+                       "method": "exact", "n": 0, "states": d.states}
+                row["p_sink_low"] = row["p_sink_high"] = row["p_sink"]
+            else:
+                mates = company_build or Build("start", (rules.ship_mat.start_position,) * 4)
+                source = (str(scenario.path) if isinstance(scenario, Scenario) and n_jobs != 1 else rules)
+                island = "hull" if opp == "royal_navy" else "treasure_island"
+                task = functools.partial(duel_monte_carlo_chunk, scenario_path=source,
+                                         ships=(b,) + (mates,) * company, npc=opp,
+                                         policies=(policy,) * (company + 1), island=island)
+                row_seed = int(np.random.SeedSequence([seed, r, k]).generate_state(1)[0])
+                run = run_chunks(task, n, seed=row_seed, n_jobs=n_jobs, quiet=quiet, chunk_size=20_000,
+                                 desc=f"{opp} vs {b.name}")
+                tot = np.sum(run.results, axis=0)
+                lo, hi = wilson_interval(tot[7], n)
+                row = {"p_sink": tot[7] / n, "p_routed": tot[1] / n, "p_fled": (tot[2] + tot[3]) / n,
+                       "p_mutiny": tot[3] / n, "expected_fame": tot[5] / n, "method": "monte-carlo",
+                       "n": n, "states": 0, "p_sink_low": float(lo), "p_sink_high": float(hi)}
+            row["ms"] = (time.perf_counter() - t0) * 1000
+            rows.append({**base, **row})
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
@@ -165,16 +199,21 @@ def _rules_from(path: str | None) -> CoveRules:
     return load_scenario(path, game="cove").rules
 
 
-def duel_monte_carlo_chunk(chunk, scenario_path: str | None, ships: tuple[Build, ...], npc: str | None,
-                           policies: tuple[str, ...]) -> np.ndarray:
-    """One chunk of duels: returns [won, routed, fled, mutiny, stayed, fame_sum, fame_sq_sum] of ship 0."""
-    rules = _rules_from(scenario_path)
+def duel_monte_carlo_chunk(chunk, scenario_path, ships: tuple[Build, ...], npc: str | None,
+                           policies: tuple[str, ...], island: str = "hull") -> np.ndarray:
+    """One chunk of battles: [won, routed, fled, mutiny, stayed, fame_sum, fame_sq_sum] of ship 0,
+    then the number of battles where the non-player ship was sunk.
+
+    ``scenario_path``: a scenario file (``None``: standard) reloaded in the worker, or rules
+    (in-process runs only: scenario rules do not pickle).
+    """
+    rules = scenario_path if isinstance(scenario_path, CoveRules) else _rules_from(scenario_path)
     bships = [b.battle_ship(seat=i) for i, b in enumerate(ships)]
     pols = [policy_from_name(p) if isinstance(p, str) else p for p in policies]
-    res = simulate_battles(rules, bships, npc, pols, chunk.size, chunk.rng())
+    res = simulate_battles(rules, bships, npc, pols, chunk.size, chunk.rng(), island=island)
     counts = np.bincount(res.outcome[:, 0], minlength=5).astype(float)
     fame = res.fame[:, 0].sum(axis=1).astype(float)
-    return np.concatenate([counts, [fame.sum(), (fame**2).sum()]])
+    return np.concatenate([counts, [fame.sum(), (fame**2).sum(), float(res.npc_sunk.sum())]])
 
 
 __all__ = ["Build", "RulePolicy", "balanced_positions", "duel_monte_carlo_chunk", "lethality_table",
