@@ -7,11 +7,9 @@ import pytest
 
 from simulator.hunt import fast
 from simulator.hunt.api import play_games
-from simulator.hunt.game import check_state, initial_state, play_game
+from simulator.hunt.game import check_state, initial_state
 from simulator.hunt.moves import State, build_tables, turn_options
-from simulator.hunt.players import make_player
 from simulator.hunt.variants import load_hunt, variant_names
-from simulator.stats import wilson_interval
 
 CASES = [((), 4), ((), 2)] + [((v,), None) for v in variant_names()] + [(("shipwreck", "fleet", "cyclone"), 3)]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
 
 from scenarios.loader import load_scenario
 from simulator.hunt.moves import State, Step, apply_step, build_tables, turn_options, unit_steps, occupancy

@@ -21,8 +21,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.hunt.board import ANCHORAGE, DIRS, ORTHO, SEA, TRADE
-
 # params vector indices (P[...])
 (P_NSHIPS, P_NSEATS, P_NTRE, P_NNODES, P_MAXL, P_PASS_OWN, P_FLEET, P_SINK_ALL, P_WRECKS,
  P_NDICE, P_SIDES, P_CYC, P_CYC_EQ, P_CYC_PLAY, P_FIRE, P_FIRE_HALF, P_FIRE_ENDS, P_ONETWO,
@@ -78,6 +76,12 @@ def pack(t, rules):
         isl_ptr.append(len(isl_nodes))
     isl_dist = np.array([[min(t.dist[a][n] for a in anch) for n in range(n_nodes)]
                          for anch in b.island_anchorages], dtype=np.int64)  # [island, node]
+    # Zobrist keys (a fixed hash, not game randomness): ship x node, ship x cargo, treasure x place
+    zrng = np.random.default_rng(0x5EED)
+    n_ships = len(t.ship_owner)
+    zn = zrng.integers(0, 2**63, size=(n_ships, n_nodes + 1), dtype=np.int64).astype(np.uint64)
+    zc = zrng.integers(0, 2**63, size=(n_ships, t.num_treasures + 1), dtype=np.int64).astype(np.uint64)
+    zt = zrng.integers(0, 2**63, size=(max(t.num_treasures, 1), len(b.islands) + 1), dtype=np.int64).astype(np.uint64)
     seat_lo = np.array([min(s) for s in t.seat_ships], dtype=np.int64)
     seat_hi = np.array([max(s) + 1 for s in t.seat_ships], dtype=np.int64)
     P = np.zeros(P_LEN, dtype=np.int64)
@@ -124,6 +128,9 @@ def pack(t, rules):
         np.array(cell_c, dtype=np.int64),
         grid,
         isl_dist,
+        zn,
+        zc,
+        zt,
     )
     return arrays, P
 
@@ -162,7 +169,7 @@ def _randint(s, n):
 
 @njit(cache=True)
 def _leg_ok(A, P, node, wreck, player, li, cbit, occ_owner):
-    kind, ptr, ldest, lcmask, iptr, inodes = A[0], A[1], A[2], A[3], A[4], A[5]
+    ldest, lcmask, iptr, inodes = A[2], A[3], A[4], A[5]
     if cbit != 0 and (lcmask[li] & cbit) == 0:
         return False
     for k in range(iptr[li], iptr[li + 1]):
@@ -188,7 +195,7 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
     mode 0 moves ``ship`` alone, mode 1 moves every ship of ``player`` on ``from`` (a fleet).
     """
     kind, ptr, ldest = A[0], A[1], A[2]
-    owner, home, seat_lo, seat_hi, anchor, anch_isl = A[6], A[7], A[8], A[9], A[10], A[11]
+    home, seat_lo, seat_hi, anch_isl = A[7], A[8], A[9], A[11]
     maxl = P[P_MAXL]
     nd = dice.shape[0]
     n_out = 0
@@ -293,9 +300,15 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
 
 
 @njit(cache=True)
-def _apply(A, P, node, carry, tre, player, step, nn, nc, nt):
-    """Write the state after ``step`` into (nn, nc, nt); return 1 when it wins for ``player``."""
+def _apply(A, P, node, carry, tre, player, step, nn, nc, nt, h):
+    """Write the state after ``step`` into (nn, nc, nt).
+
+    ``h`` is the Zobrist hash of the state before; returns ``(won, hash after)`` where ``won`` is
+    1 when the step wins for ``player`` (its carrier reaches its home anchor, or no opponent
+    ship is left).
+    """
     owner, home, seat_lo, seat_hi, anchor, anch_isl = A[6], A[7], A[8], A[9], A[10], A[11]
+    zn, zc, zt = A[20], A[21], A[22]
     ns = node.shape[0]
     nn[:] = node
     nc[:] = carry
@@ -316,9 +329,11 @@ def _apply(A, P, node, carry, tre, player, step, nn, nc, nt):
             if victim_one >= 0 and v != victim_one:
                 continue
             nn[v] = -1
+            h ^= zn[v, d + 1] ^ zn[v, 0]
             cargo = nc[v]
             if cargo >= 0:
                 nc[v] = -1
+                h ^= zc[v, cargo + 1] ^ zc[v, 0]
                 taker = -1
                 for m in range(lo, hi):
                     if nn[m] == f and (mode == 1 or m == ms) and nc[m] < 0:
@@ -326,13 +341,16 @@ def _apply(A, P, node, carry, tre, player, step, nn, nc, nt):
                         break
                 if taker >= 0:
                     nc[taker] = cargo
+                    h ^= zc[taker, 0] ^ zc[taker, cargo + 1]
                 else:
                     nt[cargo] = cargo
+                    h ^= zt[cargo, 0] ^ zt[cargo, cargo + 1]
     loader = -1
     won = 0
     for m in range(lo, hi):
         if nn[m] == f and (mode == 1 or m == ms):
             nn[m] = d
+            h ^= zn[m, f + 1] ^ zn[m, d + 1]
             if nc[m] >= 0:
                 if d == anchor[home[m]]:
                     won = 1
@@ -341,7 +359,9 @@ def _apply(A, P, node, carry, tre, player, step, nn, nc, nt):
     if load == 1:
         isl = anch_isl[d]
         nc[loader] = isl
+        h ^= zc[loader, 0] ^ zc[loader, isl + 1]
         nt[isl] = -1
+        h ^= zt[isl, isl + 1] ^ zt[isl, 0]
     if boards == 1 and won == 0:
         others = 0
         for m in range(ns):
@@ -350,7 +370,7 @@ def _apply(A, P, node, carry, tre, player, step, nn, nc, nt):
                 break
         if others == 0:
             won = 1
-    return won
+    return won, h
 
 
 @njit(cache=True)
@@ -360,14 +380,13 @@ def _mix(h, x):
 
 
 @njit(cache=True)
-def _hash_state(node, carry, tre, rem_code):
-    """64-bit hash of a state plus the dice still to play (each word fully mixed in)."""
-    h = _mix(np.uint64(0x9E3779B97F4A7C15), rem_code + np.int64(1))
+def _zobrist(A, node, carry, tre):
+    zn, zc, zt = A[20], A[21], A[22]
+    h = np.uint64(0)
     for i in range(node.shape[0]):
-        h = _mix(h, node[i] + 2)
-        h = _mix(h, carry[i] + 2)
-    for i in range(tre.shape[0]):
-        h = _mix(h, tre[i] + 2)
+        h ^= zn[i, node[i] + 1] ^ zc[i, carry[i] + 1]
+    for k in range(tre.shape[0]):
+        h ^= zt[k, tre[k] + 1]
     return h
 
 
@@ -399,7 +418,7 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
     leaf ``k`` is ``W[6][k]`` (ship nodes), ``W[7][k]`` (cargo), ``W[8][k]`` (treasures) and
     ``W[9][k]`` = (dice used, won, loads, hash). Dice used is ``len(dice) + 1`` for a win.
     """
-    steps, nsteps, pos, sn, sc, st_, leaf_n, leaf_c, leaf_t, leaf_i, vtab, vkeys, occ_o, occ_c, usedv, loadsv, vlist, ltab, lslots, flags, wadd = W
+    steps, nsteps, pos, sn, sc, st_, leaf_n, leaf_c, leaf_t, leaf_i, vtab, vkeys, occ_o, occ_c, usedv, loadsv, vlist, ltab, lslots, flags, wadd, hs = W
     nd = dice.shape[0]
     ns = node.shape[0]
     full = (1 << nd) - 1
@@ -408,6 +427,7 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
     st_[0, :] = tre
     usedv[0] = 0
     loadsv[0] = 0
+    hs[0] = _zobrist(A, node, carry, tre)
     _occupancy(A, node, occ_o, occ_c)
     nsteps[0] = _gen_steps(A, P, sn[0], sc[0], st_[0], wreck, player, dice, 0, steps[0], occ_o, occ_c)
     _clear_occupancy(node, occ_o, occ_c)
@@ -436,7 +456,8 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
         step = steps[depth, pos[depth]]
         pos[depth] += 1
         d1 = depth + 1
-        won = _apply(A, P, sn[depth], sc[depth], st_[depth], player, step, sn[d1], sc[d1], st_[d1])
+        won, hnew = _apply(A, P, sn[depth], sc[depth], st_[depth], player, step, sn[d1], sc[d1], st_[d1], hs[depth])
+        hs[d1] = hnew
         wadd[d1] = -1
         if make_wrecks and step[6] == 1:  # boarding leaves a wreck that later legs must respect
             wreck[step[3]] += 1
@@ -455,7 +476,7 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
         if won:
             n_used = nd + 1
         elif used != full:
-            h = _hash_state(sn[d1], sc[d1], st_[d1], rem + 1)
+            h = _mix(hs[d1], rem + np.int64(1))
             slot = np.int64(h & np.uint64(HASH_SIZE - 1))
             seen = False
             while vtab[slot] != 0:
@@ -485,7 +506,7 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
             wreck[wadd[d1]] -= 1
             wadd[d1] = -1
         # a leaf: merge with the same final state if present
-        hl = np.int64(_hash_state(sn[d1], sc[d1], st_[d1], 0) & np.uint64(0x7FFFFFFFFFFFFFFF))
+        hl = np.int64(hs[d1] & np.uint64(0x7FFFFFFFFFFFFFFF))
         found = -1
         lslot = hl & (HASH_SIZE - 1)
         while ltab[lslot] != 0:
@@ -566,6 +587,7 @@ def work_buffers(n_ships, n_tre, n_nodes):
         np.zeros(HASH_SIZE, dtype=np.int64),  # leaf slots (to clear)
         np.zeros(1, dtype=np.int64),  # flags[0] = 1 when leaves overflowed (reported as error 9)
         np.full(MAX_DEPTH, -1, dtype=np.int64),  # wreck node added by the step into each depth
+        np.zeros(MAX_DEPTH, dtype=np.uint64),  # Zobrist hash of the state at each depth
     )
 
 
@@ -576,7 +598,7 @@ def work_buffers(n_ships, n_tre, n_nodes):
 @njit(cache=True)
 def _score(A, P, node, carry, tre, me, w):
     owner, home, anchor = A[6], A[7], A[10]
-    isl_ptr, isl_nodes, dist = A[12], A[13], A[14]
+    dist = A[14]
     ns = node.shape[0]
     n_mine = 0
     n_opp = 0
@@ -760,7 +782,6 @@ def _remove(node, carry, tre, wreck, s, make_wreck):
 
 @njit(cache=True)
 def _alive_seats(A, P, node):
-    owner = A[6]
     n_alive = 0
     last = -1
     for seat in range(P[P_NSEATS]):
