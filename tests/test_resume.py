@@ -153,7 +153,7 @@ def test_resumed_mixed_results_are_identical_and_only_missing_chunks_run(tmp_pat
     for i in (0, 5, 9):
         (folder / f"chunk-{i:07d}.npz").unlink()
     with execution(checkpoint=_job(tmp_path, resume=True)):
-        again = run_chunks(task, 950, seed=3, chunk_size=100, n_jobs=2)
+        again = run_chunks(task, 950, seed=3, chunk_size=100, n_jobs=1)
     assert again.meta["chunks_resumed"] == 7
     assert _same_results(first.results, again.results)
     assert sorted(p.name for p in folder.glob("chunk-*.npz")) == [f"chunk-{i:07d}.npz" for i in range(10)]
