@@ -61,6 +61,7 @@ class BatchState:
         self.present = np.ones((n, S), bool)
         self.outcome = np.zeros((n, S), np.int8)  # OUTCOMES codes
         self.was_hit = np.zeros((n, S), bool)
+        self.destroyed = np.zeros((n, S), bool)  # some section of the ship is destroyed
         self.smoke = np.zeros((n, S), bool)
         self.speed_bonus = np.zeros((n, S), np.int16)  # Favourable wind + Overboard
         self.can_fire = np.ones((n, S), bool)
@@ -84,6 +85,7 @@ class BatchState:
         self.php_f = self.php.reshape(-1)
         self.present_f = self.present.reshape(-1)
         self.was_hit_f = self.was_hit.reshape(-1)
+        self.destroyed_f = self.destroyed.reshape(-1)
         self.smoke_f = self.smoke.reshape(-1)
 
     @property
@@ -187,6 +189,7 @@ class _Engine:
 
     def roll_hits(self, n_dice: np.ndarray, thr: np.ndarray, width: int):
         m = len(n_dice)
+        width = int(n_dice.max(initial=0))  # roll only as many columns as the largest volley needs
         dice = self.rng.integers(1, 7, size=(m, width), dtype=np.int8)
         used = np.arange(width)[None, :] < n_dice[:, None]
         self.st.dice_used += int(n_dice.sum())
@@ -230,7 +233,11 @@ class _Engine:
                 k = k - p
             if died.any():
                 st.fame[t[died], (fs[died] - t[died] * self.S), F_PARROT] -= self.c.parrot_death_fame_loss
-        st.pos_f[fi] = np.maximum(st.pos_f[fi] - k, 0)
+        new = np.maximum(st.pos_f[fi] - k, 0)
+        st.pos_f[fi] = new
+        gone = new == 0
+        if gone.any():
+            st.destroyed_f[fs[gone]] = True
 
     def resolve(self, t: np.ndarray, sharers: np.ndarray) -> None:
         """After a broadside in trials ``t``: sink the NPC, rout ships, hand out fame."""
@@ -246,7 +253,7 @@ class _Engine:
                 cnt = np.maximum(sh.sum(axis=1), 1)
                 share = (self.npc.fame // cnt).astype(np.int16)
                 st.fame[ts, :, F_PIRATE] += np.where(sh, share[:, None], 0).astype(np.int16)
-        routed = st.present[t] & (st.pos[t].min(axis=2) <= 0)
+        routed = st.present[t] & st.destroyed[t]
         if routed.any():
             rows = routed.any(axis=1)
             tr = t[rows]
@@ -356,7 +363,7 @@ class _Engine:
         thr = np.where(tgt_smoke, c.smoke_hit_on, c.hit_on)
         g_thr = c.grapeshot_hit_on if c.grapeshot_beats_smoke else np.maximum(thr, c.grapeshot_hit_on)
         thr = np.where(grape, g_thr, thr).astype(np.int8)
-        sharers = st.present[f].copy()
+        sharers = st.present[f] if self.npc_fights else None  # only pirate fame needs them
         _, _, hits = self.roll_hits(self.num_dice(f, a), thr, self.max_dice)
         if at_npc.any():
             st.npc_hull[f[at_npc]] -= hits[at_npc]

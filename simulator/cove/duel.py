@@ -311,21 +311,30 @@ def exact_duel(
             orders = [(one, (b_turn, a_turn))]
         else:
             orders = [(one / 2, (a_turn, b_turn)), (one / 2, (b_turn, a_turn))]
-        out = []
+        out: dict = {}  # result -> [probability, probability x reward] (merged duplicates)
+
+        def add(p, r, res):
+            cell = out.get(res)
+            if cell is None:
+                out[res] = [p, p * r]
+            else:
+                cell[0] += p
+                cell[1] += p * r
+
         for po, (first, second) in orders:
             for p1, r1, res1 in first(a_st, opp):
                 if res1[0] == "abs":
-                    out.append((po * p1, r1, res1))
+                    add(po * p1, r1, res1)
                     continue
                 for p2, r2, res2 in second(res1[1], res1[2]):
                     if res2[0] == "abs":
-                        out.append((po * p1 * p2, r1 + r2, res2))
+                        add(po * p1 * p2, r1 + r2, res2)
                         continue
                     a3, o3 = res2[1], res2[2]
                     if not pvp and npc.regenerate_per_exchange:
                         lost = opp - o3
                         o3 = min(o3 + min(lost, npc.regenerate_per_exchange), npc.hull)
-                    out.append((po * p1 * p2, r1 + r2, ("go", a3, o3)))
+                    add(po * p1 * p2, r1 + r2, ("go", a3, o3))
         return out
 
     memo: dict = {}
@@ -338,18 +347,18 @@ def exact_duel(
         acc = list(zero)  # probabilities of the 4 outcomes, then expected fame
         p_self = 0 * one
         r_self = 0 * one
-        for p, r, res in exchange(a_st, opp):
+        for res, (p, pr) in exchange(a_st, opp).items():
             if res[0] == "abs":
                 acc[res[1]] += p
-                acc[4] += p * r
+                acc[4] += pr
             elif (res[1], res[2]) == state:
                 p_self += p
-                r_self += p * r
+                r_self += pr
             else:
                 v = value((res[1], res[2]))
                 for i in range(4):
                     acc[i] += p * v[i]
-                acc[4] += p * (r + v[4])
+                acc[4] += pr + p * v[4]
         if p_self:
             denom = 1 - p_self
             if denom == 0:
