@@ -173,7 +173,7 @@ def lethality_table(scenario: Scenario | CoveRules | None = None, builds: list[B
                 row["p_sink_low"] = row["p_sink_high"] = row["p_sink"]
             else:
                 mates = company_build or Build("start", (rules.ship_mat.start_position,) * 4)
-                source = (str(scenario.path) if isinstance(scenario, Scenario) and n_jobs != 1 else rules)
+                source = str(scenario.path) if isinstance(scenario, Scenario) else rules  # paths pickle
                 island = "hull" if opp == "royal_navy" else "treasure_island"
                 task = functools.partial(duel_monte_carlo_chunk, scenario_path=source,
                                          ships=(b,) + (mates,) * company, npc=opp,
