@@ -338,3 +338,6 @@ class ScriptedPolicy(BattlePolicy):
             target, section = self.target, self.section
         volley = tuple(c for c in self.volleys.get(view.exchange, ()) if c in hand)
         return Broadside(target=target, section=section, volley=volley)
+
+    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
+        raise NotImplementedError("ScriptedPolicy is for the scalar engine only (its script follows exchange numbers)")
