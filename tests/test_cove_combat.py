@@ -62,7 +62,7 @@ def scalar_counts(ships, npc, pols, island, n, seed):
 
 @pytest.mark.parametrize("name,ships,npc,pols,island", BATTLES, ids=[b[0] for b in BATTLES])
 def test_vectorised_and_scalar_agree_in_distribution(name, ships, npc, pols, island):
-    n_s, n_v = 1200, 30000
+    n_s, n_v = 800, 20000
     sc, sfame, ssunk = scalar_counts(ships, npc, pols, island, n_s, seed=11)
     vb = simulate_battles(RULES, ships, npc, pols, n_v, np.random.default_rng(12), island=island)
     for j in range(len(ships)):

@@ -135,7 +135,7 @@ CASES = [
 def test_exact_matches_scalar_monte_carlo_within_4_se(opp, pol, ship):
     exact = exact_duel(RULES, ship, opp, policy_from_name(pol))
     rng = np.random.default_rng(20260601)
-    n = 1500
+    n = 1000
     counts = dict.fromkeys(("won", "routed", "fled", "mutiny"), 0)
     fame = []
     for _ in range(n):
