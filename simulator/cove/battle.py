@@ -66,8 +66,6 @@ PARROT_ABSORBS_HITS = True
 assert PARROT_ABSORBS_HITS == _policies.PARROT_ABSORBS, "keep combat_policies.PARROT_ABSORBS in step"
 #: Smoke also protects against Captain Hook's misfires (a misfire die is not a 6).
 SMOKE_BLOCKS_MISFIRE = True
-#: Grapple changes the dice of player ships only (legendary pirates roll their printed dice).
-GRAPPLE_AFFECTS_NPC = False
 
 
 @dataclass
