@@ -51,6 +51,47 @@ MAX_EXTENDS_DEPTH = 16
 MAX_FILE_BYTES = 2_000_000
 
 
+class FrozenMap(Mapping):
+    """A read-only mapping that pickles (worker processes receive rules objects) and hashes.
+
+    ``types.MappingProxyType`` cannot be pickled, so loaded tables use this instead.
+    """
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping[Any, Any] | None = None):
+        object.__setattr__(self, "_data", dict(data or {}))
+        object.__setattr__(self, "_hash", None)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._data[key]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise TypeError("FrozenMap is read-only")
+
+    def __reduce__(self):
+        return (FrozenMap, (self._data,))
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash(frozenset(self._data.items())))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return dict(self._data) == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._data!r})"
+
+
 class ScenarioError(ValueError):
     """A scenario file is missing, malformed or breaks its schema.
 
@@ -340,7 +381,7 @@ def convert(value: Any, tp: Any, file: str | None, key: str, meta: Mapping[str, 
         for k, v in value.items():
             kk = convert(k, ktp, file, f"{key}.{k}" if key else k, meta.get("key_meta"))
             out[kk] = convert(v, vtp, file, f"{key}.{k}" if key else k, meta.get("value_meta"))
-        result = types.MappingProxyType(out)
+        result = FrozenMap(out)
     else:  # pragma: no cover - a schema bug, not a user error
         raise TypeError(f"schema type {tp!r} at {key} is not supported by the loader")
     _check_meta(result, meta, file, key)
@@ -455,5 +496,5 @@ def load_scenario(path: str | Path | None = None, game: str | None = None) -> Sc
         path=file,
         chain=tuple(str(p) for p in chain),
         rules=rules,
-        raw=types.MappingProxyType(merged),
+        raw=FrozenMap(merged),
     )

@@ -106,3 +106,13 @@ def test_provenance_keys():
 def test_every_shipped_scenario_loads(path):
     sc = load_scenario(path)
     assert sc.rules is not None
+
+
+def test_loaded_rules_pickle_for_worker_processes():
+    import pickle
+
+    sc = load_scenario(None, game="cove")
+    again = pickle.loads(pickle.dumps(sc.rules))
+    assert again == sc.rules
+    with pytest.raises(TypeError):
+        again.pirates["x"] = 1
