@@ -167,9 +167,8 @@ def _randint(s, n):
 # moves
 
 
-@njit(cache=True)
-def _leg_ok(A, P, node, wreck, player, li, cbit, occ_owner):
-    ldest, lcmask, iptr, inodes = A[2], A[3], A[4], A[5]
+@njit(cache=True, inline="always")
+def _leg_ok(ldest, lcmask, iptr, inodes, pass_own, fleet, wreck, player, li, cbit, occ_owner):
     if cbit != 0 and (lcmask[li] & cbit) == 0:
         return False
     for k in range(iptr[li], iptr[li + 1]):
@@ -177,13 +176,13 @@ def _leg_ok(A, P, node, wreck, player, li, cbit, occ_owner):
         if wreck[n]:
             return False
         o = occ_owner[n]
-        if o >= 0 and (o != player or P[P_PASS_OWN] == 0):
+        if o >= 0 and (o != player or pass_own == 0):
             return False
     d = ldest[li]
     if wreck[d]:
         return False
     o = occ_owner[d]
-    if o == player and P[P_FLEET] == 0:
+    if o == player and fleet == 0:
         return False
     return True
 
@@ -196,6 +195,8 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
     """
     kind, ptr, ldest = A[0], A[1], A[2]
     home, seat_lo, seat_hi, anch_isl = A[7], A[8], A[9], A[11]
+    lcmask, iptr, inodes = A[3], A[4], A[5]
+    pass_own, fleet = P[P_PASS_OWN], P[P_FLEET]
     maxl = P[P_MAXL]
     nd = dice.shape[0]
     n_out = 0
@@ -244,7 +245,7 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
                     continue
                 base = (f * 2 + 0) * (maxl + 1) + v
                 for li in range(ptr[base], ptr[base + 1]):
-                    if _leg_ok(A, P, f, wreck, player, li, cbit, occ_owner):
+                    if _leg_ok(ldest, lcmask, iptr, inodes, pass_own, fleet, wreck, player, li, cbit, occ_owner):
                         d = ldest[li]
                         out[n_out, 0] = mode
                         out[n_out, 1] = s
@@ -280,7 +281,7 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
                         continue
                     base = (f * 2 + 1) * (maxl + 1) + a + bv
                     for li in range(ptr[base], ptr[base + 1]):
-                        if _leg_ok(A, P, f, wreck, player, li, cbit, occ_owner):
+                        if _leg_ok(ldest, lcmask, iptr, inodes, pass_own, fleet, wreck, player, li, cbit, occ_owner):
                             d = ldest[li]
                             out[n_out, 0] = mode
                             out[n_out, 1] = s
@@ -445,6 +446,8 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
     n_visited = 0
     depth = 0
     make_wrecks = P[P_WRECKS] == 1
+    home, seat_lo, seat_hi, anchor, zn = A[7], A[8], A[9], A[10], A[20]
+    lo, hi = seat_lo[player], seat_hi[player]
     wadd[0] = -1
     while depth >= 0:
         if pos[depth] >= nsteps[depth]:
@@ -456,6 +459,31 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
         step = steps[depth, pos[depth]]
         pos[depth] += 1
         d1 = depth + 1
+        if (usedv[depth] | step[4]) == full and step[5] == 0 and step[6] == 0:
+            # a plain last leg (no boarding, no loading): hash the outcome without building it,
+            # and build it only when it is a new leaf (most last legs repeat an earlier outcome)
+            hq = hs[depth]
+            quick_won = False
+            for m in range(lo, hi):
+                if sn[depth, m] == step[2] and (step[0] == 1 or m == step[1]):
+                    hq ^= zn[m, step[2] + 1] ^ zn[m, step[3] + 1]
+                    if sc[depth, m] >= 0 and step[3] == anchor[home[m]]:
+                        quick_won = True
+            if not quick_won:
+                hq_l = np.int64(hq & np.uint64(0x7FFFFFFFFFFFFFFF))
+                qslot = hq_l & (HASH_SIZE - 1)
+                qfound = -1
+                while ltab[qslot] != 0:
+                    if leaf_i[ltab[qslot] - 1, 3] == hq_l:
+                        qfound = ltab[qslot] - 1
+                        break
+                    qslot = (qslot + 1) & (HASH_SIZE - 1)
+                if qfound >= 0:
+                    if leaf_i[qfound, 0] < nd:
+                        leaf_i[qfound, 0] = nd
+                        leaf_i[qfound, 1] = 0
+                        leaf_i[qfound, 2] = loadsv[depth]
+                    continue
         won, hnew = _apply(A, P, sn[depth], sc[depth], st_[depth], player, step, sn[d1], sc[d1], st_[d1], hs[depth])
         hs[d1] = hnew
         wadd[d1] = -1
@@ -510,20 +538,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
         found = -1
         lslot = hl & (HASH_SIZE - 1)
         while ltab[lslot] != 0:
-            k = ltab[lslot] - 1
-            if leaf_i[k, 3] == hl:
-                same = True
-                for i in range(ns):
-                    if leaf_n[k, i] != sn[d1, i] or leaf_c[k, i] != sc[d1, i]:
-                        same = False
-                        break
-                if same:
-                    for i in range(st_.shape[1]):
-                        if leaf_t[k, i] != st_[d1, i]:
-                            same = False
-                if same:
-                    found = k
-                    break
+            if leaf_i[ltab[lslot] - 1, 3] == hl:
+                found = ltab[lslot] - 1
+                break
             lslot = (lslot + 1) & (HASH_SIZE - 1)
         if found >= 0:
             if leaf_i[found, 0] < n_used:
