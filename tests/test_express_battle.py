@@ -12,12 +12,19 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scenarios.loader import load_scenario
+from simulator.errors import UserError
 from simulator.express import api, battle
 from simulator.express.commanders import Boarder, Gunline, RandomCommander, Skirmisher
 from simulator.express.core import (
-    CAPTAIN, F_X, F_Y, GUNNER, S_MASTS, S_START, nation_array, pack_rules,
+    CAPTAIN,
+    F_X,
+    F_Y,
+    GUNNER,
+    S_MASTS,
+    S_START,
+    nation_array,
+    pack_rules,
 )
-from simulator.errors import UserError
 from simulator.express.fleets import parse_fleet, validate_fleet
 from simulator.express.rules import CREW_ROLES
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+
 import pandas as pd
 import pytest
 from click.testing import CliRunner

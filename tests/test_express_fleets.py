@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 from scenarios.loader import load_scenario
 from simulator.errors import UserError
 from simulator.express.fleets import (
-    Fleet, Ship, canonical, enumerate_fleets, mast_lists, parse_fleet, validate_fleet,
+    Fleet,
+    Ship,
+    canonical,
+    enumerate_fleets,
+    mast_lists,
+    parse_fleet,
+    validate_fleet,
 )
 from simulator.express.rules import CREW_ROLES
 

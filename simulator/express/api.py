@@ -27,9 +27,15 @@ from simulator import dice
 from simulator.errors import UserError
 from simulator.express import battle
 from simulator.express.commanders import Commander, commander_name, parse_commanders
-from simulator.express.core import hit_on_at, nation_array, pack_rules  # noqa: F401 (hit_on_at re-exported)
+from simulator.express.core import hit_on_at, nation_array, pack_rules
 from simulator.express.fleets import (
-    Fleet, Ship, enumerate_fleets, fleet_array, max_crews, parse_fleet, validate_fleet,
+    Fleet,
+    Ship,
+    enumerate_fleets,
+    fleet_array,
+    max_crews,
+    parse_fleet,
+    validate_fleet,
 )
 from simulator.express.rules import CREW_ROLES, SCENARIO_NAMES, ExpressRules
 from simulator.runner import Chunk, run_chunks

@@ -8,8 +8,15 @@ from __future__ import annotations
 import click
 import pandas as pd
 
-from reports.output import emit, ensure_writable_dir, write_table, write_text, dumps
-from simulator.clitools import format_option, jobs_option, note, quiet_option, replay_note, seed_option
+from reports.output import dumps, emit, ensure_writable_dir, write_table, write_text
+from simulator.clitools import (
+    format_option,
+    jobs_option,
+    note,
+    quiet_option,
+    replay_note,
+    seed_option,
+)
 from simulator.express import api
 from simulator.express.rules import COMMANDER_NAMES, SCENARIO_NAMES
 

@@ -266,8 +266,8 @@ def enumerate_fleets(
     out: list[Fleet] = []
     for masts in mast_lists(rules, nation, full_only):
         n = len(masts)
-        ks = [min(n_crews, n, len(CREW_ROLES))] if full_only else range(0, min(n_crews, n, len(CREW_ROLES)) + 1)
-        oar_sets = [()] if not oars else [c for r in range(0, min(n, rules.fleet.max_oared_ships) + 1)
+        ks = [min(n_crews, n, len(CREW_ROLES))] if full_only else range(min(n_crews, n, len(CREW_ROLES)) + 1)
+        oar_sets = [()] if not oars else [c for r in range(min(n, rules.fleet.max_oared_ships) + 1)
                                           for c in itertools.combinations(range(n), r)]
         for k in ks:
             for roles in itertools.combinations(CREW_ROLES, k):
