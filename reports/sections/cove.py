@@ -16,7 +16,7 @@ GAMES = {"test": 12, "quick": 250, "standard": 5_000, "full": 50_000}  # deals; 
 SOURCE_LABELS = {"plunder": "plunder", "burying": "burying treasure", "combat": "combat",
                  "pirates": "Legendary Pirates", "fame_cards": "fame cards", "penalties": "penalties"}
 PIRATE_LABELS = {"blackbeard": "Blackbeard", "flying_dutchman": "Flying Dutchman", "captain_hook": "Captain Hook",
-                 "bonny_and_read": "Anne Bonny & Mary Read", "royal_navy": "Royal Navy", "cacafuego": "Cacafuego"}
+                 "bonny_and_read": "Bonny & Read", "royal_navy": "Royal Navy", "cacafuego": "Cacafuego"}
 
 
 def _label(key: str) -> str:
