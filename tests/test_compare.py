@@ -145,3 +145,21 @@ def test_unknown_scenario_name_is_a_one_line_error():
     res = CliRunner().invoke(cli.cli, ["compare", "standard", "one-too", "--game", "hunt", "--max-games", "20"])
     assert res.exit_code != 0
     assert "did you mean 'one-two'" in str(res.exception) or "one-two" in res.output
+
+
+def _cove_available() -> bool:
+    try:
+        import simulator.cove.api  # noqa: F401
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _cove_available(), reason="Pirate's Cove engine not in this build")
+def test_cli_cove_identical_scenarios_table_says_no_difference():
+    res = CliRunner().invoke(cli.cli, ["compare", "standard", "standard", "--game", "cove", "--max-games", "20",
+                                       "--looks", "2", "--seed", "3", "--jobs", "1", "--quiet",
+                                       "--metric", "win-rate:brawler", "--metric", "fame:tavern"])
+    assert res.exit_code == 0, res.output
+    assert "no detectable difference at this n" in res.stdout
+    assert "win-rate:brawler" in res.stdout and "fame:tavern" in res.stdout
