@@ -152,3 +152,44 @@ def test_invariants_on_a_random_batch():
     assert (b.npc_sunk[won.any(axis=1)]).all()
     assert (b.fame[:, :, FAME_CAUSES.index("pirate_share")].sum(axis=1) <= RULES.pirates["captain_hook"].fame).all()
     assert not b.capped.any()
+
+
+def _rules_with(**combat):
+    import dataclasses
+
+    return dataclasses.replace(RULES, combat=dataclasses.replace(RULES.combat, **combat))
+
+
+def test_parrot_absorbs_hits_switch_in_exact_and_vectorised_engines():
+    # Flint on the hull against Captain Hook (3 dice on the hull): whether the parrot's two hits also
+    # move the ring changes the odds; the vectorised engine follows the switch like the exact chain
+    ship = DuelShip((4, 4, 4, 4), parrot="flint")
+    odds = {}
+    for absorbs in (True, False):
+        rules = _rules_with(parrot_absorbs_hits=absorbs)
+        exact = exact_duel(rules, ship, "captain_hook", RulePolicy())
+        odds[absorbs] = exact.win
+        n = 20000
+        b = simulate_battles(rules, [BattleShip(0, list(ship.positions), {}, "flint")], "captain_hook",
+                             [RulePolicy()], n, np.random.default_rng(31))
+        won = b.outcome_counts(0)["won"] / n
+        assert abs(won - exact.win) <= 4 * np.sqrt(exact.win * (1 - exact.win) / n), (absorbs, won, exact.win)
+    assert odds[True] - odds[False] > 0.2, odds
+
+
+def test_smoke_blocks_misfire_switch_in_the_vectorised_engine():
+    _name, ships, npc, pols, island = BATTLES[2]  # hook-misfire: seat 3 plays Smoke
+    smoked = 2  # argument index of seat 3
+    hull = {}
+    for blocks in (True, False):
+        rules = _rules_with(smoke_blocks_misfire=blocks)
+        n_s, n_v = 400, 8000
+        rng = np.random.default_rng(41)
+        s_hull = [resolve_battle(rules, ships, npc, pols, rng, island=island).ships[smoked].positions[0]
+                  for _ in range(n_s)]
+        vb = simulate_battles(rules, ships, npc, pols, n_v, np.random.default_rng(42), island=island)
+        a, b = np.array(s_hull, float), vb.positions[:, smoked, 0].astype(float)
+        se = np.sqrt(np.concatenate([a, b]).var() * (1 / n_s + 1 / n_v))
+        assert abs(a.mean() - b.mean()) <= 4 * se, (blocks, a.mean(), b.mean())
+        hull[blocks] = b.mean()
+    assert hull[True] - hull[False] > 0.1, hull

@@ -356,3 +356,44 @@ def test_same_seed_same_battle():
         r = resolve_battle(RULES, ships, "blackbeard", pol, np.random.default_rng(seed), island="sails")
         return [(s.outcome, s.positions, s.fame) for s in r.ships]
     assert run(7) == run(7)
+
+
+def _rules_with(**combat):
+    import dataclasses
+
+    return dataclasses.replace(RULES, combat=dataclasses.replace(RULES.combat, **combat))
+
+
+@pytest.mark.parametrize("absorbs", [True, False])
+def test_parrot_absorbs_hits_switch(absorbs):
+    # A (faster) lands 2 hits on B's hull where Flint sits: Flint is wounded, then killed either way.
+    # combat.parrot_absorbs_hits = true: the ring stays on 2, B flees (mutiny die 2);
+    # false: the ring moves too (2 -> 0), B is routed before its turn.
+    rules = _rules_with(parrot_absorbs_hits=absorbs)
+    a, b = ship(0, sails=3), ship(1, parrot="flint")
+    faces = [5, 5, 2] if absorbs else [5, 5]
+    dice = ScriptedDice(faces)
+    res = resolve_battle(rules, [a, b], None, [ScriptedPolicy(target=1), ScriptedPolicy(flee_at=(1,))], dice,
+                         island="hull")
+    assert dice.done()
+    rb = res.ships[1]
+    assert rb.parrot_died and rb.fame["parrot_death"] == -2
+    if absorbs:
+        assert rb.outcome == "fled" and rb.positions == [2, 2, 2, 2]
+    else:
+        assert rb.outcome == "routed" and rb.positions == [0, 2, 2, 2] and res.ships[0].fame["rout"] == 1
+
+
+@pytest.mark.parametrize("blocks", [True, False])
+def test_smoke_blocks_misfire_switch(blocks):
+    # as test_smoke_blocks_hook_misfires: Hook's die 1 misfires at the smoked seat 2
+    rules = _rules_with(smoke_blocks_misfire=blocks)
+    s0, s1, s2 = ship(0, sails=4), ship(1, hull=4, sails=3), ship(2, battle_cards=["smoke"])
+    flee = ScriptedPolicy(flee_at=(1,))
+    p2 = ScriptedPolicy(cards=("smoke",), flee_at=(1,))
+    dice = ScriptedDice([5, 1, 2, 6, 6, 6])
+    res = resolve_battle(rules, [s0, s1, s2], "captain_hook", [flee, flee, p2], dice, island="hull")
+    assert dice.done()
+    assert res.ships[0].positions[0] == 1  # the unsmoked seat 0 takes its misfire either way
+    assert res.ships[2].positions[0] == (2 if blocks else 1)
+    assert res.ships[2].was_hit == (not blocks)

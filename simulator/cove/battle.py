@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulator.cove import combat_policies as _policies
 from simulator.cove.combat_policies import (
     BATTLE_CARDS,
     VOLLEY_CARDS,
@@ -59,13 +58,6 @@ FAME_CAUSES = ("flight", "rout", "pirate_share", "capture", "parrot_death", "mut
 TREASURE_ISLAND = "treasure_island"
 ROYAL_NAVY = "royal_navy"
 
-# Rules values not (yet) in the scenario schema -- candidates to move into [combat]:
-#: a parrot absorbs the hits that wound and kill it (the French card text: "cette carte absorbe
-#: les deux premiers coups"); False would let the ring move as well.
-PARROT_ABSORBS_HITS = True
-assert PARROT_ABSORBS_HITS == _policies.PARROT_ABSORBS, "keep combat_policies.PARROT_ABSORBS in step"
-#: Smoke also protects against Captain Hook's misfires (a misfire die is not a 6).
-SMOKE_BLOCKS_MISFIRE = True
 
 
 @dataclass
@@ -278,7 +270,7 @@ class _Battle:
 
     def protection(self, ship: _Ship) -> tuple[int, ...]:
         prot = list(ship.art)
-        if ship.parrot is not None and ship.parrot_hp > 0 and PARROT_ABSORBS_HITS:
+        if ship.parrot is not None and ship.parrot_hp > 0 and self.c.parrot_absorbs_hits:
             prot[SECTIONS.index(self.rules.parrots[ship.parrot].section)] += ship.parrot_hp
         return tuple(prot)
 
@@ -357,7 +349,7 @@ class _Battle:
                 SECTIONS.index(self.rules.parrots[ship.parrot].section) == sec:
             p = min(k, ship.parrot_hp)
             ship.parrot_hp -= p
-            if PARROT_ABSORBS_HITS:
+            if self.c.parrot_absorbs_hits:
                 k -= p
             if ship.parrot_hp == 0:
                 ship.parrot_died = True
@@ -546,7 +538,7 @@ class _Battle:
                 d = int(d)
                 if d < thr and 1 <= d <= len(clockwise):
                     victim = clockwise[d - 1]
-                    if SMOKE_BLOCKS_MISFIRE and victim.smoke and d < self.c.smoke_hit_on:
+                    if self.c.smoke_blocks_misfire and victim.smoke and d < self.c.smoke_hit_on:
                         continue
                     misfires.append(victim)
         for sec in sections:

@@ -28,9 +28,7 @@ import numpy as np
 from simulator.cove.battle import (
     FAME_CAUSES,
     OUTCOMES,
-    PARROT_ABSORBS_HITS,
     ROYAL_NAVY,
-    SMOKE_BLOCKS_MISFIRE,
     TREASURE_ISLAND,
     BattleShip,
     _Battle,
@@ -51,8 +49,9 @@ class BatchState:
     Shapes: ``n`` trials, ``S`` player ships.
     """
 
-    def __init__(self, n: int, S: int):
+    def __init__(self, n: int, S: int, parrot_absorbs_hits: bool = True):
         self.n, self.S = n, S
+        self.parrot_absorbs_hits = parrot_absorbs_hits  # rules.combat.parrot_absorbs_hits
         self.pos = np.zeros((n, S, 4), np.int8)  # ring positions, SECTIONS order (0 = destroyed)
         self.art = np.zeros((n, S, 4), np.int8)  # Artisan hits left per section
         self.php = np.zeros((n, S), np.int8)  # parrot hits left (0: no parrot / dead)
@@ -95,7 +94,7 @@ class BatchState:
     def parrot_prot(self, idx: np.ndarray) -> np.ndarray:
         """(m, S, 4) hits absorbed by the living parrots on their sections (for policies)."""
         out = np.zeros((len(idx), self.S, 4), np.int8)
-        if PARROT_ABSORBS_HITS:
+        if self.parrot_absorbs_hits:
             for s in range(self.S):
                 if self.parrot_sec[s] >= 0:
                     out[:, s, self.parrot_sec[s]] = self.php[idx, s]
@@ -144,7 +143,7 @@ class _Engine:
         self.val = np.zeros((4, mat.num_positions + 1), np.int16)
         for k, sec in enumerate(SECTIONS):
             self.val[k, 1:] = getattr(mat, sec)
-        st = self.st = BatchState(n, S)
+        st = self.st = BatchState(n, S, self.c.parrot_absorbs_hits)
         self.parrot_fixed = np.zeros(S, np.int16)
         self.parrot_bones = np.zeros(S, bool)
         self.parrot_speed = np.zeros(S, np.int16)
@@ -229,7 +228,7 @@ class _Engine:
             p = np.where(par, np.minimum(k, php), 0).astype(np.int16)
             st.php_f[fs] = php - p
             died = par & (php - p == 0)
-            if PARROT_ABSORBS_HITS:
+            if self.c.parrot_absorbs_hits:
                 k = k - p
             if died.any():
                 st.fame[t[died], (fs[died] - t[died] * self.S), F_PARROT] -= self.c.parrot_death_fame_loss
@@ -433,11 +432,11 @@ class _Engine:
             rel = np.where(others, rel, S + 1)
             number = np.argsort(np.argsort(rel, axis=1), axis=1) + 1  # 1 = next clockwise
             number = np.where(others & (number <= npc.misfire_positions), number, 0)
-            if SMOKE_BLOCKS_MISFIRE:
-                number = np.where(st.smoke[idx], 0, number)
             miss = used & (dice < thr[:, None])  # (m, dice)
             face = np.where(miss, dice, 0)
-            misfire = (face[:, :, None] == number[:, None, :]) & (number[:, None, :] > 0)
+            misfire = (face[:, :, None] == number[:, None, :]) & (number[:, None, :] > 0)  # (m, dice, S)
+            if c.smoke_blocks_misfire:  # a smoked victim is hit only by a face that beats Smoke
+                misfire &= ~(st.smoke[idx][:, None, :] & (face[:, :, None] < c.smoke_hit_on))
             misfire = misfire.sum(axis=1).astype(np.int16)  # (m, S) hull hits
         if secs is None:
             self.hit(idx, tgt, sec, hits)

@@ -39,7 +39,6 @@ NPC_TARGET = -1  # the ``target`` of a broadside aimed at the legendary pirate /
 BATTLE_CARDS = ("becalmed", "favourable_wind", "grapple", "smoke", "overboard")
 VOLLEY_CARDS = ("grapeshot", "powder_keg", "cannonade")
 FLEE_RULES = ("stand", "when-hit", "when-critical")
-PARROT_ABSORBS = True  # must equal simulator.cove.battle.PARROT_ABSORBS_HITS (checked there)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +160,7 @@ def weakest_target_batch(state: Any, me: int, idx: np.ndarray) -> tuple[np.ndarr
     if state.S == 2:  # one opponent: only its sections matter
         o = 1 - me
         h = state.pos[idx, o] + state.art[idx, o]
-        if state.parrot_sec[o] >= 0 and PARROT_ABSORBS:
+        if state.parrot_sec[o] >= 0 and state.parrot_absorbs_hits:
             h[:, state.parrot_sec[o]] += state.php[idx, o]
         section = np.argmin(h, axis=1)
         npc = state.npc_fighting[idx] | ~state.present[idx, o]

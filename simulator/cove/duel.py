@@ -29,7 +29,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any
 
-from simulator.cove.battle import PARROT_ABSORBS_HITS, ROYAL_NAVY
+from simulator.cove.battle import ROYAL_NAVY
 from simulator.cove.combat_policies import (
     NPC_TARGET,
     BattlePolicy,
@@ -101,6 +101,7 @@ class _Side:
         hp = (c.parrot_hits_to_kill - (1 if ship.parrot_wounded else 0)) if self.parrot else 0
         self.start = tuple(ship.positions) + tuple(art) + (hp,)
         self.kill = c.parrot_hits_to_kill
+        self.parrot_absorbs = c.parrot_absorbs_hits
 
     def value(self, st, sec: int) -> int:
         return getattr(self.mat, SECTIONS[sec])[st[sec] - 1]
@@ -132,7 +133,7 @@ class _Side:
             if n and s[8] > 0 and sec == self.parrot_sec:
                 p = min(n, s[8])
                 s[8] -= p
-                if PARROT_ABSORBS_HITS:
+                if self.parrot_absorbs:
                     n -= p
                 if s[8] == 0:
                     died = True
@@ -142,7 +143,7 @@ class _Side:
 
     def view(self, st, present=True) -> ShipView:
         prot = list(st[4:8])
-        if self.parrot_sec >= 0 and st[8] > 0 and PARROT_ABSORBS_HITS:
+        if self.parrot_sec >= 0 and st[8] > 0 and self.parrot_absorbs:
             prot[self.parrot_sec] += st[8]
         return ShipView(
             seat=self.seat, positions=tuple(st[:4]), start_positions=tuple(self.start[:4]),

@@ -167,6 +167,11 @@ class Combat:
     parrot_death_fame_loss: int = field(default=2, metadata={"range": (0, 20)})
     parrot_hits_to_kill: int = field(default=2, metadata={"range": (1, 10)})
     max_exchanges: int = field(default=200, metadata={"range": (1, 10_000)})  # safety cap (reported)
+    # DECISION: a parrot absorbs the hits that wound and kill it (the ring does not move); False:
+    # the parrot is wounded/killed and the ring moves as well.
+    parrot_absorbs_hits: bool = True
+    # DECISION: Smoke also protects against Captain Hook's misfires (a misfire die is not a 6).
+    smoke_blocks_misfire: bool = True
 
 
 @dataclass(frozen=True, slots=True)
