@@ -115,6 +115,7 @@ def battle_cmd(fleet, vs, commanders, scenario_name, scenario, n, seed, jobs, qu
         rows.append({"outcome": f"mean VP {side.upper()}", "count": None, "p": m["mean"],
                      "ci95_low": m["ci95"][0], "ci95_high": m["ci95"][1]})
     table = pd.DataFrame(rows)
+    table["count"] = table["count"].astype("Int64")
     title = (f"{s['fleet_a']} ({s['commanders'][0]}) vs {s['fleet_b']} ({s['commanders'][1]}), "
              f"{s['provenance']['scenario_name']}, n={n}")
     emit(fmt, table, s, title=title)
