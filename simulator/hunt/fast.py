@@ -188,7 +188,7 @@ def _leg_ok(ldest, lcmask, iptr, inodes, pass_own, fleet, wreck, player, li, cbi
 
 
 @njit(cache=True)
-def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner, occ_count):
+def _gen_steps(A, P, SN, SC, ST, row, wreck, player, dice, used, OUT, orow, occ_owner, occ_count):
     """Fill ``out[k] = (mode, ship, from, dest, dice_mask, load, boards)``; return the count.
 
     mode 0 moves ``ship`` alone, mode 1 moves every ship of ``player`` on ``from`` (a fleet).
@@ -202,7 +202,7 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
     n_out = 0
     lo, hi = seat_lo[player], seat_hi[player]
     for s in range(lo, hi):
-        f = node[s]
+        f = SN[row, s]
         if f < 0:
             continue
         # which units start at f: ship s alone (skip a ship identical to an earlier one on f),
@@ -210,9 +210,9 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
         first_on_f = True
         dup = False
         for s2 in range(lo, s):
-            if node[s2] == f:
+            if SN[row, s2] == f:
                 first_on_f = False
-                if home[s2] == home[s] and carry[s2] == carry[s]:
+                if home[s2] == home[s] and SC[row, s2] == SC[row, s]:
                     dup = True
         for mode in range(2):
             if mode == 0 and dup:
@@ -222,14 +222,14 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
             cbit = 0
             free = False
             if mode == 0:
-                if carry[s] >= 0:
+                if SC[row, s] >= 0:
                     cbit = 1 << home[s]
                 else:
                     free = True
             else:
                 for s2 in range(lo, hi):
-                    if node[s2] == f:
-                        if carry[s2] >= 0:
+                    if SN[row, s2] == f:
+                        if SC[row, s2] >= 0:
                             cbit = 1 << home[s2]
                         else:
                             free = True
@@ -247,19 +247,20 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
                 for li in range(ptr[base], ptr[base + 1]):
                     if _leg_ok(ldest, lcmask, iptr, inodes, pass_own, fleet, wreck, player, li, cbit, occ_owner):
                         d = ldest[li]
-                        out[n_out, 0] = mode
-                        out[n_out, 1] = s
-                        out[n_out, 2] = f
-                        out[n_out, 3] = d
-                        out[n_out, 4] = 1 << i
-                        out[n_out, 6] = 1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
-                        out[n_out, 5] = 0
+                        OUT[orow, n_out, 0] = mode
+                        OUT[orow, n_out, 1] = s
+                        OUT[orow, n_out, 2] = f
+                        OUT[orow, n_out, 3] = d
+                        OUT[orow, n_out, 4] = 1 << i
+                        OUT[orow, n_out, 6] = 1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
+                        OUT[orow, n_out, 5] = 0
                         n_out += 1
                         if free and kind[d] == 4:
                             isl = anch_isl[d]
-                            if isl < P[P_NTRE] and tre[isl] == isl:
-                                out[n_out, :] = out[n_out - 1, :]
-                                out[n_out, 5] = 1
+                            if isl < P[P_NTRE] and ST[row, isl] == isl:
+                                for q in range(7):
+                                    OUT[orow, n_out, q] = OUT[orow, n_out - 1, q]
+                                OUT[orow, n_out, 5] = 1
                                 n_out += 1
             for i in range(nd):
                 if used & (1 << i):
@@ -283,90 +284,95 @@ def _gen_steps(A, P, node, carry, tre, wreck, player, dice, used, out, occ_owner
                     for li in range(ptr[base], ptr[base + 1]):
                         if _leg_ok(ldest, lcmask, iptr, inodes, pass_own, fleet, wreck, player, li, cbit, occ_owner):
                             d = ldest[li]
-                            out[n_out, 0] = mode
-                            out[n_out, 1] = s
-                            out[n_out, 2] = f
-                            out[n_out, 3] = d
-                            out[n_out, 4] = (1 << i) | (1 << j)
-                            out[n_out, 6] = 1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
-                            out[n_out, 5] = 0
+                            OUT[orow, n_out, 0] = mode
+                            OUT[orow, n_out, 1] = s
+                            OUT[orow, n_out, 2] = f
+                            OUT[orow, n_out, 3] = d
+                            OUT[orow, n_out, 4] = (1 << i) | (1 << j)
+                            OUT[orow, n_out, 6] = 1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
+                            OUT[orow, n_out, 5] = 0
                             n_out += 1
                             if free and kind[d] == 4:
                                 isl = anch_isl[d]
-                                if isl < P[P_NTRE] and tre[isl] == isl:
-                                    out[n_out, :] = out[n_out - 1, :]
-                                    out[n_out, 5] = 1
+                                if isl < P[P_NTRE] and ST[row, isl] == isl:
+                                    for q in range(7):
+                                        OUT[orow, n_out, q] = OUT[orow, n_out - 1, q]
+                                    OUT[orow, n_out, 5] = 1
                                     n_out += 1
     return n_out
 
 
 @njit(cache=True)
-def _apply(A, P, node, carry, tre, player, step, nn, nc, nt, h):
-    """Write the state after ``step`` into (nn, nc, nt).
+def _apply(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h):
+    """Write the state after step ``STEPS[srow, spos]`` of state row ``r0`` into row ``r1``.
 
+    (2-D buffers and row numbers rather than array views: views cost reference counting.)
     ``h`` is the Zobrist hash of the state before; returns ``(won, hash after)`` where ``won`` is
     1 when the step wins for ``player`` (its carrier reaches its home anchor, or no opponent
     ship is left).
     """
     owner, home, seat_lo, seat_hi, anchor, anch_isl = A[6], A[7], A[8], A[9], A[10], A[11]
     zn, zc, zt = A[20], A[21], A[22]
-    ns = node.shape[0]
-    nn[:] = node
-    nc[:] = carry
-    nt[:] = tre
-    mode, ms, f, d, load, boards = step[0], step[1], step[2], step[3], step[5], step[6]
+    ns = SN.shape[1]
+    for i in range(ns):
+        SN[r1, i] = SN[r0, i]
+        SC[r1, i] = SC[r0, i]
+    for i in range(ST.shape[1]):
+        ST[r1, i] = ST[r0, i]
+    mode, ms, f, d = STEPS[srow, spos, 0], STEPS[srow, spos, 1], STEPS[srow, spos, 2], STEPS[srow, spos, 3]
+    load, boards = STEPS[srow, spos, 5], STEPS[srow, spos, 6]
     lo, hi = seat_lo[player], seat_hi[player]
     if boards == 1:
         # the opponent's ships on d (one of them with fleet sink = one: the carrier first)
         victim_one = -1
         if P[P_FLEET] == 1 and P[P_SINK_ALL] == 0:
             for v in range(ns):
-                if nn[v] == d and owner[v] != player:
-                    if victim_one < 0 or (nc[v] >= 0 and nc[victim_one] < 0):
+                if SN[r1, v] == d and owner[v] != player:
+                    if victim_one < 0 or (SC[r1, v] >= 0 and SC[r1, victim_one] < 0):
                         victim_one = v
         for v in range(ns):
-            if nn[v] != d or owner[v] == player:
+            if SN[r1, v] != d or owner[v] == player:
                 continue
             if victim_one >= 0 and v != victim_one:
                 continue
-            nn[v] = -1
+            SN[r1, v] = -1
             h ^= zn[v, d + 1] ^ zn[v, 0]
-            cargo = nc[v]
+            cargo = SC[r1, v]
             if cargo >= 0:
-                nc[v] = -1
+                SC[r1, v] = -1
                 h ^= zc[v, cargo + 1] ^ zc[v, 0]
                 taker = -1
                 for m in range(lo, hi):
-                    if nn[m] == f and (mode == 1 or m == ms) and nc[m] < 0:
+                    if SN[r1, m] == f and (mode == 1 or m == ms) and SC[r1, m] < 0:
                         taker = m
                         break
                 if taker >= 0:
-                    nc[taker] = cargo
+                    SC[r1, taker] = cargo
                     h ^= zc[taker, 0] ^ zc[taker, cargo + 1]
                 else:
-                    nt[cargo] = cargo
+                    ST[r1, cargo] = cargo
                     h ^= zt[cargo, 0] ^ zt[cargo, cargo + 1]
     loader = -1
     won = 0
     for m in range(lo, hi):
-        if nn[m] == f and (mode == 1 or m == ms):
-            nn[m] = d
+        if SN[r1, m] == f and (mode == 1 or m == ms):
+            SN[r1, m] = d
             h ^= zn[m, f + 1] ^ zn[m, d + 1]
-            if nc[m] >= 0:
+            if SC[r1, m] >= 0:
                 if d == anchor[home[m]]:
                     won = 1
             elif load == 1 and loader < 0:
                 loader = m
     if load == 1:
         isl = anch_isl[d]
-        nc[loader] = isl
+        SC[r1, loader] = isl
         h ^= zc[loader, 0] ^ zc[loader, isl + 1]
-        nt[isl] = -1
+        ST[r1, isl] = -1
         h ^= zt[isl, isl + 1] ^ zt[isl, 0]
     if boards == 1 and won == 0:
         others = 0
         for m in range(ns):
-            if nn[m] >= 0 and owner[m] != player:
+            if SN[r1, m] >= 0 and owner[m] != player:
                 others += 1
                 break
         if others == 0:
@@ -392,20 +398,20 @@ def _zobrist(A, node, carry, tre):
 
 
 @njit(cache=True)
-def _occupancy(A, node, occ_owner, occ_count):
+def _occupancy(A, SN, row, occ_owner, occ_count):
     """Mark the ships' nodes (``occ_owner`` must be all -1 and ``occ_count`` 0 before)."""
     owner = A[6]
-    for s in range(node.shape[0]):
-        n = node[s]
+    for s in range(SN.shape[1]):
+        n = SN[row, s]
         if n >= 0:
             occ_owner[n] = owner[s]
             occ_count[n] += 1
 
 
 @njit(cache=True)
-def _clear_occupancy(node, occ_owner, occ_count):
-    for s in range(node.shape[0]):
-        n = node[s]
+def _clear_occupancy(SN, row, occ_owner, occ_count):
+    for s in range(SN.shape[1]):
+        n = SN[row, s]
         if n >= 0:
             occ_owner[n] = -1
             occ_count[n] = 0
@@ -429,9 +435,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
     usedv[0] = 0
     loadsv[0] = 0
     hs[0] = _zobrist(A, node, carry, tre)
-    _occupancy(A, node, occ_o, occ_c)
-    nsteps[0] = _gen_steps(A, P, sn[0], sc[0], st_[0], wreck, player, dice, 0, steps[0], occ_o, occ_c)
-    _clear_occupancy(node, occ_o, occ_c)
+    _occupancy(A, sn, 0, occ_o, occ_c)
+    nsteps[0] = _gen_steps(A, P, sn, sc, st_, 0, wreck, player, dice, 0, steps, 0, occ_o, occ_c)
+    _clear_occupancy(sn, 0, occ_o, occ_c)
     pos[0] = 0
     if nsteps[0] == 0:
         leaf_n[0, :] = node
@@ -456,18 +462,20 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
                 wadd[depth] = -1
             depth -= 1
             continue
-        step = steps[depth, pos[depth]]
+        sp = pos[depth]
         pos[depth] += 1
         d1 = depth + 1
-        if (usedv[depth] | step[4]) == full and step[5] == 0 and step[6] == 0:
+        s_mode, s_ship, s_from, s_dest = steps[depth, sp, 0], steps[depth, sp, 1], steps[depth, sp, 2], steps[depth, sp, 3]
+        s_mask, s_load, s_boards = steps[depth, sp, 4], steps[depth, sp, 5], steps[depth, sp, 6]
+        if (usedv[depth] | s_mask) == full and s_load == 0 and s_boards == 0:
             # a plain last leg (no boarding, no loading): hash the outcome without building it,
             # and build it only when it is a new leaf (most last legs repeat an earlier outcome)
             hq = hs[depth]
             quick_won = False
             for m in range(lo, hi):
-                if sn[depth, m] == step[2] and (step[0] == 1 or m == step[1]):
-                    hq ^= zn[m, step[2] + 1] ^ zn[m, step[3] + 1]
-                    if sc[depth, m] >= 0 and step[3] == anchor[home[m]]:
+                if sn[depth, m] == s_from and (s_mode == 1 or m == s_ship):
+                    hq ^= zn[m, s_from + 1] ^ zn[m, s_dest + 1]
+                    if sc[depth, m] >= 0 and s_dest == anchor[home[m]]:
                         quick_won = True
             if not quick_won:
                 hq_l = np.int64(hq & np.uint64(0x7FFFFFFFFFFFFFFF))
@@ -484,15 +492,15 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
                         leaf_i[qfound, 1] = 0
                         leaf_i[qfound, 2] = loadsv[depth]
                     continue
-        won, hnew = _apply(A, P, sn[depth], sc[depth], st_[depth], player, step, sn[d1], sc[d1], st_[d1], hs[depth])
+        won, hnew = _apply(A, P, sn, sc, st_, depth, d1, player, steps, depth, sp, hs[depth])
         hs[d1] = hnew
         wadd[d1] = -1
-        if make_wrecks and step[6] == 1:  # boarding leaves a wreck that later legs must respect
-            wreck[step[3]] += 1
-            wadd[d1] = step[3]
-        used = usedv[depth] | step[4]
+        if make_wrecks and s_boards == 1:  # boarding leaves a wreck that later legs must respect
+            wreck[s_dest] += 1
+            wadd[d1] = s_dest
+        used = usedv[depth] | s_mask
         usedv[d1] = used
-        loadsv[d1] = loadsv[depth] + step[5]
+        loadsv[d1] = loadsv[depth] + s_load
         n_used = 0
         rem = 0
         for i in range(nd):
@@ -522,9 +530,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
                 vkeys[slot] = h
                 vlist[n_visited] = slot
                 n_visited += 1
-            _occupancy(A, sn[d1], occ_o, occ_c)
-            nsub = _gen_steps(A, P, sn[d1], sc[d1], st_[d1], wreck, player, dice, used, steps[d1], occ_o, occ_c)
-            _clear_occupancy(sn[d1], occ_o, occ_c)
+            _occupancy(A, sn, d1, occ_o, occ_c)
+            nsub = _gen_steps(A, P, sn, sc, st_, d1, wreck, player, dice, used, steps, d1, occ_o, occ_c)
+            _clear_occupancy(sn, d1, occ_o, occ_c)
         if nsub > 0:
             nsteps[d1] = nsub
             pos[d1] = 0
@@ -553,9 +561,11 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
         else:
             ltab[lslot] = n_leaves + 1
             lslots[n_leaves] = lslot
-            leaf_n[n_leaves, :] = sn[d1]
-            leaf_c[n_leaves, :] = sc[d1]
-            leaf_t[n_leaves, :] = st_[d1]
+            for i in range(ns):
+                leaf_n[n_leaves, i] = sn[d1, i]
+                leaf_c[n_leaves, i] = sc[d1, i]
+            for i in range(st_.shape[1]):
+                leaf_t[n_leaves, i] = st_[d1, i]
             leaf_i[n_leaves, 0] = n_used
             leaf_i[n_leaves, 1] = won
             leaf_i[n_leaves, 2] = loadsv[d1]
