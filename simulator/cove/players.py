@@ -144,6 +144,12 @@ class HeuristicPlayer(BattlePolicy):
         # exact odds by public ship states (pure functions of them and the rules): may be shared
         # by the players of one chunk of games (same rules), see make_player
         self._odds_cache: dict = {} if odds_cache is None else odds_cache
+        # plain-dict copies of the scenario tables the hot loops read (FrozenMap lookups are slower)
+        self._parrots = dict(rules.parrots)
+        self._pirates = dict(rules.pirates)
+        self._map_mult = rules.decisions.treasure_map_chest_multiplier
+        self._bury_fame_per_chest = rules.economy.bury_fame_per_chest
+        self._bury_gold_per_fame = rules.economy.bury_gold_per_fame
 
     # ------------------------------------------------------------------ dispatch
     def act(self, kind: str, obs: Observation, legal: tuple) -> Any:
@@ -256,14 +262,14 @@ class HeuristicPlayer(BattlePolicy):
         return got
 
     def room(self, ship) -> int:
-        if ship.parrot and self.rules.parrots[ship.parrot].unlimited_chests:
+        if ship.parrot and self._parrots[ship.parrot].unlimited_chests:
             return 99
         return max(0, ship.values[HULL] - ship.chests)
 
     def card_value(self, ship, card, isl: int, obs: Observation) -> float:
         fame, gold, chests, tavern = card
         if (obs.seat, isl) in obs.treasure_maps:
-            chests *= self.rules.decisions.treasure_map_chest_multiplier
+            chests *= self._map_mult
         p = self.p
         return p["w_fame"] * fame + p["w_gold"] * gold + p["w_chest"] * min(chests, self.room(ship)) \
             + p["w_card"] * tavern
@@ -273,7 +279,11 @@ class HeuristicPlayer(BattlePolicy):
 
     # ------------------------------------------------------------------ island choice
     def island_scores(self, obs: Observation) -> list[float]:
-        """Expected value of sailing to each island 0..5 this month (see the module docstring)."""
+        """Expected value of sailing to each island 0..5 this month (see the module docstring).
+
+        The hot path of a game (every player, every month): the sums below are written out in
+        the same order as :meth:`card_value` and :meth:`_guess` so the floats are identical.
+        """
         me = obs.me
         p = self.p
         w_fame, rout_cost = p["w_fame"], p["rout_cost"]
@@ -282,51 +292,63 @@ class HeuristicPlayer(BattlePolicy):
         # opponents' islands: announced (Lookout) or, with opponent_model, predicted
         opp_at: list[list] = [[], [], [], [], [], []]
         model = p["opponent_model"]
+        seat, chosen = obs.seat, obs.chosen
+        guess_table = None
         for s in obs.ships:
-            if s.seat == obs.seat:
+            if s.seat == seat:
                 continue
-            isl = obs.chosen[s.seat]
+            isl = chosen[s.seat]
             if isl is None:
                 if not model:
                     continue
-                isl = self._guess(obs, s, pirates)
+                if guess_table is None:
+                    guess_table = self._guess_table(obs.treasure, pirates)
+                isl = _guess_island(guess_table, s)
             opp_at[isl].append(s)
-        eco = self.rules.economy
         ring, gold = me.ring, me.gold
-        noise = self.rng.random(6) * p["noise"]
+        pn = p["noise"]
+        noise = self.rng.random(6).tolist()  # plain floats: same values as the numpy array
+        treasure, maps = obs.treasure, obs.treasure_maps
+        w_gold, w_chest, w_card = p["w_gold"], p["w_chest"], p["w_card"]
+        room = self.room(me)
+        target, step_cost, npos, prio = self.target, self.step_cost, self.npos, self.prio
+        rn = obs.royal_navy
         scores = []
         for isl in range(6):
             v = 0.0
             if isl < 5:
-                card = obs.treasure[isl]
-                if card is not None:
-                    v += self.card_value(me, card, isl, obs)
+                card = treasure[isl]
+                if card is not None:  # card_value, written out
+                    fame, cgold, chests, tavern = card
+                    if maps and (seat, isl) in maps:
+                        chests *= self._map_mult
+                    v += w_fame * fame + w_gold * cgold + w_chest * min(chests, room) + w_card * tavern
                 if isl == 0:
                     v += p["tavern_bias"]
                     if not last:
-                        v += p["w_card"] * min(p["buy_cards"], gold // 2)
+                        v += w_card * min(p["buy_cards"], gold // 2)
                 elif not last:
                     sec = ISLAND_SECTION[isl]
                     pos = ring[sec]
-                    if pos < self.target[sec] and pos < self.npos \
-                            and gold - self.step_cost[pos] >= p["gold_reserve"]:
-                        v += self.prio[sec]
+                    if pos < target[sec] and pos < npos and gold - step_cost[pos] >= p["gold_reserve"]:
+                        v += prio[sec]
             else:
                 spare = gold if last else max(0, gold - p["bury_reserve"])
-                bury = me.chests * eco.bury_fame_per_chest + spare // eco.bury_gold_per_fame
+                bury = me.chests * self._bury_fame_per_chest + spare // self._bury_gold_per_fame
                 v += w_fame * bury + p["treasure_bias"] - 0.3
-            key = pirates.get(isl)  # risk: the black ship there
-            if key is not None:
-                pr = self.rules.pirates[key]
-                if not pr.fights:
-                    v += w_fame * 3.5  # the Cacafuego: a d6 of fame
-                else:
-                    odds = self.pirate_odds(me, key)
-                    if odds < p["pirate_odds_min"]:
-                        v -= 100.0
+            if pirates:
+                key = pirates.get(isl)  # risk: the black ship there
+                if key is not None:
+                    pr = self._pirates[key]
+                    if not pr.fights:
+                        v += w_fame * 3.5  # the Cacafuego: a d6 of fame
                     else:
-                        v = odds * (v + w_fame * pr.fame) - (1 - odds) * rout_cost
-            if obs.royal_navy == isl:
+                        odds = self.pirate_odds(me, key)
+                        if odds < p["pirate_odds_min"]:
+                            v -= 100.0
+                        else:
+                            v = odds * (v + w_fame * pr.fame) - (1 - odds) * rout_cost
+            if rn == isl:
                 v -= rout_cost
             opps = opp_at[isl]
             if isl < 5 and opps:  # opponents expected there: beat them all to keep the island
@@ -334,21 +356,25 @@ class HeuristicPlayer(BattlePolicy):
                 for o in opps:
                     win *= self.duel_odds(me, o)
                 v = win * (v + len(opps)) - (1 - win) * rout_cost + p["fight_bias"] * len(opps)
-            scores.append(v + noise[isl])
+            scores.append(v + noise[isl] * pn)
         return scores
 
-    def _guess(self, obs: Observation, s, pirates) -> int:
-        best, best_v = TREASURE, s.chests + s.gold // 3 - 0.5
+    def _guess_table(self, treasure, pirates) -> list[tuple[int, float, int, float]]:
+        """Per outer island an opponent might head for: (island, fame + 0.3 gold, chests,
+        0.5 tavern), the parts of :meth:`_guess`'s value that do not depend on the opponent."""
+        out = []
         for isl in range(5):
-            card = obs.treasure[isl]
-            if card is None or isl in pirates and self.rules.pirates[pirates[isl]].fights:
+            card = treasure[isl]
+            if card is None or isl in pirates and self._pirates[pirates[isl]].fights:
                 continue
             fame, gold, chests, tavern = card
-            room = s.values[HULL] - s.chests
-            v = fame + 0.3 * gold + 0.8 * min(chests, max(room, 0)) + 0.5 * tavern
-            if v > best_v:
-                best, best_v = isl, v
-        return best
+            out.append((isl, fame + 0.3 * gold, chests, 0.5 * tavern))
+        return out
+
+    def _guess(self, obs: Observation, s, pirates) -> int:
+        """The island opponent ``s`` is assumed to head for: the best card it can hold, else
+        Treasure Island."""
+        return _guess_island(self._guess_table(obs.treasure, pirates), s)
 
     def _navigate(self, obs: Observation, legal: tuple) -> int:
         scores = self.island_scores(obs)
@@ -595,6 +621,18 @@ class HeuristicPlayer(BattlePolicy):
             s = present[int(self.rng.integers(len(present)))]
             return s.seat, SECTIONS[int(self.rng.integers(4))]
         return self.weakest(view, exclude=None, navy=True)
+
+
+def _guess_island(table, s) -> int:
+    """The island of :meth:`HeuristicPlayer._guess` for opponent view ``s`` (``table`` from
+    :meth:`HeuristicPlayer._guess_table`): the first best value wins, Treasure Island by default."""
+    best, best_v = TREASURE, s.chests + s.gold // 3 - 0.5
+    room = max(s.values[HULL] - s.chests, 0)
+    for isl, fame_gold, chests, tavern in table:
+        v = fame_gold + 0.8 * min(chests, room) + tavern
+        if v > best_v:
+            best, best_v = isl, v
+    return best
 
 
 class _NavyController(RoyalNavyPolicy):
