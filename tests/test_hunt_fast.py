@@ -73,6 +73,7 @@ def test_same_legal_outcomes_as_the_python_engine(variants, players):
         assert nb == py, f"position {i}, seat {seat}, dice {dice}"
 
 
+@pytest.mark.slow
 def test_fast_engine_statistics_agree_with_python():
     sc = load_hunt(None, [])
     specs = ["runner", "hunter"]

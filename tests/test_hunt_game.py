@@ -232,8 +232,8 @@ def test_double_board_two_treasures():
     t = build_tables(sc.rules, 8)
     st = initial_state(t, sc.rules)
     assert st.treasure_island == (0, 1) and len(st.ship_node) == 24
-    games, summary = play_games(sc, "runner", 4, seed=3, players=6, engine="python", check=True)
-    assert summary["n_games"] == 4 and summary["players"] == 6
+    games, summary = play_games(sc, "runner", 20, seed=3, players=6, check=True)
+    assert summary["n_games"] == 20 and summary["players"] == 6
 
 
 def test_api_tidy_table_and_summary():

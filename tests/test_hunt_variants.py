@@ -42,6 +42,7 @@ def test_nine_variant_files():
         assert sc.rules is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", [""] + list(variant_names()))
 def test_variant_plays_1000_games_without_an_illegal_state(variant):
     sc, games, per_game, summary = run(variant)  # check=True: IllegalState would be raised
@@ -53,12 +54,14 @@ def test_variant_plays_1000_games_without_an_illegal_state(variant):
     assert (games["ships_lost"] <= sc.rules.ships_per_port * (2 if sc.rules.kingdoms.mode != "none" else 1)).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["", "cyclone", "fire-ship"])
 def test_python_reference_engine_plays_variants_with_checks(variant):
     sc, games, per_game, summary = run(variant, "python", 30)
     assert summary["n_games"] == 30
 
 
+@pytest.mark.slow
 def test_base_game_has_no_variant_effects():
     _, _, g, _ = run("")
     assert g["loads"].sum() > 0
@@ -66,12 +69,14 @@ def test_base_game_has_no_variant_effects():
     assert (g["max_fleet"] == 1).all()
 
 
+@pytest.mark.slow
 def test_shipwreck_leaves_wrecks():
     _, _, g, _ = run("shipwreck")
     assert g["wrecks"].sum() > 0
     assert (g["wrecks"] <= g["sinkings"] + g["explosions"] * 12).all()
 
 
+@pytest.mark.slow
 def test_cyclone_triples_remove_a_ship_at_the_right_rate():
     _, _, g, _ = run("cyclone")
     losses, rolls = g["cyclone_losses"].sum(), g["turns"].sum()
@@ -80,6 +85,7 @@ def test_cyclone_triples_remove_a_ship_at_the_right_rate():
     assert abs(losses / rolls - p) < 4 * se, (losses, rolls)
 
 
+@pytest.mark.slow
 def test_one_two_gives_extra_rolls_at_the_right_rate():
     _, _, g, _ = run("one-two")
     rerolls = g["rerolls"].sum()
@@ -92,22 +98,26 @@ def test_one_two_gives_extra_rolls_at_the_right_rate():
     assert p * (rolls - wins) - 4 * sd <= rerolls <= p * rolls + 4 * sd, (rerolls, rolls, wins)
 
 
+@pytest.mark.slow
 def test_fire_ships_explode():
     _, _, g, _ = run("fire-ship")
     assert g["explosions"].sum() > 0 and g["exploded"].sum() > 0
 
 
+@pytest.mark.slow
 def test_fleet_keeps_ships_stacked():
     _, _, g, _ = run("fleet")
     assert g["max_fleet"].max() >= 2
 
 
+@pytest.mark.slow
 def test_devils_island_is_shorter_than_the_base_game():
     _, _, base, _ = run("")
     _, _, devil, _ = run("devils-island")
     assert devil["turns"].mean() < base["turns"].mean()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant, ports", [("enemy-kingdoms", {"1+2", "4+3"}), ("contrary-winds", {"1+3", "2+4"})])
 def test_kingdoms_two_players_six_ships(variant, ports):
     _, games, _, summary = run(variant)
@@ -115,12 +125,14 @@ def test_kingdoms_two_players_six_ships(variant, ports):
     assert games["ships_lost"].max() > 3  # six ships each: more than three can be lost
 
 
+@pytest.mark.slow
 def test_double_board_six_players_two_treasures():
     _, games, g, summary = run("double-board")
     assert summary["players"] == 6 and set(games["ports"]) == {"1", "2", "4", "8", "7", "3"}
     assert g["loads"].max() >= 2
 
 
+@pytest.mark.slow
 def test_combinable_variants_play():
     sc = load_hunt(None, ["cyclone", "shipwreck", "one-two", "fire-ship"])
     assert sc.rules.cyclone.enabled and sc.rules.shipwreck.enabled and sc.rules.fire_ship.enabled

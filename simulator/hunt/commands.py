@@ -37,19 +37,21 @@ def hunt():
                    "(weights as name:key=value).")
 @click.option("-n", "n", type=click.IntRange(1, 10**8), default=1000, show_default=True, help="Games.")
 @click.option("--rotate-seats", is_flag=True, help="Rotate the strategies round the seats game by game.")
+@click.option("--engine", type=click.Choice(["fast", "python"]), default="fast", show_default=True,
+              help="fast: compiled (numba); python: the readable reference (slow, same rules).")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None,
               help="Folder for games.csv/.parquet (one row per game and seat) and summary.json.")
 @seed_option
 @jobs_option
 @quiet_option
 @format_option
-def play(scenario, variants, players, strategies, n, rotate_seats, out, seed, jobs, quiet, fmt):
+def play(scenario, variants, players, strategies, n, rotate_seats, engine, out, seed, jobs, quiet, fmt):
     """Play N seeded games and report seat and strategy win rates with 95% intervals."""
     sc = load_hunt(scenario, variants)
     if out:
         ensure_writable_dir(out)
     games, summary = play_games(sc, strategies, n, seed=seed, n_jobs=jobs, rotate_seats=rotate_seats,
-                                quiet=quiet, players=players)
+                                quiet=quiet, players=players, engine=engine)
     replay_note(summary["seed"], seed is not None, quiet or fmt == "json")
     summary["variants"] = list(variants)
     summary.pop("wall_time_s", None)
