@@ -15,18 +15,14 @@ STANDARD = load_scenario("standard", game="hunt")
 GOOD = STANDARD.raw["board"]["map"]
 
 
-def write(tmp_path, map_text=GOOD, extra="", pairs="[[0, 8, 11, 8], [0, 9, 11, 9]]"):
+def write(tmp_path, map_text=GOOD, pairs="[[0, 8, 11, 8], [0, 9, 11, 9]]"):
+    """A user's scenario file: standard.toml with its [board] table replaced."""
+    base = open(STANDARD.path, encoding="utf-8").read()
+    head, rest = base.split("[board]", 1)
+    tail = "[movement]" + rest.split("[movement]", 1)[1]
+    board = f"[board]\nmap = '''{map_text}'''\nstrait_pairs = {pairs}\n\n"
     p = tmp_path / "board.toml"
-    p.write_text(
-        'game = "hunt"\nrules_version = "t"\nextends = "standard"\n' + extra + "\n[board]\n"
-        f"map = '''{map_text}'''\nstrait_pairs = {pairs}\n"
-    )
-    # extends a built-in name only resolves from the scenario folders: copy by path instead
-    text = p.read_text().replace('extends = "standard"\n', "")
-    base = (STANDARD.path and open(STANDARD.path).read())
-    base_wo_board = base.split("[board]")[0] + "[movement]" + base.split("[movement]")[1]
-    body = text.split("\n", 2)[2]
-    p.write_text(base_wo_board.replace('name = "standard"', 'name = "custom"') + "\n" + body)
+    p.write_text(head.replace('name = "standard"', 'name = "custom"') + board + tail, encoding="utf-8")
     return p
 
 

@@ -7,7 +7,11 @@ Example::
     games, summary = play_games(scenario, ["runner", "hunter"], n=2000, seed=1, n_jobs=2)
 
 ``play_games(scenario, strategies, n, seed=None, n_jobs=1, rotate_seats=False, quiet=True,
-players=None, chunk_size=500) -> (games_df, summary_dict)``
+players=None, chunk_size=500, check=False, engine="fast") -> (games_df, summary_dict)``
+
+* ``engine``: ``"fast"`` (numba, :mod:`.fast`) or ``"python"`` (the reference, :mod:`.game`);
+  both play by the same rules but draw dice from different streams, so a seed replays a run
+  for one engine. ``check=True`` runs the invariant checker after every change.
 
 * ``strategies``: one spec per seat (``"runner"``, ``"hunter:sink=20"``...) or a single spec for
   every seat; ``players`` defaults to ``len(strategies)`` (or the scenario's default when one
