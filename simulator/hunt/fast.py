@@ -12,6 +12,10 @@ Randomness: each game gets two 64-bit seeds drawn from the chunk's ``numpy.rando
 (one for dice, one for the players); inside the compiled code they drive a SplitMix64 stream
 (no global or numba-internal random state).
 
+Positions reached during a turn are deduplicated by 63-bit Zobrist hashes (fixed keys drawn once
+from ``default_rng(0x5EED)`` in :func:`pack`); buffers are 2-D with row numbers rather than array
+views (views cost reference counting in the inner loop).
+
 Packed state (per game): ``node[ship]`` (-1 sunk), ``carry[ship]`` (treasure index or -1),
 ``tre[treasure]`` (island index or -1 aboard), ``wreck[node]`` (0/1).
 """
