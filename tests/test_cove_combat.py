@@ -64,7 +64,9 @@ def scalar_counts(ships, npc, pols, island, n, seed):
 def test_vectorised_and_scalar_agree_in_distribution(name, ships, npc, pols, island):
     n_s, n_v = 800, 20000
     sc, sfame, ssunk = scalar_counts(ships, npc, pols, island, n_s, seed=11)
-    vb = simulate_battles(RULES, ships, npc, pols, n_v, np.random.default_rng(12), island=island)
+    # the numpy path (battles without cards would otherwise go to the compiled kernel, tested in
+    # tests/test_cove_combat_kernel.py)
+    vb = simulate_battles(RULES, ships, npc, pols, n_v, np.random.default_rng(12), island=island, engine="numpy")
     for j in range(len(ships)):
         vc = np.bincount(vb.outcome[:, j], minlength=len(OUTCOMES))
         for o in range(len(OUTCOMES)):
@@ -92,8 +94,9 @@ DUELS = [
 ]
 
 
+@pytest.mark.parametrize("engine", ["numpy", "kernel"])
 @pytest.mark.parametrize("opp,pol,ship", DUELS)
-def test_vectorised_matches_exact_duels_within_4_se(opp, pol, ship):
+def test_vectorised_matches_exact_duels_within_4_se(opp, pol, ship, engine):
     exact = exact_duel(RULES, ship, opp, policy_from_name(pol))
     ships = [BattleShip(0, list(ship.positions), dict(ship.artisans), ship.parrot)]
     pols = [policy_from_name(pol)]
@@ -103,7 +106,7 @@ def test_vectorised_matches_exact_duels_within_4_se(opp, pol, ship):
         pols.append(RulePolicy())
         npc = None
     n = 60000
-    b = simulate_battles(RULES, ships, npc, pols, n, np.random.default_rng(99))
+    b = simulate_battles(RULES, ships, npc, pols, n, np.random.default_rng(99), engine=engine)
     c = b.outcome_counts(0)
     mc = {"win": c["won"], "routed": c["routed"], "fled": c["fled"] + c["mutiny"], "mutiny": c["mutiny"]}
     for k, v in mc.items():
@@ -160,7 +163,8 @@ def _rules_with(**combat):
     return dataclasses.replace(RULES, combat=dataclasses.replace(RULES.combat, **combat))
 
 
-def test_parrot_absorbs_hits_switch_in_exact_and_vectorised_engines():
+@pytest.mark.parametrize("engine", ["numpy", "kernel"])
+def test_parrot_absorbs_hits_switch_in_exact_and_vectorised_engines(engine):
     # Flint on the hull against Captain Hook (3 dice on the hull): whether the parrot's two hits also
     # move the ring changes the odds; the vectorised engine follows the switch like the exact chain
     ship = DuelShip((4, 4, 4, 4), parrot="flint")
@@ -171,7 +175,7 @@ def test_parrot_absorbs_hits_switch_in_exact_and_vectorised_engines():
         odds[absorbs] = exact.win
         n = 20000
         b = simulate_battles(rules, [BattleShip(0, list(ship.positions), {}, "flint")], "captain_hook",
-                             [RulePolicy()], n, np.random.default_rng(31))
+                             [RulePolicy()], n, np.random.default_rng(31), engine=engine)
         won = b.outcome_counts(0)["won"] / n
         assert abs(won - exact.win) <= 4 * np.sqrt(exact.win * (1 - exact.win) / n), (absorbs, won, exact.win)
     assert odds[True] - odds[False] > 0.2, odds

@@ -15,6 +15,10 @@ the policies on the batch (:meth:`BattlePolicy.broadside_batch`, :meth:`RoyalNav
 Speed ties and the pirates' target ties are settled by uniform random keys (the scalar engine rolls
 dice until they differ; both give every order of the tied ships the same probability).
 
+Battles without cards (the common case: duels, lethality, the benchmark) are dispatched to the
+compiled kernel :mod:`simulator.cove.combat_kernel` (same rules, dice pre-generated in bulk by the
+same generator); this module's numpy path plays the rest (cards in hand, custom policies).
+
 Public API: :func:`simulate_battles` -> :class:`BatchResult`.
 """
 
@@ -562,6 +566,7 @@ def simulate_battles(
     *,
     island: str = "hull",
     royal_navy_policy: RoyalNavyPolicy | None = None,
+    engine: str = "auto",
 ) -> BatchResult:
     """Play ``n`` independent trials of one battle (same ships, same policies) at once.
 
@@ -574,13 +579,30 @@ def simulate_battles(
         rng: the only source of chance.
         island: the island of the battle.
         royal_navy_policy: the Royal Navy controller's targeting.
+        engine: ``"auto"`` (the compiled kernel of :mod:`simulator.cove.combat_kernel` when it
+            covers the battle -- no cards in hand, ``RulePolicy``/``BattlePolicy`` ships, default
+            Royal Navy controller -- else numpy), ``"kernel"`` (refuses other battles) or
+            ``"numpy"``. The two paths use the generator differently: same seed, same engine,
+            same results; across engines, same distribution.
 
     Returns:
         :class:`BatchResult` with per-trial arrays (ship axis in argument order).
     """
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine {engine!r} (allowed: {', '.join(ENGINES)})")
+    if engine != "numpy":
+        from simulator.cove import combat_kernel  # numba: imported only when needed
+
+        if engine == "kernel" or combat_kernel.kernel_applies(rules, ships, npc, policies, island,
+                                                              royal_navy_policy) is None:
+            return combat_kernel.simulate_battles_kernel(rules, ships, npc, policies, n, rng, island=island,
+                                                         royal_navy_policy=royal_navy_policy)
     return _Engine(rules, ships, npc, policies, n, rng, island, royal_navy_policy).run()
+
+
+ENGINES = ("auto", "kernel", "numpy")
 
 
 __all__ = ["FAME_CAUSES", "OUTCOMES", "BatchResult", "BatchState", "simulate_battles"]

@@ -176,14 +176,12 @@ def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
     was_hit[s] = True
     a = art[s, sec]
     if a > 0:
-        if k < a:
-            a = k
+        a = min(a, k)
         art[s, sec] -= a
         k -= a
     if k > 0 and php[s] > 0 and ship[s, C_PSEC] == sec:
         p = php[s]
-        if k < p:
-            p = k
+        p = min(p, k)
         php[s] -= p
         if prm[P_ABSORBS]:
             k -= p
@@ -191,7 +189,7 @@ def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
             fame[s, F_PARROT] -= prm[P_PARROT_LOSS]
     if k > 0:
         v = pos[s, sec] - k
-        pos[s, sec] = v if v > 0 else 0
+        pos[s, sec] = max(0, v)
 
 
 @njit(cache=True, nogil=True)
@@ -216,8 +214,7 @@ def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state):
         if present[s]:
             m = pos[s, 0]
             for k in range(1, 4):
-                if pos[s, k] < m:
-                    m = pos[s, k]
+                m = min(m, pos[s, k])
             if m <= 0:
                 present[s] = False
                 outcome[s] = ROUTED
@@ -310,17 +307,15 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                                 else:
                                     v = _speed(val, ship, pos, php, s)
                                 keys[s] = v
-                                if v > best:
-                                    best = v
+                                best = max(best, v)
                         mt = 0
                         for s in range(S):
                             if present[s] and not fired[s] and keys[s] == best:
                                 order[S + 1 + mt] = s
                                 mt += 1
-                        if mt > 1:
-                            # all tied: equal keys, one roll-off over order[S+1 : S+1+mt]
-                            if not _roll_off(dice, ctx, order, keys, S + 1, S + 1 + mt, rolls, stack):
-                                return -1
+                        # several tied (equal keys): one roll-off over order[S+1 : S+1+mt]
+                        if mt > 1 and not _roll_off(dice, ctx, order, keys, S + 1, S + 1 + mt, rolls, stack):
+                            return -1
                         tgt = order[S + 1]
                         fired[tgt] = True
                         dmg = prm[P_NPC_DAMAGE]
@@ -352,8 +347,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                                 clockwise[q + 1] = clockwise[q]
                                 q -= 1
                             clockwise[q + 1] = it
-                        if nv > prm[P_MISFIRE_POS]:
-                            nv = prm[P_MISFIRE_POS]
+                        nv = min(nv, prm[P_MISFIRE_POS])
                         for s in range(S):
                             victims[s] = 0
                     for i in range(nd):
@@ -382,8 +376,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                     hmin = 1 << 30
                     for k in range(4):
                         h = _hits_to_rout(ship, pos, art, php, a, k, absorbs)
-                        if h < hmin:
-                            hmin = h
+                        hmin = min(hmin, h)
                     flee = hmin <= 1
                 elif kind == FLEE_AFTER_N:
                     lost = 0
@@ -414,8 +407,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                 else:
                     nd = val[CREW, pos[a, CREW]]
                     c = val[CANNONS, pos[a, CANNONS]]
-                    if c < nd:
-                        nd = c
+                    nd = min(nd, c)
                 p = ctx[X_P]
                 hits = 0
                 for i in range(nd):
@@ -430,10 +422,9 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                 _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state)
             if npc_state[0] and prm[P_NPC_REGEN] > 0:
                 lost = hull_start - npc_state[1]
-                if lost > prm[P_NPC_REGEN]:
-                    lost = prm[P_NPC_REGEN]
+                lost = min(lost, prm[P_NPC_REGEN])
                 h = npc_state[1] + lost
-                npc_state[1] = h if h < prm[P_NPC_HULL] else prm[P_NPC_HULL]
+                npc_state[1] = min(prm[P_NPC_HULL], h)
     if capped:
         for s in range(S):
             if present[s]:
