@@ -197,7 +197,9 @@ def run_compare(base: str, variant: str, *, game: str, metrics: Sequence[str] = 
 
 def _default_metrics(game: str, strategies: Sequence[str]) -> list[str]:
     if game == "hunt":
-        return ["seat-advantage", "game-length", "stalemate"]
+        # not stalemate: a metric that cannot move (no game hits the turn limit) never crosses,
+        # which keeps the run going to --max-games; ask for it with --metric stalemate
+        return ["seat-advantage", "game-length"]
     if game == "cove":
         return [f"win-rate:{s}" for s in dict.fromkeys(strategies)]
     return []
