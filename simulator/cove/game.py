@@ -175,6 +175,8 @@ class Game:
         self.seats = [Seat(i, mat.start_position, rules.setup.start_gold, rules.setup.start_fame)
                       for i in range(n)]
         self._views: list = [None] * n  # (public state key, ShipView) per seat
+        # the ships' views while a simultaneous decision is open (nothing changes between its asks)
+        self._board: tuple[ShipView, ...] | None = None
         self.num_months = rules.setup.num_months
         self.bank_gold = rules.bank.gold - n * rules.setup.start_gold
         self.bank_chests = rules.bank.chests
@@ -346,11 +348,25 @@ class Game:
         self._views[s.index] = (key, view)
         return view
 
+    def ship_views(self) -> tuple[ShipView, ...]:
+        """Every ship's public view, by seat."""
+        if self._board is not None:
+            return self._board
+        return tuple([self._ship_view(s) for s in self.seats])
+
+    def _open_board(self) -> None:
+        """Start a simultaneous decision: every ask until :meth:`_close_board` sees these ships
+        (the players cannot change the game, and the engine changes no ship in between)."""
+        self._board = tuple([self._ship_view(s) for s in self.seats])
+
+    def _close_board(self) -> None:
+        self._board = None
+
     def observe(self, seat: int, kind: str, extra: dict | None = None) -> Observation:
         """What ``seat`` sees: its own hand and the public board, nothing else."""
         return Observation(
             seat, self.month, self.num_months, self.phase, kind,
-            tuple(self.seats[seat].hand), tuple([self._ship_view(s) for s in self.seats]),
+            tuple(self.seats[seat].hand), self.ship_views(),
             tuple(self.face_up),
             tuple([(b[0], b[1]) for b in self.black_ships if not b[2]]),
             self.rn_island, self.rn_controller, tuple(self.map_islands),
@@ -390,7 +406,11 @@ class Game:
         # secret initial arming: every player decides on the same starting board (simultaneous)
         self.phase = "arming"
         if r.setup.secret_initial_arming:
-            spend = {s.index: self._plan_arming(s) for s in self.seats}
+            self._open_board()
+            try:
+                spend = {s.index: self._plan_arming(s) for s in self.seats}
+            finally:
+                self._close_board()
             for s in self.seats:
                 for section in spend[s.index]:
                     self._raise(s, section, 1)
@@ -482,13 +502,17 @@ class Game:
                     self.play_card(s, "lookout")
                     start = pick
                     break
-        if start is not None:  # choices one at a time, clockwise from the named player, seen by all
-            for k in range(self.n):
-                si = (start + k) % self.n
-                self.chosen[si] = self.ask(si, "navigate", NAV_ISLANDS, {"lookout": True})
-        else:  # secret and simultaneous: nobody sees another's choice
-            picks = [self.ask(si, "navigate", NAV_ISLANDS, {"lookout": False}) for si in range(self.n)]
-            self.chosen = picks
+        self._open_board()  # no ship changes while the islands are chosen
+        try:
+            if start is not None:  # choices one at a time, clockwise from the named player, seen by all
+                for k in range(self.n):
+                    si = (start + k) % self.n
+                    self.chosen[si] = self.ask(si, "navigate", NAV_ISLANDS, {"lookout": True})
+            else:  # secret and simultaneous: nobody sees another's choice
+                picks = [self.ask(si, "navigate", NAV_ISLANDS, {"lookout": False}) for si in range(self.n)]
+                self.chosen = picks
+        finally:
+            self._close_board()
         for s in self.seats:
             s.location = self.chosen[s.index]
         self._end_of_navigation_events()
@@ -730,10 +754,10 @@ class Game:
                     s.hand.remove("artisan")
                     s.artisans[pick] = 0
         for sec, hits in sorted(s.artisans.items()):
-            if hits > 0 and s.gold >= c.artisan_repair_cost:
-                if self.ask(s.index, "artisan_repair", (False, True), {"section": sec}):
-                    self.pay_bank(s, c.artisan_repair_cost)
-                    s.artisans[sec] = 0
+            if hits > 0 and s.gold >= c.artisan_repair_cost \
+                    and self.ask(s.index, "artisan_repair", (False, True), {"section": sec}):
+                self.pay_bank(s, c.artisan_repair_cost)
+                s.artisans[sec] = 0
         if "shipwright" in s.hand:
             legal = tuple(i for i in range(4) if 0 < s.ring[i] < self.npos)
             if legal:
