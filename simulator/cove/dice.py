@@ -25,11 +25,12 @@ class DiceExhausted(RuntimeError):
 class GameDice:
     """d6 rolls and permutations drawn from one generator, in blocks."""
 
-    __slots__ = ("_buf", "_i", "faces", "perms", "record", "rng")
+    __slots__ = ("_arr", "_buf", "_i", "faces", "perms", "record", "rng")
 
     def __init__(self, rng: np.random.Generator, record: bool = False):
         self.rng = rng
-        self._buf: list[int] = []
+        self._arr: np.ndarray | None = None  # the current block as drawn (int64)
+        self._buf: list[int] = []  # the same block as Python ints (scalar rolls)
         self._i = 0
         self.record = record
         self.faces: list[int] = []  # every d6 face, in order (when recording)
@@ -38,7 +39,8 @@ class GameDice:
     def d6(self) -> int:
         """One d6 face, 1..6."""
         if self._i >= len(self._buf):
-            self._buf = self.rng.integers(1, 7, size=_BLOCK, dtype=np.int64).tolist()
+            self._arr = self.rng.integers(1, 7, size=_BLOCK, dtype=np.int64)
+            self._buf = self._arr.tolist()
             self._i = 0
         v = self._buf[self._i]
         self._i += 1
@@ -49,6 +51,17 @@ class GameDice:
     def roll(self, n: int) -> list[int]:
         """``n`` d6 faces."""
         return [self.d6() for _ in range(n)]
+
+    def roll_array(self, n: int) -> np.ndarray:
+        """``n`` d6 faces as an int64 array: the same faces as ``n`` calls of :meth:`d6` (a copy
+        of the block's slice when the block holds them all)."""
+        i = self._i
+        if self._arr is not None and 0 < n and i + n <= len(self._buf):
+            self._i = i + n
+            if self.record:
+                self.faces += self._buf[i:i + n]
+            return self._arr[i:i + n].copy()
+        return np.array([self.d6() for _ in range(n)], dtype=np.int64)
 
     def die(self, sides: int) -> int:
         """One die of ``sides`` faces (d6 uses the buffer; others a permutation's first item)."""

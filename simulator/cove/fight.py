@@ -42,7 +42,7 @@ class DiceRng:
             raise ValueError(f"the combat engine asked for integers({low}, {high}); only d6 are supported")
         if size is None:
             return self.dice.d6()
-        return np.array([self.dice.d6() for _ in range(int(size))], dtype=np.int64)
+        return self.dice.roll_array(int(size))
 
 
 def _battle_ship(game, s) -> BattleShip:
