@@ -1,9 +1,13 @@
 """Pirate's Cove combat throughput on one core (issue 3, "Benchmark").
 
-Measures (a) vectorised battles per second (simulator.cove.combat) for a player-vs-player duel and
-for a ship against Blackbeard, (b) the scalar reference engine (simulator.cove.battle) on the same
-battles, (c) numpy int8 d6 generation per second, and (d) the time of an exact duel table for one
-build (the five fighting opponents). Prints a table, then as its last line one JSON object.
+Measures (a) battles per second of the compiled kernel (simulator.cove.combat_kernel, what
+``simulate_battles`` uses for battles without cards) for a player-vs-player duel and for a ship
+against Blackbeard -- the headline ``battles_per_s`` / ``rng_fraction`` -- and of the numpy path
+(simulator.cove.combat, engine="numpy": ``numpy_*`` keys), (b) the scalar reference engine
+(simulator.cove.battle) on the same battles, (c) numpy int8 d6 generation per second, and (d) the
+time of an exact duel table for one build (the five fighting opponents). The kernel is compiled
+(or loaded from numba's cache) before any timing; its compile/load time is reported apart. Prints a
+table, then as its last line one JSON object.
 
     python benchmarks/cove_combat.py [--batch 200000] [--scalar 3000] [--repeat 3]
 """
@@ -22,6 +26,7 @@ import numpy as np
 
 from scenarios import load_scenario
 from simulator.cove.battle import BattleShip, resolve_battle
+from simulator.cove import combat_kernel
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_policies import RulePolicy
 from simulator.cove.lethality import Build, lethality_table
@@ -52,13 +57,22 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
     args = ap.parse_args()
     rules = load_scenario(None, game="cove").rules
+    t = time.perf_counter()
+    combat_kernel.warm_up()  # numba compile or cache load: kept out of every timed section
+    warm_s = time.perf_counter() - t
     rows = []
-    tot_v = tot_vt = tot_s = tot_st = 0.0
-    dice_total = 0
+    tot = {"kernel": [0.0, 0.0, 0], "numpy": [0.0, 0.0, 0]}  # battles, seconds, dice
+    tot_s = tot_st = 0.0
     for name, (ships, npc, pols) in battles(rules).items():
-        rng = np.random.default_rng(1)
-        tv, res = best_of(lambda s=ships, p=pols, q=npc, g=rng: simulate_battles(rules, s, q, p, args.batch, g),
-                          args.repeat)
+        row = {"name": name}
+        for engine in ("kernel", "numpy"):
+            rng = np.random.default_rng(1)
+            tv, res = best_of(lambda s=ships, p=pols, q=npc, g=rng, e=engine:
+                              simulate_battles(rules, s, q, p, args.batch, g, engine=e), args.repeat)
+            row[engine] = (args.batch / tv, res.dice_used / args.batch)
+            tot[engine][0] += args.batch
+            tot[engine][1] += tv
+            tot[engine][2] += res.dice_used
 
         srng = np.random.default_rng(2)
 
@@ -69,12 +83,10 @@ def main() -> None:
             return d
 
         ts, sdice = best_of(scalar, args.repeat)
-        rows.append((name, args.batch / tv, args.scalar / ts, res.dice_used / args.batch, sdice / args.scalar))
-        tot_v += args.batch
-        tot_vt += tv
+        row["scalar"] = (args.scalar / ts, sdice / args.scalar)
+        rows.append(row)
         tot_s += args.scalar
         tot_st += ts
-        dice_total += res.dice_used
     rng = np.random.default_rng(3)
     n_dice = 50_000_000
     tr, _ = best_of(lambda: rng.integers(1, 7, size=n_dice, dtype=np.int8), args.repeat)
@@ -87,15 +99,26 @@ def main() -> None:
         times.append((time.perf_counter() - t) * 1000)
     exact_ms = float(np.median(times))
 
-    battles_per_s = tot_v / tot_vt
     scalar_per_s = tot_s / tot_st
-    dice_per_battle = dice_total / tot_v
-    print(f"{'battle':<16}{'vectorised/s':>14}{'scalar/s':>12}{'speedup':>9}{'dice/battle':>13}{'(scalar)':>10}")
-    for name, v, s, d, sd in rows:
-        print(f"{name:<16}{v:>14,.0f}{s:>12,.0f}{v / s:>9.1f}{d:>13.2f}{sd:>10.2f}")
-    print(f"{'all':<16}{battles_per_s:>14,.0f}{scalar_per_s:>12,.0f}{battles_per_s / scalar_per_s:>9.1f}"
-          f"{dice_per_battle:>13.2f}")
-    print(f"numpy int8 d6 generation: {rng_dice_per_s:,.0f} dice/s")
+
+    def figures(engine):
+        b, secs, d = tot[engine]
+        per_s, dpb = b / secs, d / b
+        return per_s, dpb, per_s * dpb / rng_dice_per_s
+
+    battles_per_s, dice_per_battle, rng_fraction = figures("kernel")
+    np_per_s, np_dice, np_fraction = figures("numpy")
+    print(f"{'battle':<16}{'kernel/s':>12}{'numpy/s':>12}{'scalar/s':>12}{'speedup':>9}"
+          f"{'dice/battle':>13}{'(numpy)':>9}{'(scalar)':>10}")
+    for r in rows:
+        k, v, sc = r["kernel"], r["numpy"], r["scalar"]
+        print(f"{r['name']:<16}{k[0]:>12,.0f}{v[0]:>12,.0f}{sc[0]:>12,.0f}{k[0] / sc[0]:>9.1f}"
+              f"{k[1]:>13.2f}{v[1]:>9.2f}{sc[1]:>10.2f}")
+    print(f"{'all':<16}{battles_per_s:>12,.0f}{np_per_s:>12,.0f}{scalar_per_s:>12,.0f}"
+          f"{battles_per_s / scalar_per_s:>9.1f}{dice_per_battle:>13.2f}{np_dice:>9.2f}")
+    print(f"numpy int8 d6 generation: {rng_dice_per_s:,.0f} dice/s; kernel rng_fraction {rng_fraction:.3f}, "
+          f"numpy path {np_fraction:.3f}")
+    print(f"kernel compile/cache load (untimed): {warm_s:.2f} s")
     print(f"exact duel table, one build x 5 opponents: {exact_ms:.1f} ms (median)")
     out = {
         "battles_per_s": round(battles_per_s, 1),
@@ -103,10 +126,19 @@ def main() -> None:
         "speedup_vs_scalar": round(battles_per_s / scalar_per_s, 2),
         "dice_per_battle": round(dice_per_battle, 3),
         "rng_dice_per_s": round(rng_dice_per_s, 1),
-        "rng_fraction": round(battles_per_s * dice_per_battle / rng_dice_per_s, 4),
+        "rng_fraction": round(rng_fraction, 4),
+        "engine": "kernel",
+        "numpy_battles_per_s": round(np_per_s, 1),
+        "numpy_speedup_vs_scalar": round(np_per_s / scalar_per_s, 2),
+        "numpy_dice_per_battle": round(np_dice, 3),
+        "numpy_rng_fraction": round(np_fraction, 4),
+        "kernel_warmup_s": round(warm_s, 3),
         "exact_duel_table_ms": round(exact_ms, 2),
-        "per_battle": {name: {"battles_per_s": round(v, 1), "scalar_battles_per_s": round(s, 1),
-                              "dice_per_battle": round(d, 3)} for name, v, s, d, _ in rows},
+        "per_battle": {r["name"]: {"battles_per_s": round(r["kernel"][0], 1),
+                                   "numpy_battles_per_s": round(r["numpy"][0], 1),
+                                   "scalar_battles_per_s": round(r["scalar"][0], 1),
+                                   "dice_per_battle": round(r["kernel"][1], 3),
+                                   "numpy_dice_per_battle": round(r["numpy"][1], 3)} for r in rows},
         "batch": args.batch, "scalar_n": args.scalar, "cores": 1,
     }
     print(json.dumps(out))
