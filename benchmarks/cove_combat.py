@@ -25,8 +25,8 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np
 
 from scenarios import load_scenario
-from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove import combat_kernel
+from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_policies import RulePolicy
 from simulator.cove.lethality import Build, lethality_table
