@@ -87,7 +87,7 @@ def build(ctx, seed: int) -> Section:
 
     _lethality(ctx, sec, scen)
     _pirate_record(ctx, sec, battles, n_games)
-    _tavern(ctx, sec, seats, mix)
+    _tavern(ctx, sec, seats, mix, api, scen, seed, deals)
     sec.data("cove_seats", seats)
     sec.data("cove_pirate_battles", battles)
     return sec
@@ -148,14 +148,76 @@ def _pirate_record(ctx, sec: Section, battles: pd.DataFrame, n_games: int) -> No
     sec.table("cove_pirate_record", rec, "In-game record of each Legendary Pirate and the Royal Navy.")
 
 
-def _tavern(ctx, sec: Section, seats: pd.DataFrame, mix: list[str]) -> None:
-    cols = [c for c in ("fame_fame_cards",) if c in seats.columns]
-    if not cols:
+def _tavern(ctx, sec: Section, seats: pd.DataFrame, mix: list[str], api, scen, seed: int, deals: int) -> None:
+    """Value of Tavern cards to the card-buying strategy: the same games with it never buying any.
+
+    The engine keeps no per-card ledger, so single cards are not valued. Instead the 'tavern'
+    strategy is replayed on the same seeds (same deals, same seats, same dice streams until the
+    games diverge) with ``buy_cards = 0``; the paired difference in its win rate and fame is what
+    buying and playing Tavern cards is worth to it.
+    """
+    import dataclasses
+    import json
+    import math
+    import types
+
+    from scipy import stats as sps
+
+    from reports import figures
+    from scenarios.loader import content_hash
+
+    t = mean_table(seats, ["strategy"], "fame_fame_cards") if "fame_fame_cards" in seats else None
+    if t is not None:
+        sec.table("cove_tavern_fame_cards", t, "Mean fame per game from fame cards, by strategy.")
+    if "tavern" not in mix or "tavern" not in scen.rules.strategies:
         return
-    t = mean_table(seats, ["strategy"], "fame_fame_cards")
+    tav = scen.rules.strategies["tavern"]
+    if "buy_cards" not in tav.params:
+        sec.text("Tavern card value: the tavern strategy has no buy_cards parameter; not estimated.", "note")
+        return
+    name = "tavern-no-cards"
+    params = dict(tav.params)
+    params["buy_cards"] = 0
+    strategies = dict(scen.rules.strategies)
+    strategies[name] = dataclasses.replace(tav, params=types.MappingProxyType(params),
+                                           description="the tavern strategy, never buying Tavern cards")
+    raw = json.loads(json.dumps(dict(scen.raw), default=lambda o: dict(o) if hasattr(o, "keys") else list(o)))
+    raw.setdefault("strategies", {})[name] = {"kind": tav.kind, "params": params}
+    no_cards = dataclasses.replace(scen, name=f"{scen.name} (tavern never buys cards)",
+                                   rules=dataclasses.replace(scen.rules, strategies=types.MappingProxyType(strategies)),
+                                   raw=types.MappingProxyType(raw), content_hash=content_hash(raw))
+    mix2 = [name if m == "tavern" else m for m in mix]
+    seats2, _, _ = api.play_games(no_cards, mix2, len(mix), deals, seed=seed, n_jobs=ctx.jobs,
+                                  rotate_seats=True, quiet=True)
+    sec.scenarios.append(scenario_row(no_cards))
+    key = ["game", "rotation", "seat"]
+    a = seats[seats["strategy"] == "tavern"].set_index(key).sort_index()
+    b = seats2[seats2["strategy"] == name].set_index(key).sort_index()
+    a, b = a.align(b, join="inner", axis=0)
+    rows = []
+    for label, col in (("win rate", "win"), ("final fame", "fame"), ("fame from fame cards", "fame_fame_cards")):
+        if col not in a:
+            continue
+        d = a[col].to_numpy(float) - b[col].to_numpy(float)
+        n = d.size
+        mean = float(d.mean())
+        se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+        tq = float(sps.t.isf(0.025, n - 1)) if n > 1 else math.nan
+        p = float(2 * sps.t.sf(abs(mean / se), n - 1)) if se and math.isfinite(se) else (1.0 if mean == 0 else 0.0)
+        rows.append({"measure": label, "buying_cards": float(a[col].mean()), "never_buying": float(b[col].mean()),
+                     "difference": mean, "ci_low": mean - tq * se, "ci_high": mean + tq * se, "p_value": p,
+                     "paired_games": n})
+    value = pd.DataFrame(rows)
     sec.text(
-        "Tavern card value: the engine records the fame each seat earned from fame cards (below), not a "
-        "per-card ledger, so the value of individual Tavern cards is not shown. The 'tavern' strategy "
-        "buys and plays cards; its win rate above against the others is the game-level value of a "
-        "card-centred plan.", "note")
-    sec.table("cove_tavern_fame_cards", t, "Mean fame per game from fame cards, by strategy.")
+        "Tavern card value: the engine keeps no per-card ledger, so single cards are not valued. Instead the "
+        f"same {len(a):,} games were replayed with the tavern strategy never buying Tavern cards (same deals, "
+        "seats and dice streams until the games diverge); the difference is what buying and playing cards "
+        "is worth to that strategy, with 95% intervals from the paired games.")
+    ctx.figure(sec, "cove_tavern_card_value",
+               figures.forest(value.assign(what=value["measure"]).iloc[:1], label="what",
+                              panels=[("difference", "ci_low", "ci_high", "change in win rate (points)")],
+                              scale=[100.0], title="What buying Tavern cards is worth to the tavern strategy"),
+               caption="Win rate of the tavern strategy buying cards minus never buying them, same games "
+                       "(95% interval).", csv="cove_tavern_card_value",
+               n=f"{len(a):,} paired games", n_value=len(a))
+    sec.table("cove_tavern_card_value", value, "Tavern strategy with and without buying Tavern cards (paired).")
