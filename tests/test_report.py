@@ -96,10 +96,17 @@ def test_every_figure_and_table_has_its_files(report_dir):
         assert "<svg" in svg
         assert (report_dir / row.table).exists(), row.table
     html = (report_dir / "index.html").read_text(encoding="utf-8")
-    for stem in re.findall(r"<code>([\w\-]+)\.csv</code> \(and \.parquet\)", html):
+    shown = re.findall(r"<code>([\w\-]+)\.csv</code> \(and \.parquet\)\.</p><table><thead><tr>(.*?)</tr></thead>"
+                       r"<tbody>(.*?)</tbody>", html)
+    assert len(shown) >= 5
+    for stem, head, body in shown:
         csv = pd.read_csv(report_dir / f"{stem}.csv")
         pq = pd.read_parquet(report_dir / f"{stem}.parquet")
         assert len(csv) == len(pq)
+        # every table on the page is rows and columns of its CSV
+        columns = re.findall(r"<th[^>]*>(.*?)</th>", head)
+        assert set(columns) <= set(csv.columns), (stem, set(columns) - set(csv.columns))
+        assert body.count("<tr>") <= len(csv)
 
 
 def test_dice_section_numbers_are_exact_and_simulation_agrees(report_dir):

@@ -201,19 +201,30 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
     )
     for note in notes:
         sec.text(note, "note")
+    same = table.groupby("variant_file").apply(
+        lambda g: bool(g["difference"].notna().all() and (g["difference"] == 0).all()
+                       and (g["ci_low"] == 0).all() and (g["ci_high"] == 0).all()),
+        include_groups=False)
+    for name in same[same].index:
+        sec.text(f"{VARIANT_LABELS.get(name, name)}: every paired game came out exactly as in the base game, "
+                 "so the variant's rule apparently never came into play for these players (not a measured zero effect).",
+                 "note")
     paired = table[table["difference"].notna()]
+    panels: list = []
+    scales: list = []
     if not paired.empty:
         wide = paired.pivot_table(index="variant", columns="measure",
                                   values=["difference", "ci_low", "ci_high"], sort=False)
         wide.columns = [f"{a}|{b}" for a, b in wide.columns]
         wide = wide.reset_index()
-        panels, scales = [], []
         for measure, label, sc in (("first-seat win rate", "change in first-seat win rate (points)", 100.0),
                                    ("game length (turns)", "change in game length (turns)", 1.0),
                                    ("stalemate rate", "change in stalemate rate (points)", 100.0)):
-            if f"difference|{measure}" in wide:
+            cols = [f"difference|{measure}", f"ci_low|{measure}", f"ci_high|{measure}"]
+            if cols[0] in wide and (wide[cols].abs() > 0).to_numpy().any():  # skip a panel that is all zero
                 panels.append((f"difference|{measure}", f"ci_low|{measure}", f"ci_high|{measure}", label))
                 scales.append(sc)
+    if panels:
         ctx.figure(sec, "hunt_variants_vs_base",
                    figures.forest(wide, label="variant", panels=panels, scale=scales,
                                   title="Each variant against the base game (95% intervals)"),
