@@ -58,7 +58,7 @@ _TARGETS = ("most_cannons", "largest_crew", "strongest_hull", "fastest", "contro
 X_P, X_B, X_USED, X_OUT = range(4)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
     """Settle ties of equal ``keys`` inside ``order[lo:hi]`` (already sorted by key, descending) by
     die roll-offs, as :meth:`battle._Battle.break_ties` does: each tied group rolls one die per
@@ -112,7 +112,7 @@ def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _sort_desc(order, keys, m):
     """Stable insertion sort of order[:m] by keys, descending."""
     for k in range(1, m):
@@ -125,7 +125,7 @@ def _sort_desc(order, keys, m):
         order[q + 1] = it
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _speed(val, ship, pos, php, s):
     sp = val[SAILS, pos[s, SAILS]]
     if php[s] > 0:
@@ -133,7 +133,7 @@ def _speed(val, ship, pos, php, s):
     return sp
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
     h = pos[s, sec] + art[s, sec]
     if absorbs and php[s] > 0 and ship[s, C_PSEC] == sec:
@@ -141,7 +141,7 @@ def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
     return h
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
     """(ship, section) with the fewest hits to rout among present ships except ``exclude``; ties:
     lowest seat, then SECTIONS order. (-1, 0) if none."""
@@ -168,11 +168,12 @@ def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
     return best_s, best_k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
-    """``k`` hits on section ``sec`` of ship ``s``: Artisan first, then the parrot there, then the ring."""
+    """``k`` hits on section ``sec`` of ship ``s``: Artisan first, then the parrot there, then the
+    ring. Returns 1 when the ring falls off (a rout to resolve), else 0."""
     if k <= 0 or not present[s]:
-        return
+        return 0
     was_hit[s] = True
     a = art[s, sec]
     if a > 0:
@@ -189,13 +190,18 @@ def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
             fame[s, F_PARROT] -= prm[P_PARROT_LOSS]
     if k > 0:
         v = pos[s, sec] - k
-        pos[s, sec] = max(0, v)
+        if v <= 0:
+            pos[s, sec] = 0
+            return 1
+        pos[s, sec] = v
+    return 0
 
 
-@njit(cache=True, nogil=True)
-def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state):
+@njit(cache=True, nogil=True, inline="always")
+def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, fallen):
     """After a broadside: sink the non-player ship (fame shared among ``sharers``), rout ships
-    with a destroyed section and give the ships left their rout fame."""
+    with a destroyed section (only looked for when ``fallen``: some ring fell off) and give the
+    ships left their rout fame. Returns the number of ships routed."""
     if npc_state[0] and npc_state[1] <= 0:  # present and hull gone
         npc_state[1] = 0
         npc_state[0] = 0
@@ -210,6 +216,8 @@ def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state):
                 if sharers[s]:
                     fame[s, F_PIRATE] += each
     n_routed = 0
+    if not fallen:
+        return 0
     for s in range(S):
         if present[s]:
             m = pos[s, 0]
@@ -223,22 +231,21 @@ def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state):
         for s in range(S):
             if present[s]:
                 fame[s, F_ROUT] += n_routed * prm[P_ROUT_FAME]
+    return n_routed
 
 
-@njit(cache=True, nogil=True)
-def _over(prm, present, S, npc_state):
-    players = 0
-    for s in range(S):
-        if present[s]:
-            players += 1
-    if npc_state[0]:
+@njit(cache=True, nogil=True, inline="always")
+def _over(players, npc_present, ti):
+    """The battle's end: no player ship left against a non-player ship; else at most one (none
+    needed at Treasure Island, where players do not fight each other)."""
+    if npc_present:
         return players == 0
-    if prm[P_TI]:
+    if ti:
         return True
     return players <= 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome, fame, fired,
             sharers, order, keys, rolls, stack, npc_state, clockwise, victims):
     """One battle from the state set up by the caller. Returns the number of exchanges, or -1 when
@@ -250,12 +257,15 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
     npc_kind = prm[P_NPC]
     exch = 0
     capped = False
-    if not (npc_kind == NPC_GALLEON and prm[P_TI]) and not _over(prm, present, S, npc_state):
-        while not _over(prm, present, S, npc_state):
+    exch_bound = prm[P_EXCH_BOUND]
+    ti = prm[P_TI]
+    npres = S  # player ships still present
+    if not (npc_kind == NPC_GALLEON and ti) and not _over(npres, npc_state[0], ti):
+        while not _over(npres, npc_state[0], ti):
             if exch >= prm[P_MAX_EXCH]:
                 capped = True
                 break
-            if ctx[X_P] + prm[P_EXCH_BOUND] > L:  # every die of this exchange except roll-offs
+            if ctx[X_P] + exch_bound > L:  # every die of this exchange except roll-offs
                 ctx[X_OUT] = 1
                 return -1
             exch += 1
@@ -271,11 +281,17 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                 order[m] = S
                 keys[S] = prm[P_NPC_SAILS]
                 m += 1
-            _sort_desc(order, keys, m)
-            if not _roll_off(dice, ctx, order, keys, 0, m, rolls, stack):
-                return -1
+            if m == 2 and keys[order[0]] != keys[order[1]]:  # the common case: no tie
+                if keys[order[1]] > keys[order[0]]:
+                    o = order[0]
+                    order[0] = order[1]
+                    order[1] = o
+            else:
+                _sort_desc(order, keys, m)
+                if not _roll_off(dice, ctx, order, keys, 0, m, rolls, stack):
+                    return -1
             for slot in range(m):
-                if _over(prm, present, S, npc_state):
+                if _over(npres, npc_state[0], ti):
                     break
                 a = order[slot]
                 if a == S:
@@ -287,6 +303,15 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                         tgt, sec = _weakest(ship, pos, art, php, present, S, -1, absorbs)
                         first_sec = sec
                         last_sec = sec + 1
+                    elif S == 1:  # a lone ship is always the target
+                        tgt = 0
+                        dmg = prm[P_NPC_DAMAGE]
+                        if dmg == D_EVERY_SECTION:
+                            first_sec = 0
+                            last_sec = 4
+                        else:
+                            first_sec = dmg
+                            last_sec = dmg + 1
                     else:
                         n_c = 0
                         for s in range(S):
@@ -357,13 +382,14 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                         elif d >= 1 and d <= nv:
                             victims[clockwise[d - 1]] += 1
                     ctx[X_P] = p + nd
+                    fallen = 0
                     for sec in range(first_sec, last_sec):
-                        _hit(ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits)
+                        fallen += _hit(ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits)
                     if nv > 0:
                         for s in range(S):
                             if victims[s] > 0:
-                                _hit(ship, prm, pos, art, php, present, was_hit, fame, s, HULL, victims[s])
-                    _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state)
+                                fallen += _hit(ship, prm, pos, art, php, present, was_hit, fame, s, HULL, victims[s])
+                    npres -= _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, fallen)
                     continue
                 if not present[a]:
                     continue
@@ -385,6 +411,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                     flee = lost >= ship[a, C_FLEE_N]
                 if flee:
                     present[a] = False
+                    npres -= 1
                     outcome[a] = FLED
                     if was_hit[a]:
                         for s in range(S):
@@ -397,8 +424,9 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                             outcome[a] = MUTINY
                             fame[a, F_MUTINY] -= prm[P_MUTINY_LOSS]
                     continue
-                for s in range(S):
-                    sharers[s] = present[s]
+                if npc_state[0]:  # pirate fame is shared by the ships present when it fires
+                    for s in range(S):
+                        sharers[s] = present[s]
                 # dice: parrot powers, else min(crew, cannons)
                 if php[a] > 0 and ship[a, C_PFIXED] > 0:
                     nd = ship[a, C_PFIXED]
@@ -416,10 +444,22 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                 ctx[X_P] = p + nd
                 if npc_state[0]:  # forced target: the non-player ship's hull
                     npc_state[1] -= hits
-                else:
-                    tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
-                    _hit(ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits)
-                _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state)
+                    if npc_state[1] <= 0:
+                        _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, 0)
+                elif hits > 0:
+                    if S == 2:  # one opponent: its weakest section (SECTIONS order on ties)
+                        tgt = 1 - a
+                        sec = 0
+                        hk = _hits_to_rout(ship, pos, art, php, tgt, 0, absorbs)
+                        for k in range(1, 4):
+                            h = _hits_to_rout(ship, pos, art, php, tgt, k, absorbs)
+                            if h < hk:
+                                hk = h
+                                sec = k
+                    else:
+                        tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
+                    if _hit(ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits):
+                        npres -= _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, 1)
             if npc_state[0] and prm[P_NPC_REGEN] > 0:
                 lost = hull_start - npc_state[1]
                 lost = min(lost, prm[P_NPC_REGEN])
