@@ -49,6 +49,8 @@ SCHEMAS: Mapping[str, str] = types.MappingProxyType(
 RESERVED_KEYS = ("game", "rules_version", "name", "extends")
 MAX_EXTENDS_DEPTH = 16
 MAX_FILE_BYTES = 2_000_000
+MAX_NESTING = 64  # tables/arrays inside one another (the schemas need far fewer)
+MAX_EXTENDS_CHARS = 255
 
 
 class FrozenMap(Mapping):
@@ -103,7 +105,8 @@ class ScenarioError(ValueError):
         self.key = key
         self.problem = problem
         where = [p for p in (self.file, key) if p]
-        super().__init__(": ".join([*where, problem]).replace("\n", " "))
+        # every line break str.splitlines knows (\r, \x1e, \u2028...), not only \n: one line
+        super().__init__(" ".join(": ".join([*where, problem]).splitlines()))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -155,17 +158,44 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ScenarioError(path, None, f"cannot read ({exc.strerror})") from None
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(path, None, f"invalid TOML: {exc}") from None
     except RecursionError:
         raise ScenarioError(path, None, "invalid TOML: nested too deeply") from None
+    _check_nesting(data, path)
+    return data
+
+
+def _check_nesting(data: Any, path: Path) -> None:
+    """Refuse tables/arrays nested deeper than MAX_NESTING (dotted keys parse to any depth)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise ScenarioError(path, None, f"nested too deeply (allowed: at most {MAX_NESTING} levels)")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
 
 
 def _resolve_base(ref: Any, current: Path, game: str | None) -> Path:
     """Resolve an ``extends`` reference, refusing anything outside the allowed folders."""
     if not isinstance(ref, str) or not ref.strip():
         raise ScenarioError(current, "extends", "must be a non-empty string naming a scenario")
+    if len(ref) > MAX_EXTENDS_CHARS or not ref.isprintable():
+        raise ScenarioError(
+            current, "extends",
+            f"{ref[:40]!r}: not a scenario name (allowed: printable, at most {MAX_EXTENDS_CHARS} characters)",
+        )
+    try:
+        return _resolve_base_path(ref, current, game)
+    except OSError as exc:  # e.g. a name longer than the file system allows
+        raise ScenarioError(current, "extends", f"{ref[:40]!r}: cannot be looked up ({exc.strerror or exc})") from None
+
+
+def _resolve_base_path(ref: str, current: Path, game: str | None) -> Path:
     allowed = [current.parent.resolve()]
     if game in SCHEMAS:
         allowed.append((SCENARIO_ROOT / game).resolve())
@@ -356,7 +386,10 @@ def convert(value: Any, tp: Any, file: str | None, key: str, meta: Mapping[str, 
             raise ScenarioError(file, key, f"{_toml_type(value)} {value!r} given (allowed: number)")
         if value != value or value in (float("inf"), float("-inf")):
             raise ScenarioError(file, key, f"{value!r} given (allowed: a finite number)")
-        result = float(value)
+        try:
+            result = float(value)
+        except OverflowError:  # an integer with hundreds of digits
+            raise ScenarioError(file, key, "integer too large (allowed: a finite number)") from None
     elif tp is str:
         if not isinstance(value, str):
             raise ScenarioError(file, key, f"{_toml_type(value)} given (allowed: string)")
