@@ -58,7 +58,7 @@ _TARGETS = ("most_cannons", "largest_crew", "strongest_hull", "fastest", "contro
 X_P, X_B, X_USED, X_OUT = range(4)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
     """Settle ties of equal ``keys`` inside ``order[lo:hi]`` (already sorted by key, descending) by
     die roll-offs, as :meth:`battle._Battle.break_ties` does: each tied group rolls one die per
@@ -112,7 +112,7 @@ def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _sort_desc(order, keys, m):
     """Stable insertion sort of order[:m] by keys, descending."""
     for k in range(1, m):
@@ -125,7 +125,7 @@ def _sort_desc(order, keys, m):
         order[q + 1] = it
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _speed(val, ship, pos, php, s):
     sp = val[SAILS, pos[s, SAILS]]
     if php[s] > 0:
@@ -133,7 +133,7 @@ def _speed(val, ship, pos, php, s):
     return sp
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
     h = pos[s, sec] + art[s, sec]
     if absorbs and php[s] > 0 and ship[s, C_PSEC] == sec:
@@ -141,7 +141,7 @@ def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
     return h
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
     """(ship, section) with the fewest hits to rout among present ships except ``exclude``; ties:
     lowest seat, then SECTIONS order. (-1, 0) if none."""
@@ -168,7 +168,7 @@ def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
     return best_s, best_k
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
     """``k`` hits on section ``sec`` of ship ``s``: Artisan first, then the parrot there, then the
     ring. Returns 1 when the ring falls off (a rout to resolve), else 0."""
@@ -197,7 +197,7 @@ def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
     return 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, fallen):
     """After a broadside: sink the non-player ship (fame shared among ``sharers``), rout ships
     with a destroyed section (only looked for when ``fallen``: some ring fell off) and give the
@@ -234,7 +234,7 @@ def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, fallen):
     return n_routed
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _over(players, npc_present, ti):
     """The battle's end: no player ship left against a non-player ship; else at most one (none
     needed at Treasure Island, where players do not fight each other)."""
@@ -245,7 +245,7 @@ def _over(players, npc_present, ti):
     return players <= 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome, fame, fired,
             sharers, order, keys, rolls, stack, npc_state, clockwise, victims):
     """One battle from the state set up by the caller. Returns the number of exchanges, or -1 when
@@ -499,28 +499,16 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
     return -2 - exch if capped else exch
 
 
-@njit(cache=True, nogil=True)
-def _run(dice, ctx, val, ship, prm, out_outcome, out_fame, out_pos, out_sunk, out_captured, out_exch, out_capped):
+@njit(cache=True, nogil=True, _nrt=False)
+def _run(dice, ctx, val, ship, prm, out_outcome, out_fame, out_pos, out_sunk, out_captured, out_exch, out_capped,
+         pos, art, php, present, was_hit, outcome, fame, fired, sharers, order, keys, rolls, stack, npc_state,
+         clockwise, victims):
     """Battles ctx[X_B] .. n-1. Returns 0 when done, 1 when the dice ran out (ctx says where the
-    unfinished battle's first die is and which battle it is)."""
+    unfinished battle's first die is and which battle it is). The scratch arrays after
+    ``out_capped`` come from :func:`_scratch` (no allocation and no reference counting here:
+    compiled with ``_nrt=False``, which keeps atomic reference counts out of the hot loop)."""
     S = prm[P_S]
     n = out_outcome.shape[0]
-    pos = np.empty((S, 4), np.int64)
-    art = np.empty((S, 4), np.int64)
-    php = np.empty(S, np.int64)
-    present = np.empty(S, np.bool_)
-    was_hit = np.empty(S, np.bool_)
-    outcome = np.empty(S, np.int64)
-    fame = np.empty((S, 6), np.int64)
-    fired = np.empty(S, np.bool_)
-    sharers = np.empty(S, np.bool_)
-    order = np.empty(2 * S + 2, np.int64)
-    keys = np.empty(S + 1, np.int64)
-    rolls = np.empty(S + 1, np.int64)
-    stack = np.empty((2 * S + 4, 2), np.int64)
-    npc_state = np.empty(4, np.int64)  # present, hull, sunk, captor
-    clockwise = np.empty(S, np.int64)
-    victims = np.zeros(S, np.int64)
     for b in range(ctx[X_B], n):
         start = ctx[X_P]
         for s in range(S):
@@ -650,6 +638,27 @@ def _tables(rules: CoveRules, proto: _Battle, policies, npc: str | None, island:
     return val, ship, prm
 
 
+def _scratch(S: int) -> tuple[np.ndarray, ...]:
+    """Per-battle working state of :func:`_run` (reset by it at every battle)."""
+    i8 = np.int64
+    return (np.empty((S, 4), i8),  # pos: ring positions
+            np.empty((S, 4), i8),  # art: Artisan hits left
+            np.empty(S, i8),  # php: parrot hits left
+            np.empty(S, np.bool_),  # present
+            np.empty(S, np.bool_),  # was_hit
+            np.empty(S, i8),  # outcome
+            np.empty((S, 6), i8),  # fame by cause
+            np.empty(S, np.bool_),  # fired: the pirate fired at it in its current cycle
+            np.empty(S, np.bool_),  # sharers of pirate fame
+            np.empty(2 * S + 2, i8),  # order: speed order, then the pirate's tied targets
+            np.empty(S + 1, i8),  # keys
+            np.empty(S + 1, i8),  # rolls of a roll-off
+            np.empty((2 * S + 4, 2), i8),  # stack of tied segments
+            np.empty(4, i8),  # npc_state: present, hull, sunk, captor
+            np.empty(S, i8),  # clockwise: Hook's numbering
+            np.zeros(S, i8))  # victims: misfire hits per ship
+
+
 #: dice per bulk generation, at least (and the first bulk's estimate per battle)
 MIN_BULK = 4096
 FIRST_DICE_PER_BATTLE = 16
@@ -683,6 +692,7 @@ def simulate_battles_kernel(rules: CoveRules, ships: Sequence[BattleShip], npc: 
     out_exch = np.zeros(n, np.int16)
     out_capped = np.zeros(n, np.bool_)
     ctx = np.zeros(4, np.int64)
+    scratch = _scratch(S)
     dice = np.empty(0, np.int8)
     while int(ctx[X_B]) < n:
         # bulk size: what the remaining battles should need at the rate seen so far (+10 %)
@@ -694,7 +704,7 @@ def simulate_battles_kernel(rules: CoveRules, ships: Sequence[BattleShip], npc: 
         dice = np.concatenate([tail, fresh]) if len(tail) else fresh
         ctx[X_P] = 0
         _run(dice, ctx, val, ship, prm, out_outcome, out_fame, out_pos, out_sunk, out_captured, out_exch,
-             out_capped)
+             out_capped, *scratch)
     return BatchResult(outcome=out_outcome, fame=out_fame, positions=out_pos, npc_sunk=out_sunk,
                        captured_by=out_captured, exchanges=out_exch, capped=out_capped, dice_used=int(ctx[X_USED]))
 
