@@ -33,8 +33,8 @@ import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
 from simulator.cove.dice import GameDice
-from simulator.cove.game import FAME_SOURCES, Game
-from simulator.cove.players import check_strategies, make_player
+from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
+from simulator.cove.players import PlayerFactory, check_strategies, make_player
 from simulator.errors import UserError
 from simulator.runner import Chunk, run_chunks
 from simulator.stats import wilson_interval
@@ -72,16 +72,21 @@ def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -
 
 def play_one(rules, names: Sequence[str], seed: np.random.SeedSequence, *, check: bool = False,
              trace: list | None = None, record_dice: bool = False,
-             odds_cache: dict | None = None) -> tuple[Game, Any]:
+             odds_cache: dict | None = None, factory: PlayerFactory | None = None,
+             tables: ScenarioTables | None = None) -> tuple[Game, Any]:
     """Play one game: ``names[i]`` sits at seat ``i``; engine and players get child seeds.
 
-    ``odds_cache`` (optional) is shared by the players' exact-odds memo across games.
+    ``odds_cache`` (optional) is shared by the players' exact-odds memo across games;
+    ``factory`` and ``tables`` (optional, built from ``rules``) are shared by the games of a chunk.
     """
     kids = seed.spawn(1 + len(names))
-    players = [make_player(rules, nm, np.random.default_rng(kids[1 + i]), odds_cache)
-               for i, nm in enumerate(names)]
+    if factory is None:
+        players = [make_player(rules, nm, np.random.default_rng(kids[1 + i]), odds_cache)
+                   for i, nm in enumerate(names)]
+    else:
+        players = [factory(nm, np.random.default_rng(kids[1 + i])) for i, nm in enumerate(names)]
     game = Game(rules, players, GameDice(np.random.default_rng(kids[0]), record=record_dice),
-                trace=trace, check_invariants=check)
+                trace=trace, check_invariants=check, tables=tables)
     return game, game.play()
 
 
@@ -90,12 +95,15 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
     rotations = range(n) if rotate else range(1)
     seat_rows: list[tuple] = []
     battle_rows: list[tuple] = []
-    odds_cache: dict = {}  # exact duel odds, pure functions of public ship states and the rules
+    # exact duel odds (pure functions of public ship states and the rules), strategy parameters
+    # and the unshuffled decks: built once per chunk, shared by its games
+    factory = PlayerFactory(rules, {})
+    tables = ScenarioTables(rules)
     for i, gseed in enumerate(chunk.seed.spawn(chunk.size)):
         gid = chunk.start + i
         for r in rotations:
             seated = [names[(s + r) % n] for s in range(n)]
-            _game, res = play_one(rules, seated, gseed, check=check, odds_cache=odds_cache)
+            _game, res = play_one(rules, seated, gseed, check=check, factory=factory, tables=tables)
             for sr in res.seats:
                 seat_rows.append(
                     (gid, r, sr.seat, seated[sr.seat], sr.fame, *(sr.fame_src[k] for k in FAME_SOURCES),

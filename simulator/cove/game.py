@@ -71,6 +71,19 @@ def build_treasure_deck(rules: CoveRules) -> list[tuple[int, int, int, int]]:
     return out
 
 
+class ScenarioTables:
+    """What every game of one scenario starts from, built once and shared (read-only) by the
+    games of a run: the unshuffled Tavern, Treasure and Legendary Pirate decks."""
+
+    __slots__ = ("pirate_deck", "rules", "tavern_deck", "treasure_deck")
+
+    def __init__(self, rules: CoveRules):
+        self.rules = rules
+        self.tavern_deck = tuple(build_tavern_deck(rules))
+        self.treasure_deck = tuple(build_treasure_deck(rules))
+        self.pirate_deck = tuple(k for k, p in rules.pirates.items() if p.in_pirate_deck)
+
+
 class Seat:
     """One player's ship and belongings. ``ring`` holds 1-based positions (0 = destroyed)."""
 
@@ -151,10 +164,17 @@ class Game:
         dice: the chance source (``GameDice(rng)``, or ``ReplayDice`` for a golden replay).
         trace: when a list, every decision ``[seat, kind, choice]`` is appended to it.
         check_invariants: assert conservation of gold, chests and Tavern cards after every phase.
+        tables: the scenario's :class:`ScenarioTables` when many games share them (built from
+            ``rules`` when omitted).
     """
 
     def __init__(self, rules: CoveRules, players, dice: GameDice, *, trace: list | None = None,
-                 check_invariants: bool = False):
+                 check_invariants: bool = False, tables: ScenarioTables | None = None):
+        if tables is None:
+            tables = ScenarioTables(rules)
+        elif tables.rules is not rules:
+            raise ValueError("tables were built for other rules")
+        self.tables = tables
         n = len(players)
         if not rules.setup.min_players <= n <= rules.setup.max_players:
             raise ValueError(
@@ -186,14 +206,14 @@ class Game:
             raise ValueError("the bank cannot pay every player's start gold")
         self.month = 0
         self.phase = "setup"
-        self.tavern_deck = build_tavern_deck(rules)
+        self.tavern_deck = list(tables.tavern_deck)
         self.num_tavern_cards = len(self.tavern_deck)
         self.tavern_discard: list[str] = []
         self.in_play: list[str] = []  # cards played this month, discarded at its end
         self.treasure_discard: list[tuple[int, int, int, int]] = []
         self.face_up: list[tuple[int, int, int, int] | None] = [None] * 5
         self.stacks: list[list[tuple[int, int, int, int]]] = []
-        self.pirate_deck = [k for k, p in rules.pirates.items() if p.in_pirate_deck]
+        self.pirate_deck = list(tables.pirate_deck)
         self.pirate_discard: list[str] = []
         self.black_ships: list[list] = []  # [island, pirate key, gone (sunk or captured)]
         self.rn_island: int | None = None
@@ -391,7 +411,7 @@ class Game:
     def setup(self) -> None:
         r = self.rules
         self.dice.shuffle(self.tavern_deck)
-        treasure = build_treasure_deck(r)
+        treasure = list(self.tables.treasure_deck)
         self.dice.shuffle(treasure)
         size = r.treasure.stack_size
         self.stacks = [treasure[i * size:(i + 1) * size] for i in range(r.treasure.num_stacks)]
@@ -894,4 +914,4 @@ if __name__ == "__main__":
     raise SystemExit(_main())
 
 
-__all__ = ["Game", "GameResult", "IllegalAction", "SeatResult", "play_game"]
+__all__ = ["Game", "GameResult", "IllegalAction", "ScenarioTables", "SeatResult", "play_game"]

@@ -161,6 +161,13 @@ class HeuristicPlayer(BattlePolicy):
     def navy_policy(self) -> RoyalNavyPolicy:
         return _NavyController(self)
 
+    def with_rng(self, rng: np.random.Generator) -> HeuristicPlayer:
+        """The same strategy (parameters and tables shared, read-only) with its own generator."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.rng = rng
+        return twin
+
     # ------------------------------------------------------------------ helpers
     def value(self, ring: Sequence[int], section: int) -> int:
         p = ring[section]
@@ -657,6 +664,22 @@ def make_player(rules: CoveRules, name: str, rng: np.random.Generator,
         raise UserError(f"--strategies: unknown strategy {name!r} (allowed: {', '.join(allowed)})")
     return HeuristicPlayer(name, strat.kind, strategy_params(strat.kind, strat.params, f"strategies.{name}"),
                            rules, rng, odds_cache)
+
+
+class PlayerFactory:
+    """Makes the players of many games with the same rules: each strategy's parameters are read
+    and checked once (:func:`make_player`), then every player is a copy with its own generator."""
+
+    def __init__(self, rules: CoveRules, odds_cache: dict | None = None):
+        self.rules = rules
+        self.odds_cache: dict = {} if odds_cache is None else odds_cache
+        self._models: dict[str, HeuristicPlayer] = {}
+
+    def __call__(self, name: str, rng: np.random.Generator) -> HeuristicPlayer:
+        model = self._models.get(name)
+        if model is None:
+            model = self._models[name] = make_player(self.rules, name, rng, self.odds_cache)
+        return model.with_rng(rng)
 
 
 def check_strategies(rules: CoveRules) -> None:
