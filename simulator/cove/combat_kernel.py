@@ -375,12 +375,16 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                         nv = min(nv, prm[P_MISFIRE_POS])
                         for s in range(S):
                             victims[s] = 0
-                    for i in range(nd):
-                        d = dice[p + i]
-                        if d >= hit_on:
-                            hits += 1
-                        elif d >= 1 and d <= nv:
-                            victims[clockwise[d - 1]] += 1
+                    if nv > 0:
+                        for i in range(nd):
+                            d = dice[p + i]
+                            if d >= hit_on:
+                                hits += 1
+                            elif d >= 1 and d <= nv:
+                                victims[clockwise[d - 1]] += 1
+                    else:
+                        for i in range(nd):
+                            hits += dice[p + i] >= hit_on
                     ctx[X_P] = p + nd
                     fallen = 0
                     for sec in range(first_sec, last_sec):
@@ -439,8 +443,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                 p = ctx[X_P]
                 hits = 0
                 for i in range(nd):
-                    if dice[p + i] >= hit_on:
-                        hits += 1
+                    hits += dice[p + i] >= hit_on
                 ctx[X_P] = p + nd
                 if npc_state[0]:  # forced target: the non-player ship's hull
                     npc_state[1] -= hits
@@ -695,10 +698,10 @@ def simulate_battles_kernel(rules: CoveRules, ships: Sequence[BattleShip], npc: 
     scratch = _scratch(S)
     dice = np.empty(0, np.int8)
     while int(ctx[X_B]) < n:
-        # bulk size: what the remaining battles should need at the rate seen so far (+10 %)
+        # bulk size: what the remaining battles should need at the rate seen so far (+3 %)
         b = int(ctx[X_B])
         rate = ctx[X_USED] / b if b else FIRST_DICE_PER_BATTLE
-        want = int(min(max((n - b) * rate * 1.1, MIN_BULK), MAX_BULK))
+        want = int(min(max((n - b) * rate * 1.03 + 64, MIN_BULK), MAX_BULK))
         tail = dice[int(ctx[X_P]):]
         fresh = rng.integers(1, 7, size=want, dtype=np.int8)
         dice = np.concatenate([tail, fresh]) if len(tail) else fresh
