@@ -175,7 +175,7 @@ class HeuristicPlayer(BattlePolicy):
 
     def dice(self, ship) -> int:
         par = ship.parrot
-        pr = self.rules.parrots.get(par) if par else None
+        pr = self._parrots.get(par) if par else None
         if pr is not None and pr.fixed_dice:
             return pr.fixed_dice
         if pr is not None and pr.dice_equal_cannons:
@@ -191,7 +191,7 @@ class HeuristicPlayer(BattlePolicy):
         """(Artisan hits left, parrot hits left) on a section of a public ship view."""
         art = sum(self.rules.combat.artisan_absorbs - used for s, used in ship.artisans if s == section)
         par = 0
-        if ship.parrot and self.rules.parrots[ship.parrot].section == SECTIONS[section]:
+        if ship.parrot and self._parrots[ship.parrot].section == SECTIONS[section]:
             par = self.rules.combat.parrot_hits_to_kill - ship.parrot_wounds
         return art, par
 
@@ -199,7 +199,7 @@ class HeuristicPlayer(BattlePolicy):
         """Our dice after 0..n hits on each of ``sections`` (protection absorbs first)."""
         out = []
         prot = {s: self._protection(ship, s) for s in sections}
-        psec = SECTIONS.index(self.rules.parrots[ship.parrot].section) if ship.parrot else -1
+        psec = SECTIONS.index(self._parrots[ship.parrot].section) if ship.parrot else -1
         for t in range(n + 1):
             pos = list(ship.ring)
             parrot_alive = ship.parrot is not None
@@ -210,7 +210,7 @@ class HeuristicPlayer(BattlePolicy):
                     parrot_alive = False
             crew = self.mat[CREW][pos[CREW] - 1] if pos[CREW] > 0 else 0
             cannons = self.mat[CANNONS][pos[CANNONS] - 1] if pos[CANNONS] > 0 else 0
-            pr = self.rules.parrots.get(ship.parrot) if parrot_alive else None
+            pr = self._parrots.get(ship.parrot) if parrot_alive else None
             if pr is not None and pr.fixed_dice:
                 d = pr.fixed_dice
             elif pr is not None and pr.dice_equal_cannons:
@@ -230,7 +230,7 @@ class HeuristicPlayer(BattlePolicy):
         return got
 
     def _pirate_odds(self, ship, key: str) -> float:
-        pr = self.rules.pirates[key]
+        pr = self._pirates[key]
         if not pr.fights:
             return 1.0
         if pr.damages == "every_section":
@@ -246,6 +246,10 @@ class HeuristicPlayer(BattlePolicy):
     def duel_odds(self, me, other) -> float:
         """Odds that ``me`` routs ``other`` first, each standing and aiming at the other's weakest
         section (exact for our side's falling dice; the opponent's dice are held constant)."""
+        return self._duel_odds(self._duel_track(me), me.speed, other)
+
+    def _duel_track(self, me) -> tuple[int, tuple[int, ...]]:
+        """(hits that rout ``me`` at its weakest section, our dice after 0..hits hits there)."""
         cache = self._odds_cache
         mk = ("me", me.ring, me.parrot, me.parrot_wounds, me.artisans)
         mine = cache.get(mk)
@@ -253,11 +257,16 @@ class HeuristicPlayer(BattlePolicy):
             weak = min(range(4), key=lambda s: (self.hits_to_rout(me, s), s))
             hits = self.hits_to_rout(me, weak)
             mine = cache[mk] = (hits, self.dice_track(me, (weak,), hits))
+        return mine
+
+    def _duel_odds(self, mine: tuple[int, tuple[int, ...]], my_speed: int, other) -> float:
+        """:meth:`duel_odds` from our :meth:`_duel_track` (computed once per decision)."""
+        cache = self._odds_cache
         ok = ("them", other.ring, other.parrot, other.parrot_wounds, other.artisans)
         theirs = cache.get(ok)
         if theirs is None:
             theirs = cache[ok] = (min(self.hits_to_rout(other, s) for s in range(4)), self.dice(other))
-        rel = (me.speed > other.speed) - (me.speed < other.speed)
+        rel = (my_speed > other.speed) - (my_speed < other.speed)
         key = ("duel", mine, theirs, rel)
         got = cache.get(key)
         if got is None:
@@ -320,6 +329,7 @@ class HeuristicPlayer(BattlePolicy):
         room = self.room(me)
         target, step_cost, npos, prio = self.target, self.step_cost, self.npos, self.prio
         rn = obs.royal_navy
+        mine = None  # our side of the duel odds, once
         scores = []
         for isl in range(6):
             v = 0.0
@@ -359,9 +369,11 @@ class HeuristicPlayer(BattlePolicy):
                 v -= rout_cost
             opps = opp_at[isl]
             if isl < 5 and opps:  # opponents expected there: beat them all to keep the island
+                if mine is None:
+                    mine = self._duel_track(me)
                 win = 1.0
                 for o in opps:
-                    win *= self.duel_odds(me, o)
+                    win *= self._duel_odds(mine, me.speed, o)
                 v = win * (v + len(opps)) - (1 - win) * rout_cost + p["fight_bias"] * len(opps)
             scores.append(v + noise[isl] * pn)
         return scores
@@ -385,7 +397,11 @@ class HeuristicPlayer(BattlePolicy):
 
     def _navigate(self, obs: Observation, legal: tuple) -> int:
         scores = self.island_scores(obs)
-        return max(legal, key=lambda i: scores[i])
+        best = legal[0]  # the first best island (as max() would pick)
+        for i in legal:
+            if scores[i] > scores[best]:
+                best = i
+        return best
 
     # ------------------------------------------------------------------ setup and events
     def _arm(self, obs: Observation, legal: tuple):
@@ -553,8 +569,8 @@ class HeuristicPlayer(BattlePolicy):
         hits_left = min(me.hits_to_rout())
         if self.p["flee_hits_left"] and hits_left <= self.p["flee_hits_left"] and me.was_hit:
             return FLEE
-        if view.npc_fighting and view.npc.key in self.rules.pirates and self.p["flee_pirate_odds"] > 0:
-            pr = self.rules.pirates[view.npc.key]
+        if view.npc_fighting and view.npc.key in self._pirates and self.p["flee_pirate_odds"] > 0:
+            pr = self._pirates[view.npc.key]
             k = min(me.hits_to_rout()) if pr.damages == "every_section" \
                 else me.hits_to_rout()[SECTIONS.index(pr.damages)]
             dice = self._battle_dice(me, view)
@@ -571,7 +587,7 @@ class HeuristicPlayer(BattlePolicy):
     def _battle_dice(self, me, view: BattleView) -> int:
         crew = self.mat[CREW][max(me.positions[CREW], 1) - 1]
         cannons = self.mat[CANNONS][max(me.positions[CANNONS], 1) - 1]
-        pr = self.rules.parrots.get(me.parrot) if me.parrot else None
+        pr = self._parrots.get(me.parrot) if me.parrot else None
         if pr is not None and pr.fixed_dice:
             return pr.fixed_dice
         if pr is not None and pr.dice_equal_cannons:
@@ -612,7 +628,7 @@ class HeuristicPlayer(BattlePolicy):
             if s.seat == exclude or not s.present:
                 continue
             h = s.hits_to_rout()
-            k = min(range(4), key=lambda i: (h[i], i))
+            k = h.index(min(h))  # weakest section, the first of equals
             if key is None or h[k] < key:
                 best, key = [(s.seat, SECTIONS[k])], h[k]
             elif h[k] == key:
