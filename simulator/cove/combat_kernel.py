@@ -58,7 +58,7 @@ _TARGETS = ("most_cannons", "largest_crew", "strongest_hull", "fastest", "contro
 X_P, X_B, X_USED, X_OUT = range(4)
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
     """Settle ties of equal ``keys`` inside ``order[lo:hi]`` (already sorted by key, descending) by
     die roll-offs, as :meth:`battle._Battle.break_ties` does: each tied group rolls one die per
@@ -112,7 +112,7 @@ def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _sort_desc(order, keys, m):
     """Stable insertion sort of order[:m] by keys, descending."""
     for k in range(1, m):
@@ -141,7 +141,7 @@ def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
     return h
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
     """(ship, section) with the fewest hits to rout among present ships except ``exclude``; ties:
     lowest seat, then SECTIONS order. (-1, 0) if none."""
