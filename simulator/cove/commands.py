@@ -1,7 +1,8 @@
 """``broadside cove ...``: Pirate's Cove combat commands (no game logic here).
 
 ``duel``       one player ship against a Legendary Pirate, the Royal Navy or another ship: exact
-               (Markov chain) or Monte Carlo (vectorised engine, seeded chunks).
+               (Markov chain) or Monte Carlo (``simulate_battles``: the compiled kernel for these
+               card-free battles; seeded chunks).
 ``lethality``  every Legendary Pirate and the Royal Navy against a grid of builds, exact.
 """
 

@@ -138,7 +138,8 @@ def lethality_table(scenario: Scenario | CoveRules | None = None, builds: list[B
 
     Alone (``company=0``) every row is an exact duel. With ``company`` other player ships
     (``company_build``, default the start ship, same policy) beside the build, the rows are Monte
-    Carlo (vectorised engine, ``n`` battles, seeded from ``seed`` and the row): the pirates are met
+    Carlo (``simulate_battles`` -- the compiled kernel, no cards -- ``n`` battles, seeded from
+    ``seed`` and the row): the pirates are met
     at Treasure Island, where the players do not fight each other; the Royal Navy (never there) at
     an outer island, where the survivors fight on after sinking it. ``p_sink`` is then the chance
     that the pirate is sunk by anybody; the other columns are the build's own ship.
