@@ -2,7 +2,7 @@
 
 Prints a table (engine, jobs, games, seconds, games/s), then as its last line one JSON object
 ``{"games_per_s_1core": ..., "games_per_s_2jobs": ...}`` for the compiled engine. The compiled
-functions are loaded (or compiled, first time only) before timing. Usage::
+functions are loaded (or compiled, first time only) and both workers started before timing. Usage::
 
     python benchmarks/hunt_game.py [-n GAMES] [--python-games N]
 """
@@ -37,6 +37,7 @@ def main() -> None:
     args = ap.parse_args()
     sc = load()
     timed(sc, 50, 1, "fast", 50)  # load or compile the numba functions first
+    timed(sc, 400, 2, "fast", 100)  # start and warm both loky workers (they are reused)
     rows = []
     dt_py, _ = timed(sc, args.python_games, 1, "python", 50)
     rows.append(("python", 1, args.python_games, dt_py))

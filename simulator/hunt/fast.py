@@ -79,7 +79,7 @@ def pack(t, rules):
         isl_nodes.extend(anch)
         isl_ptr.append(len(isl_nodes))
     isl_dist = np.array([[min(t.dist[a][n] for a in anch) for n in range(n_nodes)]
-                         for anch in b.island_anchorages], dtype=np.int64)  # [island, node]
+                         for anch in b.island_anchorages], dtype=np.int16)  # [island, node]
     # Zobrist keys (a fixed hash, not game randomness): ship x node, ship x cargo, treasure x place
     zrng = np.random.default_rng(0x5EED)
     n_ships = len(t.ship_owner)
@@ -126,7 +126,7 @@ def pack(t, rules):
         np.array(t.anchorage_island, dtype=np.int64),
         np.array(isl_ptr, dtype=np.int64),
         np.array(isl_nodes + [0], dtype=np.int64),
-        np.array(t.dist, dtype=np.int64),
+        np.array(t.dist, dtype=np.int16),  # small: stays in cache
         np.array(cell_ptr, dtype=np.int64),
         np.array(cell_r, dtype=np.int64),
         np.array(cell_c, dtype=np.int64),
