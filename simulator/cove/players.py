@@ -148,6 +148,8 @@ class HeuristicPlayer(BattlePolicy):
         self._parrots = dict(rules.parrots)
         self._pirates = dict(rules.pirates)
         self._map_mult = rules.decisions.treasure_map_chest_multiplier
+        self._artisan_absorbs = c.artisan_absorbs
+        self._parrot_hits_to_kill = c.parrot_hits_to_kill
         self._bury_fame_per_chest = rules.economy.bury_fame_per_chest
         self._bury_gold_per_fame = rules.economy.bury_gold_per_fame
 
@@ -189,28 +191,37 @@ class HeuristicPlayer(BattlePolicy):
 
     def _protection(self, ship, section: int) -> tuple[int, int]:
         """(Artisan hits left, parrot hits left) on a section of a public ship view."""
-        art = sum(self.rules.combat.artisan_absorbs - used for s, used in ship.artisans if s == section)
+        art = 0
+        for s, used in ship.artisans:
+            if s == section:
+                art += self._artisan_absorbs - used
         par = 0
         if ship.parrot and self._parrots[ship.parrot].section == SECTIONS[section]:
-            par = self.rules.combat.parrot_hits_to_kill - ship.parrot_wounds
+            par = self._parrot_hits_to_kill - ship.parrot_wounds
         return art, par
 
     def dice_track(self, ship, sections: Sequence[int], n: int) -> tuple[int, ...]:
-        """Our dice after 0..n hits on each of ``sections`` (protection absorbs first)."""
+        """Our dice after 0..n hits on each of ``sections`` (protection absorbs first).
+
+        Only crew, cannons and the parrot decide the dice, so only they are followed."""
         out = []
-        prot = {s: self._protection(ship, s) for s in sections}
+        prot = [(s, *self._protection(ship, s)) for s in sections]
         psec = SECTIONS.index(self._parrots[ship.parrot].section) if ship.parrot else -1
+        parrot = self._parrots.get(ship.parrot) if ship.parrot is not None else None
+        crew_mat, cannons_mat = self.mat[CREW], self.mat[CANNONS]
+        ring = ship.ring
         for t in range(n + 1):
-            pos = list(ship.ring)
-            parrot_alive = ship.parrot is not None
-            for s in sections:
-                art, par = prot[s]
-                pos[s] = max(0, pos[s] - max(0, t - art - par))
+            crew_pos, cannons_pos = ring[CREW], ring[CANNONS]
+            pr = parrot
+            for s, art, par in prot:
+                if s == CREW:
+                    crew_pos = max(0, crew_pos - max(0, t - art - par))
+                elif s == CANNONS:
+                    cannons_pos = max(0, cannons_pos - max(0, t - art - par))
                 if s == psec and t >= art + par and par > 0:
-                    parrot_alive = False
-            crew = self.mat[CREW][pos[CREW] - 1] if pos[CREW] > 0 else 0
-            cannons = self.mat[CANNONS][pos[CANNONS] - 1] if pos[CANNONS] > 0 else 0
-            pr = self._parrots.get(ship.parrot) if parrot_alive else None
+                    pr = None  # the parrot is dead
+            crew = crew_mat[crew_pos - 1] if crew_pos > 0 else 0
+            cannons = cannons_mat[cannons_pos - 1] if cannons_pos > 0 else 0
             if pr is not None and pr.fixed_dice:
                 d = pr.fixed_dice
             elif pr is not None and pr.dice_equal_cannons:
