@@ -58,7 +58,7 @@ _TARGETS = ("most_cannons", "largest_crew", "strongest_hull", "fastest", "contro
 X_P, X_B, X_USED, X_OUT = range(4)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
     """Settle ties of equal ``keys`` inside ``order[lo:hi]`` (already sorted by key, descending) by
     die roll-offs, as :meth:`battle._Battle.break_ties` does: each tied group rolls one die per
@@ -112,7 +112,7 @@ def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
     return True
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 def _sort_desc(order, keys, m):
     """Stable insertion sort of order[:m] by keys, descending."""
     for k in range(1, m):
@@ -125,7 +125,7 @@ def _sort_desc(order, keys, m):
         order[q + 1] = it
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _speed(val, ship, pos, php, s):
     sp = val[SAILS, pos[s, SAILS]]
     if php[s] > 0:
@@ -133,7 +133,7 @@ def _speed(val, ship, pos, php, s):
     return sp
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
     h = pos[s, sec] + art[s, sec]
     if absorbs and php[s] > 0 and ship[s, C_PSEC] == sec:
@@ -141,7 +141,7 @@ def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
     return h
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
     """(ship, section) with the fewest hits to rout among present ships except ``exclude``; ties:
     lowest seat, then SECTIONS order. (-1, 0) if none."""
@@ -168,7 +168,7 @@ def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
     return best_s, best_k
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
     """``k`` hits on section ``sec`` of ship ``s``: Artisan first, then the parrot there, then the
     ring. Returns 1 when the ring falls off (a rout to resolve), else 0."""
@@ -197,7 +197,7 @@ def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
     return 0
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, fallen):
     """After a broadside: sink the non-player ship (fame shared among ``sharers``), rout ships
     with a destroyed section (only looked for when ``fallen``: some ring fell off) and give the
@@ -234,7 +234,7 @@ def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, fallen):
     return n_routed
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _over(players, npc_present, ti):
     """The battle's end: no player ship left against a non-player ship; else at most one (none
     needed at Treasure Island, where players do not fight each other)."""
@@ -245,7 +245,7 @@ def _over(players, npc_present, ti):
     return players <= 1
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome, fame, fired,
             sharers, order, keys, rolls, stack, npc_state, clockwise, victims):
     """One battle from the state set up by the caller. Returns the number of exchanges, or -1 when
@@ -502,7 +502,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
     return -2 - exch if capped else exch
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 def _run(dice, ctx, val, ship, prm, out_outcome, out_fame, out_pos, out_sunk, out_captured, out_exch, out_capped,
          pos, art, php, present, was_hit, outcome, fame, fired, sharers, order, keys, rolls, stack, npc_state,
          clockwise, victims):
