@@ -54,16 +54,16 @@ T_MOST_CANNONS, T_LARGEST_CREW, T_STRONGEST_HULL, T_FASTEST, T_CONTROLLER = rang
 D_EVERY_SECTION = 4  # P_NPC_DAMAGE: 0..3 a section, 4 every section, -1 the controller's choice
 _TARGETS = ("most_cannons", "largest_crew", "strongest_hull", "fastest", "controller")
 
-# ctx (int64[4]): [die pointer, next battle, dice used by finished battles, out-of-dice flag]
-X_P, X_B, X_USED, X_OUT = range(4)
+# ctx (int64[4]): [die pointer, next battle, dice used by finished battles, unused]
+X_P, X_B, X_USED = range(3)
 
 
 @njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
-def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
+def _roll_off(dice, dp, order, keys, lo, hi, rolls, stack):
     """Settle ties of equal ``keys`` inside ``order[lo:hi]`` (already sorted by key, descending) by
     die roll-offs, as :meth:`battle._Battle.break_ties` does: each tied group rolls one die per
     ship, highest first, re-rolling among those still tied, depth first. Returns False when the
-    die buffer ran out (ctx[X_OUT] set)."""
+    die buffer ran out; returns the die pointer after the roll-offs, or -1 when the buffer ran out."""
     # segments to settle, processed leftmost first: a stack of (start, end)
     top = 0
     i = hi - 1
@@ -82,13 +82,11 @@ def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
         a = stack[top, 0]
         b = stack[top, 1]
         m = b - a
-        p = ctx[X_P]
-        if p + m > L:
-            ctx[X_OUT] = 1
-            return False
+        if dp + m > L:
+            return -1
         for k in range(m):
-            rolls[order[a + k]] = dice[p + k]
-        ctx[X_P] = p + m
+            rolls[order[a + k]] = dice[dp + k]
+        dp += m
         # stable insertion sort of order[a:b] by roll, descending
         for k in range(a + 1, b):
             it = order[k]
@@ -109,7 +107,7 @@ def _roll_off(dice, ctx, order, keys, lo, hi, rolls, stack):
                 stack[top, 1] = i + 1
                 top += 1
             i = j - 1
-    return True
+    return dp
 
 
 @njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
@@ -249,7 +247,8 @@ def _over(players, npc_present, ti):
 def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome, fame, fired,
             sharers, order, keys, rolls, stack, npc_state, clockwise, victims):
     """One battle from the state set up by the caller. Returns the number of exchanges, or -1 when
-    the dice ran out (ctx[X_OUT] set), -2 - exchanges when the exchange cap was reached."""
+    the dice ran out, -2 - exchanges when the exchange cap was reached. The die pointer is kept in
+    a local (``dp``) and written back to ctx[X_P] at the end."""
     S = prm[P_S]
     L = dice.shape[0]
     hit_on = prm[P_HIT_ON]
@@ -258,6 +257,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
     exch = 0
     capped = False
     exch_bound = prm[P_EXCH_BOUND]
+    dp = ctx[X_P]
     ti = prm[P_TI]
     npres = S  # player ships still present
     if not (npc_kind == NPC_GALLEON and ti) and not _over(npres, npc_state[0], ti):
@@ -265,8 +265,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
             if exch >= prm[P_MAX_EXCH]:
                 capped = True
                 break
-            if ctx[X_P] + exch_bound > L:  # every die of this exchange except roll-offs
-                ctx[X_OUT] = 1
+            if dp + exch_bound > L:  # every die of this exchange except roll-offs
                 return -1
             exch += 1
             hull_start = npc_state[1]
@@ -288,7 +287,8 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                     order[1] = o
             else:
                 _sort_desc(order, keys, m)
-                if not _roll_off(dice, ctx, order, keys, 0, m, rolls, stack):
+                dp = _roll_off(dice, dp, order, keys, 0, m, rolls, stack)
+                if dp < 0:
                     return -1
             for slot in range(m):
                 if _over(npres, npc_state[0], ti):
@@ -339,8 +339,10 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                                 order[S + 1 + mt] = s
                                 mt += 1
                         # several tied (equal keys): one roll-off over order[S+1 : S+1+mt]
-                        if mt > 1 and not _roll_off(dice, ctx, order, keys, S + 1, S + 1 + mt, rolls, stack):
-                            return -1
+                        if mt > 1:
+                            dp = _roll_off(dice, dp, order, keys, S + 1, S + 1 + mt, rolls, stack)
+                            if dp < 0:
+                                return -1
                         tgt = order[S + 1]
                         fired[tgt] = True
                         dmg = prm[P_NPC_DAMAGE]
@@ -353,7 +355,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                     for s in range(S):
                         sharers[s] = present[s]
                     nd = prm[P_NPC_DICE]
-                    p = ctx[X_P]
+                    p = dp
                     hits = 0
                     nv = 0
                     if prm[P_MISFIRE]:
@@ -385,7 +387,7 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                     else:
                         for i in range(nd):
                             hits += dice[p + i] >= hit_on
-                    ctx[X_P] = p + nd
+                    dp = p + nd
                     fallen = 0
                     for sec in range(first_sec, last_sec):
                         fallen += _hit(ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits)
@@ -422,8 +424,8 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                             if present[s]:
                                 fame[s, F_FLIGHT] += prm[P_FLIGHT_FAME]
                     if prm[P_MUTINY_ON] > 0:
-                        d = dice[ctx[X_P]]
-                        ctx[X_P] += 1
+                        d = dice[dp]
+                        dp += 1
                         if d <= prm[P_MUTINY_ON]:
                             outcome[a] = MUTINY
                             fame[a, F_MUTINY] -= prm[P_MUTINY_LOSS]
@@ -440,11 +442,10 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                     nd = val[CREW, pos[a, CREW]]
                     c = val[CANNONS, pos[a, CANNONS]]
                     nd = min(nd, c)
-                p = ctx[X_P]
                 hits = 0
                 for i in range(nd):
-                    hits += dice[p + i] >= hit_on
-                ctx[X_P] = p + nd
+                    hits += dice[dp + i] >= hit_on
+                dp += nd
                 if npc_state[0]:  # forced target: the non-player ship's hull
                     npc_state[1] -= hits
                     if npc_state[1] <= 0:
@@ -484,7 +485,8 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
             if prm[P_TI]:
                 if prm[P_TI_FASTEST]:
                     _sort_desc(order, keys, m)
-                    if not _roll_off(dice, ctx, order, keys, 0, m, rolls, stack):
+                    dp = _roll_off(dice, dp, order, keys, 0, m, rolls, stack)
+                    if dp < 0:
                         return -1
                     captor = order[0]
             elif m == 1:
@@ -492,13 +494,13 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
         if captor >= 0:
             npc_state[3] = captor
             if prm[P_FAME_DIE]:
-                if ctx[X_P] + 1 > L:
-                    ctx[X_OUT] = 1
+                if dp + 1 > L:
                     return -1
-                fame[captor, F_CAPTURE] += dice[ctx[X_P]]
-                ctx[X_P] += 1
+                fame[captor, F_CAPTURE] += dice[dp]
+                dp += 1
             else:
                 fame[captor, F_CAPTURE] += prm[P_NPC_FAME]
+    ctx[X_P] = dp
     return -2 - exch if capped else exch
 
 
@@ -535,7 +537,6 @@ def _run(dice, ctx, val, ship, prm, out_outcome, out_fame, out_pos, out_sunk, ou
         if r == -1:
             ctx[X_P] = start
             ctx[X_B] = b
-            ctx[X_OUT] = 0
             return 1
         capped = r <= -2
         exch = -2 - r if capped else r
