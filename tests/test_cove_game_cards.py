@@ -281,7 +281,7 @@ def test_smoke_lets_only_a_six_hit():
 
 
 def test_becalmed_stops_every_later_card():
-    g, a, b = _duel(["becalmed"], ["smoke"], pol0=RulePolicy(battle_cards=("becalmed",)),
+    g, _a, b = _duel(["becalmed"], ["smoke"], pol0=RulePolicy(battle_cards=("becalmed",)),
                     pol1=RulePolicy(battle_cards=("smoke",)), faces=[5, 5],
                     ring0=(2, 2, 2, 3), ring1=(2, 2, 2, 2))
     assert b.location == COVE and b.hand == ["smoke"]  # could not play it
@@ -322,7 +322,7 @@ def test_powder_keg_damages_every_hull_present():
 
 
 def test_cannonade_damages_every_section_of_the_target():
-    g, a, b = _duel(["cannonade"], pol0=ScriptedPolicy(target=1, section="hull",
+    g, _a, b = _duel(["cannonade"], pol0=ScriptedPolicy(target=1, section="hull",
                                                         volleys={1: ("cannonade",)}),
                     pol1=ScriptedPolicy(flee_at=(1,)), faces=[5, 1, 4],
                     ring0=(2, 2, 2, 4), ring1=(3, 3, 3, 3))
