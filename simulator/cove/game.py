@@ -369,10 +369,19 @@ class Game:
         return view
 
     def ship_views(self) -> tuple[ShipView, ...]:
-        """Every ship's public view, by seat."""
+        """Every ship's public view, by seat (the cache test of :meth:`_ship_view`, inlined: this
+        runs for every decision)."""
         if self._board is not None:
             return self._board
-        return tuple([self._ship_view(s) for s in self.seats])
+        views = self._views
+        out = []
+        for s in self.seats:
+            r = s.ring
+            key = (r[0], r[1], r[2], r[3], s.gold, s.chests, s.fame, len(s.hand), s.parrot,
+                   s.parrot_wounds, s.location, tuple(s.artisans.items()) if s.artisans else ())
+            cached = views[s.index]
+            out.append(cached[1] if cached is not None and cached[0] == key else self._ship_view(s))
+        return tuple(out)
 
     def _open_board(self) -> None:
         """Start a simultaneous decision: every ask until :meth:`_close_board` sees these ships
