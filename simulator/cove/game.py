@@ -601,8 +601,11 @@ class Game:
         from simulator.cove import fight
 
         self.phase = "combat"
+        at: dict[int, list[Seat]] = {}  # ships by island, seat order (ships only leave, to the Cove)
+        for s in self.seats:
+            at.setdefault(s.location, []).append(s)
         for isl in NAV_ISLANDS:
-            present = [s for s in self.seats if s.location == isl]
+            present = at.get(isl)
             if present:
                 bs = next((b for b in self.black_ships
                            if b[0] == isl and not b[2] and b[1] is not None), None)
