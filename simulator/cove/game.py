@@ -675,8 +675,13 @@ class Game:
     # phase 5
     def phase_island_effects(self) -> None:
         self.phase = "island_effects"
+        at: dict[int, list[Seat]] = {}  # ships by island, seat order (nobody moves in phase 5)
+        for s in self.seats:
+            at.setdefault(s.location, []).append(s)
         for isl in (0, 1, 2, 3, 4, 5, COVE):
-            present = [s for s in self.seats if s.location == isl]
+            present = at.get(isl)
+            if not present:
+                continue
             for s in self.order_by_speed(present):
                 if isl == TAVERN:
                     self._tavern(s)
