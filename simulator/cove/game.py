@@ -790,7 +790,7 @@ class Game:
                 if pick is not None:
                     s.hand.remove("artisan")
                     s.artisans[pick] = 0
-        for sec, hits in sorted(s.artisans.items()):
+        for sec, hits in sorted(s.artisans.items()) if s.artisans else ():
             if hits > 0 and s.gold >= c.artisan_repair_cost \
                     and self.ask(s.index, "artisan_repair", (False, True), {"section": sec}):
                 self.pay_bank(s, c.artisan_repair_cost)
