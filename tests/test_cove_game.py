@@ -169,6 +169,21 @@ def test_rotate_seats_plays_every_rotation_with_the_same_dice():
     assert (counts == 5).all()
 
 
+def test_rotations_of_a_deal_replay_the_same_dice():
+    """With the same strategy at every seat, every rotation of a deal must be the same game."""
+    seats, battles, _ = play_games(None, ["balanced"] * 3, 3, 4, seed=11,
+                                   rotate_seats=True)
+    cols = ["seat", "fame", "gold", "chests", "battles", "routed", "win"]
+    for g, d in seats.groupby("game"):
+        per_rot = [d[d["rotation"] == r][cols].reset_index(drop=True) for r in range(3)]
+        for other in per_rot[1:]:
+            pd.testing.assert_frame_equal(per_rot[0], other)
+    rng = np.random.SeedSequence(5).spawn(1)[0]
+    first = play_one(load_scenario(None, game="cove").rules, ["brawler"] * 3, rng)[1]
+    again = play_one(load_scenario(None, game="cove").rules, ["brawler"] * 3, rng)[1]
+    assert [s.fame for s in first.seats] == [s.fame for s in again.seats]
+
+
 def test_summary_fields_and_win_shares():
     seats, battles, summ = play_games(None, "balanced,brawler,random", 3, 40, seed=5)
     assert set(summ) >= {"n_games", "strategies", "seats", "pirates", "provenance", "seed"}

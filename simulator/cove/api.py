@@ -79,7 +79,11 @@ def play_one(rules, names: Sequence[str], seed: np.random.SeedSequence, *, check
     ``odds_cache`` (optional) is shared by the players' exact-odds memo across games;
     ``factory`` and ``tables`` (optional, built from ``rules``) are shared by the games of a chunk.
     """
-    kids = seed.spawn(1 + len(names))
+    # children derived from the seed's own key rather than by seed.spawn(): spawn() advances the
+    # SeedSequence, and every seat rotation of a deal must get the same engine dice and the same
+    # per-seat player streams (the first spawn() would give exactly these children)
+    kids = [np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, k), pool_size=seed.pool_size)
+            for k in range(1 + len(names))]
     if factory is None:
         players = [make_player(rules, nm, np.random.default_rng(kids[1 + i]), odds_cache)
                    for i, nm in enumerate(names)]
