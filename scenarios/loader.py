@@ -53,45 +53,30 @@ MAX_NESTING = 64  # tables/arrays inside one another (the schemas need far fewer
 MAX_EXTENDS_CHARS = 255
 
 
-class FrozenMap(Mapping):
+class FrozenMap(dict):
     """A read-only mapping that pickles (worker processes receive rules objects) and hashes.
 
-    ``types.MappingProxyType`` cannot be pickled, so loaded tables use this instead.
+    ``types.MappingProxyType`` cannot be pickled, so loaded tables use this instead. It is a
+    ``dict`` underneath so lookups stay at C speed in the engines' hot loops; every mutating
+    method is refused.
     """
 
-    __slots__ = ("_data", "_hash")
+    __slots__ = ()
 
-    def __init__(self, data: Mapping[Any, Any] | None = None):
-        object.__setattr__(self, "_data", dict(data or {}))
-        object.__setattr__(self, "_hash", None)
-
-    def __getitem__(self, key: Any) -> Any:
-        return self._data[key]
-
-    def __iter__(self):
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __setattr__(self, name: str, value: Any) -> None:
+    def _read_only(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("FrozenMap is read-only")
 
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+
     def __reduce__(self):
-        return (FrozenMap, (self._data,))
+        return (FrozenMap, (dict(self),))
 
-    def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash(frozenset(self._data.items())))
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Mapping):
-            return dict(self._data) == dict(other)
-        return NotImplemented
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
 
     def __repr__(self) -> str:
-        return f"FrozenMap({self._data!r})"
+        return f"FrozenMap({dict.__repr__(self)})"
 
 
 class ScenarioError(ValueError):
