@@ -94,13 +94,24 @@ def ensure_writable_dir(path: str | Path) -> Path:
     return path
 
 
+def _new_file_mode() -> int:
+    """The mode ``open()`` would give a new file under the current umask (mkstemp uses 0600)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def atomic_write(path: str | Path, writer: Callable[[Path], None]) -> Path:
-    """Call ``writer(tmp_path)`` then rename the temporary file to ``path`` (same folder)."""
+    """Call ``writer(tmp_path)`` then rename the temporary file to ``path`` (same folder).
+
+    The file gets the permissions a plainly created file would have (not mkstemp's 0600).
+    """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         writer(Path(tmp))
+        os.chmod(tmp, _new_file_mode())
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -30,10 +30,8 @@ import importlib
 import io
 import json
 import math
-import os
 import re
 import shutil
-import tempfile
 import zipfile
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -42,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from reports.output import atomic_write
 from simulator.runner import RunError
 
 FORMAT = "broadside-checkpoint/1"
@@ -73,17 +72,13 @@ class UnsupportedResult(TypeError):
 
 
 def _atomic(path: Path, write: Callable[[io.BufferedWriter], None]) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
+    """Write through a temporary file renamed into place (see reports.output.atomic_write)."""
+
+    def _writer(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:
             write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+
+    atomic_write(path, _writer)
 
 
 def write_json(path: Path, obj: Any) -> None:

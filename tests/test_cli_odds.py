@@ -68,3 +68,22 @@ def test_user_errors_are_one_line_exit_2(args, fragment):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert fragment in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_out_files_are_complete_and_readable_by_others(tmp_path):
+    """Atomic writes must not leave mkstemp's 0600 mode on result files."""
+    import os
+    import stat
+
+    out = tmp_path / "odds"
+    old = os.umask(0o022)
+    try:
+        run("odds", "volley", "--dice", "2", "--hit-on", "5", "--mc", "20000", "--seed", "1", "--out", str(out),
+            "--format", "json")
+    finally:
+        os.umask(old)
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".csv" for p in files)
+    assert not [p for p in files if p.name.endswith(".tmp")]
+    for p in files:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o644, p
