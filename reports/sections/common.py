@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from reports.html import Section
-from simulator.stats import wilson_interval
+from simulator.stats import Z95, wilson_interval
 
 
 def engine_module(name: str):
@@ -44,11 +44,27 @@ def mean_table(df: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
     g = df.groupby(by, sort=False, observed=True)[value]
     out = g.agg(["mean", "std", "count"]).reset_index().rename(columns={"count": "n"})
     out["se"] = out["std"] / np.sqrt(out["n"].clip(lower=1))
-    out["ci_low"] = out["mean"] - 1.959964 * out["se"]
-    out["ci_high"] = out["mean"] + 1.959964 * out["se"]
+    out["ci_low"] = out["mean"] - Z95 * out["se"]
+    out["ci_high"] = out["mean"] + Z95 * out["se"]
     return out.drop(columns=["std"])
 
 
 def scenario_row(scen) -> dict:
     return {"game": scen.game, "name": scen.name, "rules_version": scen.rules_version,
             "content_hash": scen.content_hash, "path": str(scen.path)}
+
+
+def seat_advantage(ctx, sec: Section, df: pd.DataFrame, success: str, *, stem: str, n_players: int,
+                   n_games: int, title: str, caption: str, table_title: str) -> None:
+    """Win rate by seat (numbered from 1 in turn order) against the fair share: figure and table."""
+    from reports import figures
+
+    seats = rate_table(df, ["seat"], success)
+    seats["seat"] = seats["seat"].astype(int) + 1
+    seats = seats.rename(columns={"seat": "seat_in_turn_order"})
+    ctx.figure(sec, stem,
+               figures.rates_with_intervals(seats, label="seat_in_turn_order", title=title, xlabel="games won",
+                                            reference=1 / n_players,
+                                            reference_label=f"fair share (1 in {n_players})"),
+               caption=caption, csv=stem, n=f"{n_games:,} games", n_value=n_games)
+    sec.table(stem, seats, table_title)

@@ -10,7 +10,14 @@ from __future__ import annotations
 import pandas as pd
 
 from reports.html import Section
-from reports.sections.common import engine_module, mean_table, rate_table, scenario_row, unavailable
+from reports.sections.common import (
+    engine_module,
+    mean_table,
+    rate_table,
+    scenario_row,
+    seat_advantage,
+    unavailable,
+)
 
 GAMES = {"test": 12, "quick": 250, "standard": 5_000, "full": 50_000}  # deals; x players rotations
 SOURCE_LABELS = {"plunder": "plunder", "burying": "burying treasure", "combat": "combat",
@@ -62,16 +69,10 @@ def build(ctx, seed: int) -> Section:
                n_value=n_games)
     sec.table("cove_strategy_win_rates", strat, "Win rate by strategy.")
 
-    seat_tab = rate_table(seats, ["seat"], "win")
-    seat_tab["seat"] = seat_tab["seat"].astype(int) + 1
-    seat_tab = seat_tab.rename(columns={"seat": "seat_in_turn_order"})
-    ctx.figure(sec, "cove_seat_advantage",
-               figures.rates_with_intervals(seat_tab, label="seat_in_turn_order", title="Win rate by seat (1 = first player)",
-                                            xlabel="games won", reference=1 / n_players,
-                                            reference_label=f"fair share (1 in {n_players})"),
-               caption="Does sitting first help? Win rate by seat, strategies rotated through every seat.",
-               csv="cove_seat_advantage", n=f"{n_games:,} games", n_value=n_games)
-    sec.table("cove_seat_advantage", seat_tab, "Win rate by seat (1 = first in turn order).")
+    seat_advantage(ctx, sec, seats, "win", stem="cove_seat_advantage", n_players=n_players, n_games=n_games,
+                   title="Win rate by seat (1 = first player)",
+                   caption="Does sitting first help? Win rate by seat, strategies rotated through every seat.",
+                   table_title="Win rate by seat (1 = first in turn order).")
 
     src_cols = [c for c in seats.columns if c.startswith("fame_")]
     long = seats.melt(id_vars=["strategy"], value_vars=src_cols, var_name="source", value_name="fame_points")

@@ -16,7 +16,13 @@ import pandas as pd
 from scipy import stats as sps
 
 from reports.html import Section
-from reports.sections.common import engine_module, rate_table, scenario_row, unavailable
+from reports.sections.common import (
+    engine_module,
+    rate_table,
+    scenario_row,
+    seat_advantage,
+    unavailable,
+)
 from scenarios.loader import ScenarioError
 from simulator.sequential import holm
 
@@ -80,16 +86,10 @@ def build(ctx, seed: int) -> Section:
         f"A game that reaches the turn limit ({base.rules.max_turns} player turns) is a stalemate. "
         "Intervals are 95% Wilson intervals for rates and normal intervals for means."
     )
-    seats = rate_table(games, ["seat"], "won")
-    seats["seat"] = seats["seat"].astype(int) + 1
-    seats = seats.rename(columns={"seat": "seat_in_turn_order"})
-    ctx.figure(sec, "hunt_seat_advantage",
-               figures.rates_with_intervals(seats, label="seat_in_turn_order", title="Win rate by seat (1 = moves first)",
-                                            xlabel="games won", reference=1 / n_players,
-                                            reference_label=f"fair share (1 in {n_players})"),
-               caption="Does moving first help? Win rate by seat in the base game.",
-               csv="hunt_seat_advantage", n=f"{n:,} games", n_value=n)
-    sec.table("hunt_seat_advantage", seats, "Win rate by seat (1 = first to move).")
+    seat_advantage(ctx, sec, games, "won", stem="hunt_seat_advantage", n_players=n_players, n_games=n,
+                   title="Win rate by seat (1 = moves first)",
+                   caption="Does moving first help? Win rate by seat in the base game.",
+                   table_title="Win rate by seat (1 = first to move).")
     strat = rate_table(games, ["strategy"], "won")
     ctx.figure(sec, "hunt_strategy_win_rates",
                figures.rates_with_intervals(strat, label="strategy", title="Win rate by player strategy",
