@@ -51,6 +51,14 @@ def _write(out, stem: str, df: pd.DataFrame, obj: dict, quiet: bool) -> None:
     note("wrote " + ", ".join(str(p) for p in paths), quiet)
 
 
+def battle_run_options(f):
+    """The options every battle-running command shares (commanders, scenario, n, seed, jobs...)."""
+    for option in reversed((commanders_option, scenario_name_option, scenario_file_option, n_option,
+                            seed_option, jobs_option, quiet_option, out_option, format_option)):
+        f = option(f)
+    return f
+
+
 @click.group()
 def express():
     """Pirates express: fleets, battles, nation matrix, crew value."""
@@ -90,15 +98,7 @@ def fleets(nation, full_only, oars, limit, scenario, out, quiet, fmt):
 @express.command(name="battle")
 @click.option("--fleet", "fleet", required=True, help="Fleet A, e.g. 'spain:5,3,2,1,1 captain@0 gunner@1'.")
 @click.option("--vs", "vs", required=True, help="Fleet B, same syntax.")
-@commanders_option
-@scenario_name_option
-@scenario_file_option
-@n_option
-@seed_option
-@jobs_option
-@quiet_option
-@out_option
-@format_option
+@battle_run_options
 def battle_cmd(fleet, vs, commanders, scenario_name, scenario, n, seed, jobs, quiet, out, fmt):
     """Play N battles of fleet A against fleet B; win / loss / draw (A's view) and mean VP."""
     if out:
@@ -134,15 +134,7 @@ def _cell(p, lo, hi):
               help="best: fleets per nation entering the search.")
 @click.option("--search-n", "search_n0", type=click.IntRange(1, 10**6), default=24, show_default=True,
               help="best: battles per opponent in the first halving round (doubles each round).")
-@commanders_option
-@scenario_name_option
-@scenario_file_option
-@n_option
-@seed_option
-@jobs_option
-@quiet_option
-@out_option
-@format_option
+@battle_run_options
 def matrix(fleet_mode, candidates, search_n0, commanders, scenario_name, scenario, n, seed, jobs, quiet,
            out, fmt):
     """The 7x7 nation matrix: row nation (seat A) win rate against the column nation, with intervals."""
@@ -169,15 +161,7 @@ def matrix(fleet_mode, candidates, search_n0, commanders, scenario_name, scenari
 
 
 @express.command(name="crew-value")
-@commanders_option
-@scenario_name_option
-@scenario_file_option
-@n_option
-@seed_option
-@jobs_option
-@quiet_option
-@out_option
-@format_option
+@battle_run_options
 def crew_value_cmd(commanders, scenario_name, scenario, n, seed, jobs, quiet, out, fmt):
     """VP and win-rate gain of each crew role and nation power over a no-power baseline."""
     if out:
