@@ -62,7 +62,10 @@ class _Broadside(click.Group):
         return None
 
 
-@click.group(cls=_Broadside, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=_Broadside,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(package_name="broadside")
 def cli():
     """Broadside: Monte Carlo balance and statistics lab for pirate board games."""

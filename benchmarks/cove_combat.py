@@ -34,8 +34,11 @@ from simulator.cove.lethality import Build, lethality_table
 
 def battles(rules):
     return {
-        "pvp-duel": ([BattleShip(0, [4, 4, 3, 3]), BattleShip(1, [3, 3, 4, 4], {"hull": 0})], None,
-                     [RulePolicy(), RulePolicy("when-critical")]),
+        "pvp-duel": (
+            [BattleShip(0, [4, 4, 3, 3]), BattleShip(1, [3, 3, 4, 4], {"hull": 0})],
+            None,
+            [RulePolicy(), RulePolicy("when-critical")],
+        ),
         "vs-blackbeard": ([BattleShip(0, [6, 5, 5, 5], {"hull": 0})], "blackbeard", [RulePolicy()]),
     }
 
@@ -124,16 +127,24 @@ def main() -> None:
 
     battles_per_s, dice_per_battle, rng_fraction = figures("kernel")
     np_per_s, np_dice, np_fraction = figures("numpy")
-    print(f"{'battle':<16}{'kernel/s':>12}{'numpy/s':>12}{'scalar/s':>12}{'speedup':>9}"
-          f"{'dice/battle':>13}{'(numpy)':>9}{'(scalar)':>10}")
+    print(
+        f"{'battle':<16}{'kernel/s':>12}{'numpy/s':>12}{'scalar/s':>12}{'speedup':>9}"
+        f"{'dice/battle':>13}{'(numpy)':>9}{'(scalar)':>10}"
+    )
     for r in rows:
         k, v, sc = r["kernel"], r["numpy"], r["scalar"]
-        print(f"{r['name']:<16}{k[0]:>12,.0f}{v[0]:>12,.0f}{sc[0]:>12,.0f}{k[0] / sc[0]:>9.1f}"
-              f"{k[1]:>13.2f}{v[1]:>9.2f}{sc[1]:>10.2f}")
-    print(f"{'all':<16}{battles_per_s:>12,.0f}{np_per_s:>12,.0f}{scalar_per_s:>12,.0f}"
-          f"{battles_per_s / scalar_per_s:>9.1f}{dice_per_battle:>13.2f}{np_dice:>9.2f}")
-    print(f"numpy int8 d6 generation: {rng_dice_per_s:,.0f} dice/s; kernel rng_fraction {rng_fraction:.3f}, "
-          f"numpy path {np_fraction:.3f}")
+        print(
+            f"{r['name']:<16}{k[0]:>12,.0f}{v[0]:>12,.0f}{sc[0]:>12,.0f}{k[0] / sc[0]:>9.1f}"
+            f"{k[1]:>13.2f}{v[1]:>9.2f}{sc[1]:>10.2f}"
+        )
+    print(
+        f"{'all':<16}{battles_per_s:>12,.0f}{np_per_s:>12,.0f}{scalar_per_s:>12,.0f}"
+        f"{battles_per_s / scalar_per_s:>9.1f}{dice_per_battle:>13.2f}{np_dice:>9.2f}"
+    )
+    print(
+        f"numpy int8 d6 generation: {rng_dice_per_s:,.0f} dice/s; kernel rng_fraction {rng_fraction:.3f}, "
+        f"numpy path {np_fraction:.3f}"
+    )
     print(f"kernel compile/cache load (untimed): {warm_s:.2f} s")
     print(f"exact duel table, one build x 5 opponents: {exact_ms:.1f} ms (median)")
     out = {
@@ -150,12 +161,19 @@ def main() -> None:
         "numpy_rng_fraction": round(np_fraction, 4),
         "kernel_warmup_s": round(warm_s, 3),
         "exact_duel_table_ms": round(exact_ms, 2),
-        "per_battle": {r["name"]: {"battles_per_s": round(r["kernel"][0], 1),
-                                   "numpy_battles_per_s": round(r["numpy"][0], 1),
-                                   "scalar_battles_per_s": round(r["scalar"][0], 1),
-                                   "dice_per_battle": round(r["kernel"][1], 3),
-                                   "numpy_dice_per_battle": round(r["numpy"][1], 3)} for r in rows},
-        "batch": args.batch, "scalar_n": args.scalar, "cores": 1,
+        "per_battle": {
+            r["name"]: {
+                "battles_per_s": round(r["kernel"][0], 1),
+                "numpy_battles_per_s": round(r["numpy"][0], 1),
+                "scalar_battles_per_s": round(r["scalar"][0], 1),
+                "dice_per_battle": round(r["kernel"][1], 3),
+                "numpy_dice_per_battle": round(r["numpy"][1], 3),
+            }
+            for r in rows
+        },
+        "batch": args.batch,
+        "scalar_n": args.scalar,
+        "cores": 1,
     }
     print(json.dumps(out))
 

@@ -70,9 +70,13 @@ def main(argv=None) -> int:
     print(f"Pirate's Cove full games, 4 players ({','.join(mix)}), scenario standard")
     print(f"{'jobs':>6} {'games':>7} {'seconds':>9} {'games/s':>9}")
     print(f"{1:>6} {args.games:>7} {t1:>9.2f} {one:>9.1f}")
-    print(f"{args.jobs:>6} {args.games:>7} {tj:>9.2f} {many:>9.1f}   (pool already started; start-up {startup:.1f} s)")
-    print(f"load average (1 min) during the run: {load:.2f} on {os.cpu_count()} cores; "
-          f"one core: {one_cpu:.1f} games per CPU-second (what an idle core would give)")
+    print(
+        f"{args.jobs:>6} {args.games:>7} {tj:>9.2f} {many:>9.1f}   (pool already started; start-up {startup:.1f} s)"
+    )
+    print(
+        f"load average (1 min) during the run: {load:.2f} on {os.cpu_count()} cores; "
+        f"one core: {one_cpu:.1f} games per CPU-second (what an idle core would give)"
+    )
 
     prof = cProfile.Profile()
     prof.enable()
@@ -90,7 +94,9 @@ def main(argv=None) -> int:
         elif file.startswith(("~", "<")):
             name = "builtins"
         by_module[name] += tt
-    print(f"\nprofile of {args.profile_games} games on one core ({total:.2f} s under cProfile): own time by module")
+    print(
+        f"\nprofile of {args.profile_games} games on one core ({total:.2f} s under cProfile): own time by module"
+    )
     for name, tt in sorted(by_module.items(), key=lambda kv: -kv[1])[:10]:
         print(f"  {name:<28} {tt:7.2f} s  {100 * tt / total:5.1f}%")
     buf = io.StringIO()
@@ -98,17 +104,28 @@ def main(argv=None) -> int:
     lines = [ln for ln in buf.getvalue().splitlines() if ln.strip()]
     start = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls"))
     print("\ntop functions by own time:")
-    for ln in lines[start:start + 13]:
+    for ln in lines[start : start + 13]:
         print("  " + ln.strip())
 
-    print(json.dumps({
-        "benchmark": "cove_game", "players": 4, "strategies": mix, "games": args.games,
-        "games_per_s_1core": round(one, 1), "games_per_s_2jobs": round(many, 1), "jobs": args.jobs,
-        "games_per_cpu_s_1core": round(one_cpu, 1), "pool_startup_s": round(startup, 1),
-        "target_games_per_s_2jobs": TARGET, "target_met": many >= TARGET,
-        "engine": "scalar plain Python (game, players, battle.resolve_battle)",
-        "load_avg_1min": round(load, 2),
-    }))
+    print(
+        json.dumps(
+            {
+                "benchmark": "cove_game",
+                "players": 4,
+                "strategies": mix,
+                "games": args.games,
+                "games_per_s_1core": round(one, 1),
+                "games_per_s_2jobs": round(many, 1),
+                "jobs": args.jobs,
+                "games_per_cpu_s_1core": round(one_cpu, 1),
+                "pool_startup_s": round(startup, 1),
+                "target_games_per_s_2jobs": TARGET,
+                "target_met": many >= TARGET,
+                "engine": "scalar plain Python (game, players, battle.resolve_battle)",
+                "load_avg_1min": round(load, 2),
+            }
+        )
+    )
     return 0
 
 

@@ -32,31 +32,54 @@ def main() -> None:
     args = ap.parse_args()
     sc = load_scenario(None, game="express")
     rules = sc.rules
-    mirrored = api.make_pairing(api.mirrored_fleet(rules, "spain"), api.mirrored_fleet(rules, "chinese"),
-                                rules, "gunline", "pitched")
-    mixed = api.make_pairing("viking:4,3,3,1,1 musketeer@0 captain@1 carpenter@2",
-                             "pirates:5,2,2,2,1 gunner@0 helmsman@1", rules, "boarder,skirmisher", "treasure")
+    mirrored = api.make_pairing(
+        api.mirrored_fleet(rules, "spain"),
+        api.mirrored_fleet(rules, "chinese"),
+        rules,
+        "gunline",
+        "pitched",
+    )
+    mixed = api.make_pairing(
+        "viking:4,3,3,1,1 musketeer@0 captain@1 carpenter@2",
+        "pirates:5,2,2,2,1 gunner@0 helmsman@1",
+        rules,
+        "boarder,skirmisher",
+        "treasure",
+    )
     rows = []
-    for label, pairing in (("mirrored gunline pitched", mirrored), ("boarder vs skirmisher treasure", mixed)):
+    for label, pairing in (
+        ("mirrored gunline pitched", mirrored),
+        ("boarder vs skirmisher treasure", mixed),
+    ):
         _rate([pairing], 2_000, 1, 1_000)  # compile / load the cache
         _rate([pairing], 4_000, 2, 1_000)  # start the worker pool
         r1, t1 = _rate([pairing], args.n, 1, 2_000)
         r2, t2 = _rate([pairing], args.n, 2, 2_000)
         rows.append((label, args.n, r1, t1, r2, t2))
-    print(f"{'workload':32s} {'battles':>8s} {'1 core b/s':>11s} {'s':>6s} {'2 jobs b/s':>11s} {'s':>6s}")
+    print(
+        f"{'workload':32s} {'battles':>8s} {'1 core b/s':>11s} {'s':>6s} {'2 jobs b/s':>11s} {'s':>6s}"
+    )
     for label, n, r1, t1, r2, t2 in rows:
         print(f"{label:32s} {n:8d} {r1:11.0f} {t1:6.2f} {r2:11.0f} {t2:6.2f}")
-    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.2f} "
-          "(the machine is shared; figures drop under load)")
-    print("engine: numba-compiled scalar battle loop per game (cache=True); commanders compiled too")
-    print(json.dumps({
-        "battles_per_s_1core": round(rows[0][2], 1),
-        "battles_per_s_2jobs": round(rows[0][4], 1),
-        "workload": rows[0][0],
-        "mixed_battles_per_s_1core": round(rows[1][2], 1),
-        "mixed_battles_per_s_2jobs": round(rows[1][4], 1),
-        "n": args.n,
-    }))
+    print(
+        f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.2f} "
+        "(the machine is shared; figures drop under load)"
+    )
+    print(
+        "engine: numba-compiled scalar battle loop per game (cache=True); commanders compiled too"
+    )
+    print(
+        json.dumps(
+            {
+                "battles_per_s_1core": round(rows[0][2], 1),
+                "battles_per_s_2jobs": round(rows[0][4], 1),
+                "workload": rows[0][0],
+                "mixed_battles_per_s_1core": round(rows[1][2], 1),
+                "mixed_battles_per_s_2jobs": round(rows[1][4], 1),
+                "n": args.n,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

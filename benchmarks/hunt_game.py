@@ -17,15 +17,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from simulator.hunt.api import load, play_games  # noqa: E402
+from simulator.hunt.api import load, play_games
 
 STRATEGIES = ["runner", "hunter", "guard", "random"]
 
 
 def timed(scenario, n, jobs, engine, chunk_size):
     t0 = time.perf_counter()
-    games, summary = play_games(scenario, STRATEGIES, n, seed=2024, n_jobs=jobs, engine=engine,
-                                chunk_size=chunk_size)
+    games, summary = play_games(
+        scenario, STRATEGIES, n, seed=2024, n_jobs=jobs, engine=engine, chunk_size=chunk_size
+    )
     dt = time.perf_counter() - t0
     return dt, summary
 
@@ -33,7 +34,9 @@ def timed(scenario, n, jobs, engine, chunk_size):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=20000, help="games per compiled-engine measurement")
-    ap.add_argument("--python-games", type=int, default=100, help="games for the pure-Python reference")
+    ap.add_argument(
+        "--python-games", type=int, default=100, help="games for the pure-Python reference"
+    )
     args = ap.parse_args()
     sc = load()
     timed(sc, 50, 1, "fast", 50)  # load or compile the numba functions first
@@ -48,8 +51,17 @@ def main() -> None:
     print(f"{'engine':8} {'jobs':>4} {'games':>7} {'seconds':>8} {'games/s':>9}")
     for engine, jobs, n, dt in rows:
         print(f"{engine:8} {jobs:>4} {n:>7} {dt:>8.2f} {n / dt:>9.1f}")
-    print(f"mean turns per game {s1['turns']['mean']:.1f}; same results 1 vs 2 jobs: {s1['seats'] == s2['seats']}")
-    print(json.dumps({"games_per_s_1core": round(args.n / dt1, 1), "games_per_s_2jobs": round(args.n / dt2, 1)}))
+    print(
+        f"mean turns per game {s1['turns']['mean']:.1f}; same results 1 vs 2 jobs: {s1['seats'] == s2['seats']}"
+    )
+    print(
+        json.dumps(
+            {
+                "games_per_s_1core": round(args.n / dt1, 1),
+                "games_per_s_2jobs": round(args.n / dt2, 1),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

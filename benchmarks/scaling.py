@@ -44,8 +44,15 @@ def _job(task: str):
 
         rules = load().rules
         players, specs = resolve_strategies(rules, ["runner", "hunter", "guard", "random"], None)
-        fn = functools.partial(_chunk, rules=rules, players=players, specs=specs, rotate=False,
-                               check=False, engine="fast")
+        fn = functools.partial(
+            _chunk,
+            rules=rules,
+            players=players,
+            specs=specs,
+            rotate=False,
+            check=False,
+            engine="fast",
+        )
         return fn, 2_000, 100, "games"
     if task == "volley":
         from simulator.odds_commands import _volley_chunk
@@ -89,8 +96,14 @@ def main() -> None:
 
     from dask.distributed import LocalCluster
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
     configs = {  # name -> (workers, run_chunks keywords); dask: the command's client, kept open
         "loky_1": (1, {"n_jobs": 1, "backend": "loky"}),
         "loky_2": (2, {"n_jobs": 2, "backend": "loky"}),
@@ -121,12 +134,23 @@ def main() -> None:
         rate = n / dt
         print(f"{backend:8} {workers:>7} {dt:>8.2f} {rate:>12.1f} {rate / (workers * base):>10.2f}")
     print(f"identical results across the three: {same}")
-    print(json.dumps({
-        "task": args.task, "n": n, "chunk_size": chunk, "repeat": args.repeat,
-        "loky_1": round(n / t1, 1), "loky_2": round(n / t2, 1), "dask_2": round(n / td, 1),
-        "efficiency_loky_2": round(t1 / (2 * t2), 3), "efficiency_dask_2": round(t1 / (2 * td), 3),
-        "identical": bool(same), "cpu_count": os.cpu_count(),
-    }))
+    print(
+        json.dumps(
+            {
+                "task": args.task,
+                "n": n,
+                "chunk_size": chunk,
+                "repeat": args.repeat,
+                "loky_1": round(n / t1, 1),
+                "loky_2": round(n / t2, 1),
+                "dask_2": round(n / td, 1),
+                "efficiency_loky_2": round(t1 / (2 * t2), 3),
+                "efficiency_dask_2": round(t1 / (2 * td), 3),
+                "identical": bool(same),
+                "cpu_count": os.cpu_count(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

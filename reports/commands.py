@@ -31,14 +31,36 @@ class _SizeChoice(click.Choice):
 
 
 @click.command()
-@click.option("--game", "game", type=click.Choice(("cove", "express", "hunt", "all")), default="all",
-              show_default=True, help="Which game sections to include (dice odds and provenance always are).")
-@click.option("--scenario", "scenario_files", multiple=True, type=click.Path(dir_okay=False),
-              help="Scenario file to use instead of a game's default (repeatable; its `game` key says which).")
-@click.option("--size", type=_SizeChoice(SIZE_CHOICES), default="quick", show_default=True,
-              help="quick: minutes on a laptop; standard and full: real studies.")
-@click.option("--out", "out", type=click.Path(file_okay=False), default="broadside-report", show_default=True,
-              help="Output folder: index.html, CSV/Parquet tables, PNG/SVG figures.")
+@click.option(
+    "--game",
+    "game",
+    type=click.Choice(("cove", "express", "hunt", "all")),
+    default="all",
+    show_default=True,
+    help="Which game sections to include (dice odds and provenance always are).",
+)
+@click.option(
+    "--scenario",
+    "scenario_files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Scenario file to use instead of a game's default (repeatable; its `game` key says which).",
+)
+@click.option(
+    "--size",
+    type=_SizeChoice(SIZE_CHOICES),
+    default="quick",
+    show_default=True,
+    help="quick: minutes on a laptop; standard and full: real studies.",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    default="broadside-report",
+    show_default=True,
+    help="Output folder: index.html, CSV/Parquet tables, PNG/SVG figures.",
+)
 @seed_option
 @jobs_option
 @quiet_option
@@ -56,41 +78,110 @@ def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
         scen = load_scenario(path)  # validates now: a bad file stops before any simulation
         scenarios.setdefault(scen.game, []).append(path)
         if scen.game not in games:
-            raise click.BadParameter(f"{path} is a {scen.game} scenario but --game is {game}",
-                                     param_hint="--scenario")
+            raise click.BadParameter(
+                f"{path} is a {scen.game} scenario but --game is {game}", param_hint="--scenario"
+            )
     command_line = shlex.join(["broadside", *sys.argv[1:]]) if sys.argv else "broadside report"
-    summary = run_report(games=games, size=size, seed=seed, jobs=jobs, out=out, quiet=quiet,
-                         scenarios=scenarios, command_line=command_line,
-                         notes=lambda m: note(m, quiet))
+    summary = run_report(
+        games=games,
+        size=size,
+        seed=seed,
+        jobs=jobs,
+        out=out,
+        quiet=quiet,
+        scenarios=scenarios,
+        command_line=command_line,
+        notes=lambda m: note(m, quiet),
+    )
     replay_note(summary["seed_entropy"], seed is not None, quiet)
     table = pd.DataFrame(summary["sections"])[["section", "available", "wall_time_s"]]
-    emit(fmt, table, summary, title=f"report written to {summary['index']} in {summary['wall_time_s']:.1f} s")
+    emit(
+        fmt,
+        table,
+        summary,
+        title=f"report written to {summary['index']} in {summary['wall_time_s']:.1f} s",
+    )
 
 
 @click.command()
 @click.argument("base")
 @click.argument("variant")
-@click.option("--game", type=click.Choice(("cove", "express", "hunt")), required=True, help="Which game.")
-@click.option("--metric", "metrics", multiple=True,
-              help="win-rate:STRATEGY | seat-advantage | game-length | stalemate | fame:STRATEGY (repeatable).")
-@click.option("--alpha", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Family-wise type-I error over all metrics.")
-@click.option("--max-games", type=click.IntRange(min=10), default=20_000, show_default=True,
-              help="Games per scenario at the last look.")
-@click.option("--looks", type=click.IntRange(1, 20), default=5, show_default=True,
-              help="Planned looks (equally spaced); the test may stop at any of them.")
-@click.option("--spending", type=click.Choice(("obrien-fleming", "pocock")), default="obrien-fleming",
-              show_default=True, help="Lan-DeMets alpha-spending function.")
-@click.option("--players", type=click.IntRange(2, 8), default=None, help="Players per game (engine default if omitted).")
-@click.option("--strategies", default=None, help="Comma-separated strategies per seat (engine default if omitted).")
-@click.option("--pairing", type=click.Choice(("crn", "independent")), default="crn", show_default=True,
-              help="crn: game i of both scenarios uses the same seeds; independent: different seeds (diagnostic).")
+@click.option(
+    "--game", type=click.Choice(("cove", "express", "hunt")), required=True, help="Which game."
+)
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    help="win-rate:STRATEGY | seat-advantage | game-length | stalemate | fame:STRATEGY (repeatable).",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Family-wise type-I error over all metrics.",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(min=10),
+    default=20_000,
+    show_default=True,
+    help="Games per scenario at the last look.",
+)
+@click.option(
+    "--looks",
+    type=click.IntRange(1, 20),
+    default=5,
+    show_default=True,
+    help="Planned looks (equally spaced); the test may stop at any of them.",
+)
+@click.option(
+    "--spending",
+    type=click.Choice(("obrien-fleming", "pocock")),
+    default="obrien-fleming",
+    show_default=True,
+    help="Lan-DeMets alpha-spending function.",
+)
+@click.option(
+    "--players",
+    type=click.IntRange(2, 8),
+    default=None,
+    help="Players per game (engine default if omitted).",
+)
+@click.option(
+    "--strategies",
+    default=None,
+    help="Comma-separated strategies per seat (engine default if omitted).",
+)
+@click.option(
+    "--pairing",
+    type=click.Choice(("crn", "independent")),
+    default="crn",
+    show_default=True,
+    help="crn: game i of both scenarios uses the same seeds; independent: different seeds (diagnostic).",
+)
 @seed_option
 @jobs_option
 @quiet_option
 @format_option
-def compare(base, variant, game, metrics, alpha, max_games, looks, spending, players, strategies, pairing,
-            seed, jobs, quiet, fmt):
+def compare(
+    base,
+    variant,
+    game,
+    metrics,
+    alpha,
+    max_games,
+    looks,
+    spending,
+    players,
+    strategies,
+    pairing,
+    seed,
+    jobs,
+    quiet,
+    fmt,
+):
     """Does VARIANT (a house rule) change the game compared with BASE? Sequential, paired test.
 
     BASE and VARIANT are scenario files or names (for hunt: `standard`, or a variant name such as
@@ -98,10 +189,25 @@ def compare(base, variant, game, metrics, alpha, max_games, looks, spending, pla
     """
     from reports.compare import run_compare, summary_table
 
-    result = run_compare(base, variant, game=game, metrics=metrics, alpha=alpha, max_games=max_games,
-                         looks=looks, spending=spending, players=players, strategies=strategies,
-                         pairing=pairing, seed=seed, jobs=jobs, quiet=quiet,
-                         notes=lambda m: note(m, quiet))
+    result = run_compare(
+        base,
+        variant,
+        game=game,
+        metrics=metrics,
+        alpha=alpha,
+        max_games=max_games,
+        looks=looks,
+        spending=spending,
+        players=players,
+        strategies=strategies,
+        pairing=pairing,
+        seed=seed,
+        jobs=jobs,
+        quiet=quiet,
+        notes=lambda m: note(m, quiet),
+    )
     replay_note(result["seed_entropy"], seed is not None, quiet)
-    title = "\n".join([result["headline"], *(f"  {r['name']}: {r['verdict']}" for r in result["metrics"])])
+    title = "\n".join(
+        [result["headline"], *(f"  {r['name']}: {r['verdict']}" for r in result["metrics"])]
+    )
     emit(fmt, summary_table(result), result, title=title)

@@ -68,11 +68,15 @@ def parse_metric(spec: str, game: str, strategies: Sequence[str]) -> Metric:
         raise UserError(f"--metric {spec!r}: not a {game} metric (allowed: {', '.join(forms)})")
     if kind in NEEDS_STRATEGY:
         if not arg:
-            raise UserError(f"--metric {spec!r}: needs a strategy, e.g. {kind}:{strategies[0]} "
-                            f"(allowed: {', '.join(dict.fromkeys(strategies))})")
+            raise UserError(
+                f"--metric {spec!r}: needs a strategy, e.g. {kind}:{strategies[0]} "
+                f"(allowed: {', '.join(dict.fromkeys(strategies))})"
+            )
         if arg not in strategies:
-            raise UserError(f"--metric {spec!r}: strategy {arg!r} is not at the table "
-                            f"(allowed: {', '.join(dict.fromkeys(strategies))})")
+            raise UserError(
+                f"--metric {spec!r}: strategy {arg!r} is not at the table "
+                f"(allowed: {', '.join(dict.fromkeys(strategies))})"
+            )
         return Metric(kind, arg)
     if arg:
         raise UserError(f"--metric {spec!r}: {kind} takes no argument")
@@ -110,22 +114,41 @@ def verdict(row: dict, metric: Metric, alpha: float) -> str:
     scale = 100.0 if metric.is_rate else 1.0
     if row["decided"]:
         way = "raises" if d > 0 else "lowers"
-        return (f"the variant {way} the {metric.label} by {abs(d) * scale:.2f}{unit} (95% repeated CI "
-                f"{lo * scale:+.2f} to {hi * scale:+.2f}); Holm-adjusted p = {row['p_holm']:.2g} after "
-                f"{row['n_games']:,} paired games")
+        return (
+            f"the variant {way} the {metric.label} by {abs(d) * scale:.2f}{unit} (95% repeated CI "
+            f"{lo * scale:+.2f} to {hi * scale:+.2f}); Holm-adjusted p = {row['p_holm']:.2g} after "
+            f"{row['n_games']:,} paired games"
+        )
     if row["difference"] == 0 and (row["se"] == 0 or math.isnan(row["se"])):
-        return (f"no detectable difference at this n: identical {metric.label} in all "
-                f"{row['n_games']:,} paired games")
-    return (f"no detectable difference at this n ({row['n_games']:,} paired games): {metric.label} differs by "
-            f"{d * scale:+.2f}{unit}, 95% repeated CI {lo * scale:+.2f} to {hi * scale:+.2f}, Holm-adjusted "
-            f"p = {row['p_holm']:.2g} > {alpha}")
+        return (
+            f"no detectable difference at this n: identical {metric.label} in all "
+            f"{row['n_games']:,} paired games"
+        )
+    return (
+        f"no detectable difference at this n ({row['n_games']:,} paired games): {metric.label} differs by "
+        f"{d * scale:+.2f}{unit}, 95% repeated CI {lo * scale:+.2f} to {hi * scale:+.2f}, Holm-adjusted "
+        f"p = {row['p_holm']:.2g} > {alpha}"
+    )
 
 
-def run_compare(base: str, variant: str, *, game: str, metrics: Sequence[str] = (), alpha: float = 0.05,
-                max_games: int = 20_000, looks: int = 5, spending: str = "obrien-fleming",
-                players: int | None = None, strategies: str | Sequence[str] | None = None,
-                pairing: str = "crn", seed: int | None = None, jobs: int = -1, quiet: bool = False,
-                notes: Callable[[str], None] = lambda m: None) -> dict:
+def run_compare(
+    base: str,
+    variant: str,
+    *,
+    game: str,
+    metrics: Sequence[str] = (),
+    alpha: float = 0.05,
+    max_games: int = 20_000,
+    looks: int = 5,
+    spending: str = "obrien-fleming",
+    players: int | None = None,
+    strategies: str | Sequence[str] | None = None,
+    pairing: str = "crn",
+    seed: int | None = None,
+    jobs: int = -1,
+    quiet: bool = False,
+    notes: Callable[[str], None] = lambda m: None,
+) -> dict:
     """Play BASE and VARIANT on paired seeds look by look until the sequential test stops."""
     eng = engine(game)
     if not eng.metrics:
@@ -143,20 +166,39 @@ def run_compare(base: str, variant: str, *, game: str, metrics: Sequence[str] = 
     if len({m.name for m in parsed}) != len(parsed):
         raise UserError("--metric: each metric may be given once")
     entropy = fresh_entropy() if seed is None else int(seed)
-    cmp = SequentialComparison([m.name for m in parsed], alpha=alpha, max_n=max_games, looks=looks,
-                               spending=spending)
+    cmp = SequentialComparison(
+        [m.name for m in parsed], alpha=alpha, max_n=max_games, looks=looks, spending=spending
+    )
     started = time.perf_counter()
     while not cmp.should_stop():
         k = cmp.looks_taken
         batch = cmp.next_size() - cmp.done
         s_base = look_seed(entropy, k)
         s_var = s_base if pairing == "crn" else look_seed(entropy, k, 1)
-        seats_b = eng.play(base_scen, n=batch, seed=s_base, jobs=jobs, quiet=quiet, players=n_players, strategies=strats)
-        seats_v = eng.play(var_scen, n=batch, seed=s_var, jobs=jobs, quiet=quiet, players=n_players, strategies=strats)
+        seats_b = eng.play(
+            base_scen,
+            n=batch,
+            seed=s_base,
+            jobs=jobs,
+            quiet=quiet,
+            players=n_players,
+            strategies=strats,
+        )
+        seats_v = eng.play(
+            var_scen,
+            n=batch,
+            seed=s_var,
+            jobs=jobs,
+            quiet=quiet,
+            players=n_players,
+            strategies=strats,
+        )
         cmp.add_look({m.name: (per_game(seats_b, m), per_game(seats_v, m)) for m in parsed})
         crossed = [s.name for s in cmp.metrics.values() if s.crossed_at is not None]
-        notes(f"compare: look {k + 1}/{len(cmp.sizes)} at {cmp.done:,} games; decided so far: "
-              f"{', '.join(crossed) or 'none'}")
+        notes(
+            f"compare: look {k + 1}/{len(cmp.sizes)} at {cmp.done:,} games; decided so far: "
+            f"{', '.join(crossed) or 'none'}"
+        )
     rows = cmp.results()
     by_name = {m.name: m for m in parsed}
     for r in rows:
@@ -166,9 +208,15 @@ def run_compare(base: str, variant: str, *, game: str, metrics: Sequence[str] = 
     n_done = cmp.done
     stopped_early = n_done < max_games
     decided = [r["name"] for r in rows if r["decided"]]
-    headline = (f"{variant} vs {base} ({game}): stopped after {n_done:,} of at most {max_games:,} paired games"
-                f"{' (early)' if stopped_early else ''}; "
-                + (f"differences found in: {', '.join(decided)}" if decided else "no detectable difference at this n"))
+    headline = (
+        f"{variant} vs {base} ({game}): stopped after {n_done:,} of at most {max_games:,} paired games"
+        f"{' (early)' if stopped_early else ''}; "
+        + (
+            f"differences found in: {', '.join(decided)}"
+            if decided
+            else "no detectable difference at this n"
+        )
+    )
     return {
         "game": game,
         "base": base_scen.provenance() | {"ref": base},
@@ -179,7 +227,7 @@ def run_compare(base: str, variant: str, *, game: str, metrics: Sequence[str] = 
         "pairing": pairing,
         "design": {
             "method": "group-sequential, Lan-DeMets alpha spending on paired differences; stage-wise "
-                      "ordering p-values; repeated 95% CIs; Holm across metrics",
+            "ordering p-values; repeated 95% CIs; Holm across metrics",
             "spending": spending,
             "looks_at_games": cmp.sizes,
             "boundaries_z": list(cmp.design.bounds),
@@ -206,9 +254,31 @@ def _default_metrics(game: str, strategies: Sequence[str]) -> list[str]:
 
 
 def summary_table(result: dict) -> pd.DataFrame:
-    cols = ["name", "base", "variant", "difference", "ci95", "p_value", "p_holm", "decided", "n_games"]
+    cols = [
+        "name",
+        "base",
+        "variant",
+        "difference",
+        "ci95",
+        "p_value",
+        "p_holm",
+        "decided",
+        "n_games",
+    ]
     df = pd.DataFrame([{c: r[c] for c in cols} for r in result["metrics"]])
     df["ci95_low"] = [c[0] for c in df["ci95"]]
     df["ci95_high"] = [c[1] for c in df["ci95"]]
-    return df.drop(columns=["ci95"])[["name", "base", "variant", "difference", "ci95_low", "ci95_high",
-                                      "p_value", "p_holm", "decided", "n_games"]]
+    return df.drop(columns=["ci95"])[
+        [
+            "name",
+            "base",
+            "variant",
+            "difference",
+            "ci95_low",
+            "ci95_high",
+            "p_value",
+            "p_holm",
+            "decided",
+            "n_games",
+        ]
+    ]

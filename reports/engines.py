@@ -62,19 +62,33 @@ class Engine:
         names = self.scenario_names()
         close = difflib.get_close_matches(ref, names, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UserError(f"{ref}: no such scenario file or name for {self.game} (allowed: a .toml file or "
-                        f"{', '.join(names)}){hint}")
+        raise UserError(
+            f"{ref}: no such scenario file or name for {self.game} (allowed: a .toml file or "
+            f"{', '.join(names)}){hint}"
+        )
 
-    def play(self, scenario: Scenario, *, n: int, seed: int, jobs: int, quiet: bool,
-             players: int | None = None, strategies: tuple[str, ...] | None = None) -> pd.DataFrame:
+    def play(
+        self,
+        scenario: Scenario,
+        *,
+        n: int,
+        seed: int,
+        jobs: int,
+        quiet: bool,
+        players: int | None = None,
+        strategies: tuple[str, ...] | None = None,
+    ) -> pd.DataFrame:
         players = players or self.default_players
         strategies = tuple(strategies) if strategies else self.default_strategies[:players]
         if len(strategies) == 1 and players > 1:
             strategies = strategies * players
         if len(strategies) != players:
-            raise UserError(f"--strategies: {len(strategies)} given for {players} players (allowed: one per seat)")
-        return _PLAYERS[self.game](scenario, n=n, seed=seed, jobs=jobs, quiet=quiet, players=players,
-                                   strategies=strategies)
+            raise UserError(
+                f"--strategies: {len(strategies)} given for {players} players (allowed: one per seat)"
+            )
+        return _PLAYERS[self.game](
+            scenario, n=n, seed=seed, jobs=jobs, quiet=quiet, players=players, strategies=strategies
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -83,20 +97,25 @@ class Engine:
 
 def _play_hunt(scenario, *, n, seed, jobs, quiet, players, strategies) -> pd.DataFrame:
     api = _engine("simulator.hunt.api")
-    games, _summary = api.play_games(scenario, list(strategies), n, seed=seed, n_jobs=jobs, quiet=True,
-                                     players=players)
+    games, _summary = api.play_games(
+        scenario, list(strategies), n, seed=seed, n_jobs=jobs, quiet=True, players=players
+    )
     return _normalise(games)
 
 
 def _play_cove(scenario, *, n, seed, jobs, quiet, players, strategies) -> pd.DataFrame:
     api = _engine("simulator.cove.api")
-    seats, _battles, _summary = api.play_games(scenario, list(strategies), players, n, seed, jobs, False, True)
+    seats, _battles, _summary = api.play_games(
+        scenario, list(strategies), players, n, seed, jobs, False, True
+    )
     return _normalise(seats)
 
 
 def _play_express(scenario, *, n, seed, jobs, quiet, players, strategies) -> pd.DataFrame:
-    raise UserError("compare --game express: the express engine exposes battles, not seated games; "
-                    "compare supports cove and hunt")
+    raise UserError(
+        "compare --game express: the express engine exposes battles, not seated games; "
+        "compare supports cove and hunt"
+    )
 
 
 _PLAYERS = {"hunt": _play_hunt, "cove": _play_cove, "express": _play_express}
@@ -115,7 +134,9 @@ _COLUMN_ALIASES = {
 def _normalise(df: pd.DataFrame) -> pd.DataFrame:
     """Rename an engine's seat table to the shared column names (unknown extras are kept)."""
     df = df.copy()
-    if "game_id" in df.columns:  # hunt: ``game`` holds the game's name (provenance), ids are game_id
+    if (
+        "game_id" in df.columns
+    ):  # hunt: ``game`` holds the game's name (provenance), ids are game_id
         df["game"] = df["game_id"]
     for name, aliases in _COLUMN_ALIASES.items():
         if name in df.columns:
@@ -126,16 +147,26 @@ def _normalise(df: pd.DataFrame) -> pd.DataFrame:
                 break
     missing = [c for c in ("game", "seat", "strategy", "won") if c not in df.columns]
     if missing:
-        raise UserError(f"engine result lacks column(s) {', '.join(missing)} (have: {', '.join(map(str, df.columns))})")
+        raise UserError(
+            f"engine result lacks column(s) {', '.join(missing)} (have: {', '.join(map(str, df.columns))})"
+        )
     df["won"] = df["won"].astype(float)
     return df
 
 
 ENGINES = {
-    "hunt": Engine("hunt", ("win-rate", "seat-advantage", "game-length", "stalemate"), 4,
-                   ("runner", "runner", "runner", "runner")),
-    "cove": Engine("cove", ("win-rate", "seat-advantage", "fame"), 4,
-                   ("plunderer", "brawler", "tavern", "balanced")),
+    "hunt": Engine(
+        "hunt",
+        ("win-rate", "seat-advantage", "game-length", "stalemate"),
+        4,
+        ("runner", "runner", "runner", "runner"),
+    ),
+    "cove": Engine(
+        "cove",
+        ("win-rate", "seat-advantage", "fame"),
+        4,
+        ("plunderer", "brawler", "tavern", "balanced"),
+    ),
     "express": Engine("express", (), 2, ("gunline", "gunline")),
 }
 

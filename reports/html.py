@@ -58,7 +58,9 @@ class Section:
     def text(self, text: str, kind: str = "text") -> None:
         self.blocks.append(Paragraph(text, kind))
 
-    def table(self, stem: str, df: pd.DataFrame, caption: str, show: pd.DataFrame | None = None) -> None:
+    def table(
+        self, stem: str, df: pd.DataFrame, caption: str, show: pd.DataFrame | None = None
+    ) -> None:
         """Register ``df`` as a file and show it (or the ``show`` subset of its rows/columns)."""
         self.tables[stem] = df
         shown = df if show is None else show
@@ -129,8 +131,13 @@ def _fmt(v: Any) -> str:
 
 def table_html(df: pd.DataFrame, max_rows: int = MAX_TABLE_ROWS) -> str:
     cols = list(df.columns)
-    numeric = {c: pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in cols}
-    head = "".join(f'<th class="{"" if numeric[c] else "s"}">{html.escape(str(c))}</th>' for c in cols)
+    numeric = {
+        c: pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+        for c in cols
+    }
+    head = "".join(
+        f'<th class="{"" if numeric[c] else "s"}">{html.escape(str(c))}</th>' for c in cols
+    )
     rows = []
     for rec in df.head(max_rows).itertuples(index=False):
         cells = "".join(
@@ -172,10 +179,12 @@ def render_page(title: str, subtitle: str, sections: list[Section]) -> str:
     body = []
     for s in sections:
         inner = "".join(_block_html(b) for b in s.blocks)
-        body.append(f'<section id="{html.escape(s.key)}"><h2>{html.escape(s.title)}</h2>{inner}</section>')
+        body.append(
+            f'<section id="{html.escape(s.key)}"><h2>{html.escape(s.title)}</h2>{inner}</section>'
+        )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title><style>{CSS}</style></head>"
         f"<body><header><h1>{html.escape(title)}</h1><p>{html.escape(subtitle)}</p></header>"
         f"<nav>{nav}</nav><main>{''.join(body)}</main><script>{SCRIPT}</script></body></html>\n"

@@ -57,7 +57,9 @@ def dumps(obj: Any) -> str:
     return json.dumps(to_jsonable(obj), indent=2, allow_nan=False)
 
 
-def emit(fmt: str, table: pd.DataFrame, json_obj: Any, *, title: str | None = None, stream=None) -> None:
+def emit(
+    fmt: str, table: pd.DataFrame, json_obj: Any, *, title: str | None = None, stream=None
+) -> None:
     """Print a result in the chosen format.
 
     Args:
@@ -74,7 +76,9 @@ def emit(fmt: str, table: pd.DataFrame, json_obj: Any, *, title: str | None = No
     elif fmt == "table":
         if title:
             stream.write(title + "\n")
-        with pd.option_context("display.max_rows", 500, "display.max_columns", 50, "display.width", 160):
+        with pd.option_context(
+            "display.max_rows", 500, "display.max_columns", 50, "display.width", 160
+        ):
             stream.write(table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
     else:
         raise ValueError(f"unknown format {fmt!r} (allowed: {', '.join(FORMATS)})")
@@ -90,7 +94,9 @@ def ensure_writable_dir(path: str | Path) -> Path:
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise OutputError(f"{path}: output folder is not writable ({exc.strerror or exc})") from None
+        raise OutputError(
+            f"{path}: output folder is not writable ({exc.strerror or exc})"
+        ) from None
     return path
 
 
@@ -127,10 +133,14 @@ def write_text(path: str | Path, text: str) -> Path:
     return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
 
 
-def write_table(df: pd.DataFrame, out_dir: str | Path, stem: str, parquet: bool = True) -> list[Path]:
+def write_table(
+    df: pd.DataFrame, out_dir: str | Path, stem: str, parquet: bool = True
+) -> list[Path]:
     """Write ``df`` as ``stem.csv`` (and ``stem.parquet``) in ``out_dir``, atomically."""
     out_dir = Path(out_dir)
     written = [atomic_write(out_dir / f"{stem}.csv", lambda p: df.to_csv(p, index=False))]
     if parquet:
-        written.append(atomic_write(out_dir / f"{stem}.parquet", lambda p: df.to_parquet(p, index=False)))
+        written.append(
+            atomic_write(out_dir / f"{stem}.parquet", lambda p: df.to_parquet(p, index=False))
+        )
     return written

@@ -54,23 +54,55 @@ class ReportContext:
         ss = np.random.SeedSequence(self.entropy, spawn_key=(position,))
         return int(ss.generate_state(1, np.uint64)[0]) >> 1
 
-    def figure(self, section: Section, stem: str, fig: Any, *, caption: str, csv: str, n: str,
-               n_value: int | None = None, method: str = "monte-carlo") -> None:
+    def figure(
+        self,
+        section: Section,
+        stem: str,
+        fig: Any,
+        *,
+        caption: str,
+        csv: str,
+        n: str,
+        n_value: int | None = None,
+        method: str = "monte-carlo",
+    ) -> None:
         """Save a figure (PNG + SVG), embed it, and record its n for the provenance table."""
         from reports.figures import save_figure
 
         png = save_figure(fig, self.out, stem)
-        section.blocks.append(FigureBlock(stem=stem, png=png, caption=caption, csv=f"{csv}.csv", n=n))
-        section.figures_n.append({"section": section.title, "figure": stem, "n": n_value, "n_in_words": n,
-                                  "method": method, "table": f"{csv}.csv"})
+        section.blocks.append(
+            FigureBlock(stem=stem, png=png, caption=caption, csv=f"{csv}.csv", n=n)
+        )
+        section.figures_n.append(
+            {
+                "section": section.title,
+                "figure": stem,
+                "n": n_value,
+                "n_in_words": n,
+                "method": method,
+                "table": f"{csv}.csv",
+            }
+        )
 
 
 def package_versions() -> pd.DataFrame:
-    rows = [{"package": "python", "version": platform.python_version()},
-            {"package": "platform", "version": platform.platform()}]
+    rows = [
+        {"package": "python", "version": platform.python_version()},
+        {"package": "platform", "version": platform.platform()},
+    ]
     from importlib.metadata import PackageNotFoundError, version
 
-    for name in ("broadside", "numpy", "pandas", "scipy", "matplotlib", "seaborn", "joblib", "pyarrow", "click"):
+    for name in (
+        "broadside",
+        "numpy",
+        "pandas",
+        "scipy",
+        "matplotlib",
+        "seaborn",
+        "joblib",
+        "pyarrow",
+        "click",
+    ):
         try:
             rows.append({"package": name, "version": version(name)})
         except PackageNotFoundError:  # pragma: no cover - a missing optional package
@@ -89,14 +121,30 @@ def build_section(key: str, ctx: ReportContext) -> Section:
     return section
 
 
-def run_report(*, games: tuple[str, ...], size: str, seed: int | None, jobs: int, out: str | Path,
-               quiet: bool, scenarios: dict[str, list[str]], command_line: str,
-               notes: Callable[[str], None] = lambda m: None) -> dict:
+def run_report(
+    *,
+    games: tuple[str, ...],
+    size: str,
+    seed: int | None,
+    jobs: int,
+    out: str | Path,
+    quiet: bool,
+    scenarios: dict[str, list[str]],
+    command_line: str,
+    notes: Callable[[str], None] = lambda m: None,
+) -> dict:
     """Build the whole report; returns a summary (paths, wall times, entropy)."""
     out = ensure_writable_dir(out)
     entropy = fresh_entropy() if seed is None else int(seed)
-    ctx = ReportContext(size=size, entropy=entropy, jobs=jobs, quiet=quiet, out=out,
-                        scenarios=scenarios, notes=notes)
+    ctx = ReportContext(
+        size=size,
+        entropy=entropy,
+        jobs=jobs,
+        quiet=quiet,
+        out=out,
+        scenarios=scenarios,
+        notes=notes,
+    )
     started = time.perf_counter()
     sections: list[Section] = []
     for key in ("dice", *games):
@@ -108,8 +156,9 @@ def run_report(*, games: tuple[str, ...], size: str, seed: int | None, jobs: int
         sections.append(sec)
     from reports.sections import provenance
 
-    prov = provenance.build(ctx, sections, command_line=command_line, started=started,
-                            versions=package_versions())
+    prov = provenance.build(
+        ctx, sections, command_line=command_line, started=started, versions=package_versions()
+    )
     for stem, df in prov.tables.items():
         write_table(df, out, stem)
     sections.append(prov)
@@ -128,8 +177,14 @@ def run_report(*, games: tuple[str, ...], size: str, seed: int | None, jobs: int
         "seed_entropy": entropy,
         "wall_time_s": total,
         "sections": [
-            {"section": s.title, "key": s.key, "available": s.available,
-             "wall_time_s": s.wall_time_s, "tables": sorted(s.tables), "figures": [f["figure"] for f in s.figures_n]}
+            {
+                "section": s.title,
+                "key": s.key,
+                "available": s.available,
+                "wall_time_s": s.wall_time_s,
+                "tables": sorted(s.tables),
+                "figures": [f["figure"] for f in s.figures_n],
+            }
             for s in sections
         ],
         "python": sys.version.split()[0],

@@ -139,7 +139,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
             raise ScenarioError(path, None, f"file is {size} bytes (limit {MAX_FILE_BYTES})")
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ScenarioError(path, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise ScenarioError(
+            path, None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     except OSError as exc:
         raise ScenarioError(path, None, f"cannot read ({exc.strerror})") from None
     try:
@@ -158,7 +160,9 @@ def _check_nesting(data: Any, path: Path) -> None:
     while stack:
         value, depth = stack.pop()
         if depth > MAX_NESTING:
-            raise ScenarioError(path, None, f"nested too deeply (allowed: at most {MAX_NESTING} levels)")
+            raise ScenarioError(
+                path, None, f"nested too deeply (allowed: at most {MAX_NESTING} levels)"
+            )
         if isinstance(value, dict):
             stack.extend((v, depth + 1) for v in value.values())
         elif isinstance(value, list):
@@ -171,13 +175,16 @@ def _resolve_base(ref: Any, current: Path, game: str | None) -> Path:
         raise ScenarioError(current, "extends", "must be a non-empty string naming a scenario")
     if len(ref) > MAX_EXTENDS_CHARS or not ref.isprintable():
         raise ScenarioError(
-            current, "extends",
+            current,
+            "extends",
             f"{ref[:40]!r}: not a scenario name (allowed: printable, at most {MAX_EXTENDS_CHARS} characters)",
         )
     try:
         return _resolve_base_path(ref, current, game)
     except OSError as exc:  # e.g. a name longer than the file system allows
-        raise ScenarioError(current, "extends", f"{ref[:40]!r}: cannot be looked up ({exc.strerror or exc})") from None
+        raise ScenarioError(
+            current, "extends", f"{ref[:40]!r}: cannot be looked up ({exc.strerror or exc})"
+        ) from None
 
 
 def _resolve_base_path(ref: str, current: Path, game: str | None) -> Path:
@@ -309,17 +316,31 @@ def _check_meta(value: Any, meta: Mapping[str, Any], file: str | None, key: str)
         raise ScenarioError(file, key, f"{value!r} is not allowed (allowed: {choices}){hint}")
     if "len" in meta and isinstance(value, tuple) and len(value) != meta["len"]:
         raise ScenarioError(file, key, f"has {len(value)} items (allowed: exactly {meta['len']})")
-    if "min_len" in meta and isinstance(value, (tuple, Mapping, str)) and len(value) < meta["min_len"]:
-        raise ScenarioError(file, key, f"has {len(value)} items (allowed: at least {meta['min_len']})")
-    if "max_len" in meta and isinstance(value, (tuple, Mapping, str)) and len(value) > meta["max_len"]:
-        raise ScenarioError(file, key, f"has {len(value)} items (allowed: at most {meta['max_len']})")
+    if (
+        "min_len" in meta
+        and isinstance(value, (tuple, Mapping, str))
+        and len(value) < meta["min_len"]
+    ):
+        raise ScenarioError(
+            file, key, f"has {len(value)} items (allowed: at least {meta['min_len']})"
+        )
+    if (
+        "max_len" in meta
+        and isinstance(value, (tuple, Mapping, str))
+        and len(value) > meta["max_len"]
+    ):
+        raise ScenarioError(
+            file, key, f"has {len(value)} items (allowed: at most {meta['max_len']})"
+        )
     if "item_range" in meta and isinstance(value, tuple):
         lo, hi = meta["item_range"]
         for i, item in enumerate(value):
             _check_meta(item, {"range": (lo, hi)}, file, f"{key}[{i}]")
 
 
-def convert(value: Any, tp: Any, file: str | None, key: str, meta: Mapping[str, Any] | None = None) -> Any:
+def convert(
+    value: Any, tp: Any, file: str | None, key: str, meta: Mapping[str, Any] | None = None
+) -> Any:
     """Convert TOML data ``value`` into type ``tp``, raising :class:`ScenarioError` on mismatch."""
     meta = meta or {}
     origin = get_origin(tp)
@@ -355,16 +376,22 @@ def convert(value: Any, tp: Any, file: str | None, key: str, meta: Mapping[str, 
                 if close:
                     hint = f"; did you mean {close[0]!r}?"
             raise ScenarioError(
-                file, key, f"{value!r} is not allowed (allowed: {', '.join(map(repr, allowed))}){hint}"
+                file,
+                key,
+                f"{value!r} is not allowed (allowed: {', '.join(map(repr, allowed))}){hint}",
             )
         result = value
     elif tp is bool:
         if not isinstance(value, bool):
-            raise ScenarioError(file, key, f"{_toml_type(value)} {value!r} given (allowed: true/false)")
+            raise ScenarioError(
+                file, key, f"{_toml_type(value)} {value!r} given (allowed: true/false)"
+            )
         result = value
     elif tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ScenarioError(file, key, f"{_toml_type(value)} {value!r} given (allowed: integer)")
+            raise ScenarioError(
+                file, key, f"{_toml_type(value)} {value!r} given (allowed: integer)"
+            )
         result = value
     elif tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -390,7 +417,9 @@ def convert(value: Any, tp: Any, file: str | None, key: str, meta: Mapping[str, 
                 raise ScenarioError(
                     file, key, f"array of {len(value)} items given (allowed: exactly {len(args)})"
                 )
-            result = tuple(convert(v, a, file, f"{key}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
+            result = tuple(
+                convert(v, a, file, f"{key}[{i}]") for i, (v, a) in enumerate(zip(value, args))
+            )
     elif origin in (dict, Mapping):
         ktp, vtp = get_args(tp)
         if not isinstance(value, dict):
@@ -417,7 +446,9 @@ def convert_dataclass(value: Any, cls: type, file: str | None, key: str = "") ->
             close = difflib.get_close_matches(k, list(fields), n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             path = f"{key}.{k}" if key else k
-            allowed = ", ".join(sorted(fields)) if len(fields) <= 12 else f"{len(fields)} known keys"
+            allowed = (
+                ", ".join(sorted(fields)) if len(fields) <= 12 else f"{len(fields)} known keys"
+            )
             raise ScenarioError(file, path, f"unknown key (allowed: {allowed}){hint}")
     kwargs = {}
     for name, f in fields.items():
@@ -495,12 +526,16 @@ def load_scenario(path: str | Path | None = None, game: str | None = None) -> Sc
     if not isinstance(file_game, str) or file_game not in SCHEMAS:
         close = difflib.get_close_matches(str(file_game), list(SCHEMAS), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ScenarioError(file, "game", f"{file_game!r} is not a game (allowed: {', '.join(SCHEMAS)}){hint}")
+        raise ScenarioError(
+            file, "game", f"{file_game!r} is not a game (allowed: {', '.join(SCHEMAS)}){hint}"
+        )
     if game is not None and file_game != game:
         raise ScenarioError(file, "game", f"this is a {file_game!r} scenario, expected {game!r}")
     rules_version = merged.get("rules_version")
     if not isinstance(rules_version, str) or not rules_version:
-        raise ScenarioError(file, "rules_version", "missing or not a string (allowed: e.g. \"2003-fr-1\")")
+        raise ScenarioError(
+            file, "rules_version", 'missing or not a string (allowed: e.g. "2003-fr-1")'
+        )
     name = merged.get("name", path.stem)
     if not isinstance(name, str):
         raise ScenarioError(file, "name", f"{_toml_type(name)} given (allowed: string)")

@@ -152,7 +152,9 @@ class _Encoder:
         if isinstance(obj, enum.Enum):
             cls = _class_path(type(obj))
             if cls is None:
-                raise UnsupportedResult(f"enum {type(obj).__qualname__} outside Broadside's packages")
+                raise UnsupportedResult(
+                    f"enum {type(obj).__qualname__} outside Broadside's packages"
+                )
             return {"t": "enum", "cls": cls, "v": obj.name}
         if type(obj) is bool:
             return {"t": "bool", "v": obj}
@@ -193,15 +195,23 @@ class _Encoder:
         if isinstance(obj, tuple) and hasattr(type(obj), "_fields") and type(obj) is not tuple:
             cls = _class_path(type(obj))
             if cls is None:
-                raise UnsupportedResult(f"named tuple {type(obj).__qualname__} (not Broadside's own)")
-            return {"t": "namedtuple", "cls": cls, "items": [self.encode(v, depth + 1) for v in obj]}
+                raise UnsupportedResult(
+                    f"named tuple {type(obj).__qualname__} (not Broadside's own)"
+                )
+            return {
+                "t": "namedtuple",
+                "cls": cls,
+                "items": [self.encode(v, depth + 1) for v in obj],
+            }
         if type(obj) in (list, tuple):
             return {"t": type(obj).__name__, "items": [self.encode(v, depth + 1) for v in obj]}
         if isinstance(obj, Mapping):
             kind = "dict" if type(obj) is dict else "mapping"
             return {
                 "t": kind,
-                "items": [[self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in obj.items()],
+                "items": [
+                    [self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in obj.items()
+                ],
             }
         raise UnsupportedResult(f"{type(obj).__module__}.{type(obj).__qualname__}")
 
@@ -212,7 +222,12 @@ def _parquet_bytes(df: Any) -> np.ndarray:
     buf = io.BytesIO()
     try:
         df.to_parquet(buf, engine="pyarrow")
-    except (ArrowException, ValueError, TypeError, NotImplementedError) as exc:  # mixed object columns...
+    except (
+        ArrowException,
+        ValueError,
+        TypeError,
+        NotImplementedError,
+    ) as exc:  # mixed object columns...
         raise UnsupportedResult(f"DataFrame not storable as Parquet ({_one_line(exc)})") from None
     return np.frombuffer(buf.getvalue(), dtype=np.uint8)
 
@@ -305,7 +320,9 @@ class _Decoder:
             try:
                 return cls(**kwargs)
             except (TypeError, ValueError) as exc:
-                raise CheckpointError(f"cannot rebuild {spec.get('cls')} ({_one_line(exc)})") from None
+                raise CheckpointError(
+                    f"cannot rebuild {spec.get('cls')} ({_one_line(exc)})"
+                ) from None
         if t == "enum":
             cls = _trusted_class(str(spec.get("cls")))
             if not issubclass(cls, enum.Enum) or not isinstance(v, str) or v not in cls.__members__:
@@ -389,8 +406,18 @@ def load_chunk(path: Path) -> tuple[dict[str, Any], Any]:
     except CheckpointError as exc:
         msg = str(exc)
         raise CheckpointError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None
-    except (OSError, ValueError, KeyError, TypeError, RecursionError, zipfile.BadZipFile,
-            EOFError, OverflowError, NotImplementedError, ArrowException) as exc:
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        RecursionError,
+        zipfile.BadZipFile,
+        EOFError,
+        OverflowError,
+        NotImplementedError,
+        ArrowException,
+    ) as exc:
         raise CheckpointError(f"{path}: unreadable chunk file ({_one_line(exc)})") from None
 
 
@@ -414,22 +441,40 @@ def _describe(obj: Any, depth: int = 0) -> Any:
         arr = np.asarray(obj)
         if arr.dtype.hasobject:
             return ["ndarray-object", [_describe(v, depth + 1) for v in arr.ravel().tolist()]]
-        return ["ndarray", str(arr.dtype), list(arr.shape), hashlib.sha256(arr.tobytes()).hexdigest()]
+        return [
+            "ndarray",
+            str(arr.dtype),
+            list(arr.shape),
+            hashlib.sha256(arr.tobytes()).hexdigest(),
+        ]
     if isinstance(obj, functools.partial):
-        return ["partial", _describe(obj.func, depth + 1), _describe(list(obj.args), depth + 1),
-                _describe(dict(obj.keywords), depth + 1)]
-    if isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__") and not dataclasses.is_dataclass(obj):
+        return [
+            "partial",
+            _describe(obj.func, depth + 1),
+            _describe(list(obj.args), depth + 1),
+            _describe(dict(obj.keywords), depth + 1),
+        ]
+    if isinstance(obj, type) or (
+        callable(obj) and hasattr(obj, "__qualname__") and not dataclasses.is_dataclass(obj)
+    ):
         return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', '?')}"
     if isinstance(obj, Mapping):
         items = [[_describe(k, depth + 1), _describe(v, depth + 1)] for k, v in obj.items()]
         return ["map", sorted(items, key=lambda kv: json.dumps(kv, sort_keys=True, default=str))]
     if isinstance(obj, (set, frozenset)):
-        return ["set", sorted((_describe(v, depth + 1) for v in obj), key=lambda v: json.dumps(v, default=str))]
+        return [
+            "set",
+            sorted(
+                (_describe(v, depth + 1) for v in obj), key=lambda v: json.dumps(v, default=str)
+            ),
+        ]
     if isinstance(obj, (list, tuple)):
         return [_describe(v, depth + 1) for v in obj]
     if dataclasses.is_dataclass(obj):
-        return [type(obj).__qualname__, {f.name: _describe(getattr(obj, f.name), depth + 1)
-                                         for f in dataclasses.fields(obj)}]
+        return [
+            type(obj).__qualname__,
+            {f.name: _describe(getattr(obj, f.name), depth + 1) for f in dataclasses.fields(obj)},
+        ]
     import pandas as pd
 
     if isinstance(obj, (pd.DataFrame, pd.Series)):
@@ -444,7 +489,10 @@ def _describe(obj: Any, depth: int = 0) -> Any:
     slots = getattr(type(obj), "__slots__", None)
     if slots:
         names = [slots] if isinstance(slots, str) else list(slots)
-        return [type(obj).__qualname__, {s: _describe(getattr(obj, s, None), depth + 1) for s in names}]
+        return [
+            type(obj).__qualname__,
+            {s: _describe(getattr(obj, s, None), depth + 1) for s in names},
+        ]
     return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(obj))
 
 
@@ -496,8 +544,10 @@ def _first_difference(old: Any, new: Any, where: str = "") -> str | None:
         for key in sorted(set(old) | set(new)):
             sub = f"{where}.{key}" if where else str(key)
             if key not in old or key not in new:
-                return f"{sub} ({'absent' if key not in old else _short(old[key])} in the checkpoint, " \
-                       f"{'absent' if key not in new else _short(new[key])} now)"
+                return (
+                    f"{sub} ({'absent' if key not in old else _short(old[key])} in the checkpoint, "
+                    f"{'absent' if key not in new else _short(new[key])} now)"
+                )
             diff = _first_difference(old[key], new[key], sub)
             if diff:
                 return diff
@@ -596,7 +646,9 @@ class CheckpointJob:
         """On ``--resume``: the folder must hold a checkpoint of this very command."""
         job_file = self.folder / JOB_FILE
         if self.folder.is_symlink():
-            raise CheckpointError(f"{self.folder}: checkpoint folders must not be symbolic links (refused)")
+            raise CheckpointError(
+                f"{self.folder}: checkpoint folders must not be symbolic links (refused)"
+            )
         if not job_file.is_file():
             raise CheckpointError(
                 f"{self.root}: no checkpoint to resume (no {CHUNKS_DIR}/{JOB_FILE}; "
@@ -620,7 +672,9 @@ class CheckpointJob:
     def _prepare_fresh(self) -> None:
         folder = self.folder
         if folder.is_symlink():
-            raise CheckpointError(f"{folder}: checkpoint folders must not be symbolic links (refused)")
+            raise CheckpointError(
+                f"{folder}: checkpoint folders must not be symbolic links (refused)"
+            )
         try:
             folder.mkdir(parents=True, exist_ok=True)
             for sub in folder.iterdir():  # a fresh run replaces an earlier checkpoint
@@ -634,7 +688,9 @@ class CheckpointJob:
                         pass
             write_json(folder / JOB_FILE, self.job_record())
         except OSError as exc:
-            raise CheckpointError(f"{folder}: cannot write checkpoint ({exc.strerror or exc})") from None
+            raise CheckpointError(
+                f"{folder}: cannot write checkpoint ({exc.strerror or exc})"
+            ) from None
         self._prepared = True
 
     def open_run(
@@ -669,7 +725,9 @@ class CheckpointJob:
         done: dict[int, Any] = {}
         for path in (self.folder, folder):
             if path.is_symlink():
-                raise CheckpointError(f"{path}: checkpoint folders must not be symbolic links (refused)")
+                raise CheckpointError(
+                    f"{path}: checkpoint folders must not be symbolic links (refused)"
+                )
         if self.resume and manifest_path.is_file():
             old = read_json(manifest_path)
             if not isinstance(old, dict):
@@ -688,8 +746,14 @@ class CheckpointJob:
                 raise CheckpointError(
                     f"{self.root}: checkpoint run {index} does not match this command: {diff} (refused)"
                 )
-            run = CheckpointRun(folder=folder, entropy=entropy, n_chunks=n_chunks, done={},
-                                strict=self.strict, quiet=self.quiet)
+            run = CheckpointRun(
+                folder=folder,
+                entropy=entropy,
+                n_chunks=n_chunks,
+                done={},
+                strict=self.strict,
+                quiet=self.quiet,
+            )
             for f in sorted(folder.iterdir()):
                 m = _CHUNK_RE.match(f.name)
                 if not m:
@@ -698,7 +762,9 @@ class CheckpointJob:
                     raise CheckpointError(f"{f}: not a regular file (refused)")
                 i = int(m.group(1))
                 if i >= n_chunks:
-                    raise CheckpointError(f"{f}: chunk {i} is beyond the {n_chunks} chunks of this run")
+                    raise CheckpointError(
+                        f"{f}: chunk {i} is beyond the {n_chunks} chunks of this run"
+                    )
                 header, result = load_chunk(f)
                 size = min(chunk_size, n - i * chunk_size)
                 if header != run.header(i, size):
@@ -714,9 +780,17 @@ class CheckpointJob:
                 folder.mkdir(parents=True, exist_ok=True)
                 write_json(manifest_path, {**record, "format": FORMAT, "entropy": str(entropy)})
             except OSError as exc:
-                raise CheckpointError(f"{folder}: cannot write checkpoint ({exc.strerror or exc})") from None
-            run = CheckpointRun(folder=folder, entropy=entropy, n_chunks=n_chunks, done={},
-                                strict=self.strict, quiet=self.quiet)
+                raise CheckpointError(
+                    f"{folder}: cannot write checkpoint ({exc.strerror or exc})"
+                ) from None
+            run = CheckpointRun(
+                folder=folder,
+                entropy=entropy,
+                n_chunks=n_chunks,
+                done={},
+                strict=self.strict,
+                quiet=self.quiet,
+            )
         self.runs.append(run)
         return run
 

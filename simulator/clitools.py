@@ -30,58 +30,108 @@ MAX_SEED = 2**128 - 1  # fresh entropy is 128 bits; a replay seed never needs mo
 #: Sizes accepted for a number of trials / games (the runner refuses more, naming the limit).
 TRIALS = click.IntRange(0, MAX_TRIALS)
 #: Options that change how a run executes, never its numbers (not compared on --resume).
-EXECUTION_PARAMS = frozenset({"seed", "jobs", "quiet", "fmt", "format", "backend", "scheduler",
-                              "resume", "checkpoint", "progress", "verbose"})
+EXECUTION_PARAMS = frozenset(
+    {
+        "seed",
+        "jobs",
+        "quiet",
+        "fmt",
+        "format",
+        "backend",
+        "scheduler",
+        "resume",
+        "checkpoint",
+        "progress",
+        "verbose",
+    }
+)
 #: An --out value with one of these suffixes names a file, not a folder: no automatic checkpoint.
-FILE_SUFFIXES = frozenset({".csv", ".json", ".parquet", ".png", ".svg", ".pdf", ".txt", ".html",
-                           ".md", ".tsv", ".jsonl", ".npz"})
+FILE_SUFFIXES = frozenset(
+    {
+        ".csv",
+        ".json",
+        ".parquet",
+        ".png",
+        ".svg",
+        ".pdf",
+        ".txt",
+        ".html",
+        ".md",
+        ".tsv",
+        ".jsonl",
+        ".npz",
+    }
+)
 
 
 def format_option(f):
     return click.option(
-        "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="table",
+        show_default=True,
         help="Output format; JSON goes to stdout alone.",
     )(f)
 
 
 def seed_option(f):
     return click.option(
-        "--seed", type=click.IntRange(0, MAX_SEED), default=None,
+        "--seed",
+        type=click.IntRange(0, MAX_SEED),
+        default=None,
         help="Root seed (fresh entropy is drawn and reported when omitted).",
     )(f)
 
 
 def jobs_option(f):
     return click.option(
-        "--jobs", "-j", "jobs", type=click.IntRange(-1, MAX_JOBS), default=-1, show_default=True,
+        "--jobs",
+        "-j",
+        "jobs",
+        type=click.IntRange(-1, MAX_JOBS),
+        default=-1,
+        show_default=True,
         help="Worker processes (-1: every core; with a local Dask cluster, its workers). "
         "Results do not depend on it.",
     )(f)
 
 
 def quiet_option(f):
-    return click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")(f)
+    return click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")(
+        f
+    )
 
 
 def _execution_params() -> list[click.Option]:
     return [
         click.Option(
-            ["--backend"], type=click.Choice(BACKENDS), default=None,
+            ["--backend"],
+            type=click.Choice(BACKENDS),
+            default=None,
             help="Where chunks run: loky (local processes, the default) or dask (a dask.distributed "
             "cluster; see --scheduler). Results are identical.",
         ),
         click.Option(
-            ["--scheduler"], metavar="local|tcp://HOST:PORT", default=None,
+            ["--scheduler"],
+            metavar="local|tcp://HOST:PORT",
+            default=None,
             help="Dask scheduler: 'local' starts a cluster on this machine (the default with "
             "--backend dask), an address joins one started with `dask scheduler`. Implies --backend dask.",
         ),
         click.Option(
-            ["--checkpoint"], metavar="DIR", type=click.Path(file_okay=False), default=None,
+            ["--checkpoint"],
+            metavar="DIR",
+            type=click.Path(file_okay=False),
+            default=None,
             help="Save every finished chunk in DIR/chunks so an interrupted run can be resumed "
             "(commands with --out save in OUT/chunks by themselves).",
         ),
         click.Option(
-            ["--resume"], metavar="DIR", type=click.Path(file_okay=False), default=None,
+            ["--resume"],
+            metavar="DIR",
+            type=click.Path(file_okay=False),
+            default=None,
             help="Resume the interrupted run saved in DIR (same command and options): only the "
             "missing chunks run, and the result equals an uninterrupted run.",
         ),
@@ -143,8 +193,15 @@ def _is_file_like(value: Any) -> bool:
     return path.suffix.lower() in FILE_SUFFIXES or path.is_file()
 
 
-def checkpoint_job(ctx: click.Context, folder: str | Path, *, resume: bool, out_name: str | None = None,
-                   strict: bool = True, quiet: bool = False):
+def checkpoint_job(
+    ctx: click.Context,
+    folder: str | Path,
+    *,
+    resume: bool,
+    out_name: str | None = None,
+    strict: bool = True,
+    quiet: bool = False,
+):
     """The :class:`~simulator.checkpoint.CheckpointJob` of this command (checked before any work)."""
     from simulator.checkpoint import CheckpointJob, file_digests, jsonable
 
@@ -153,8 +210,14 @@ def checkpoint_job(ctx: click.Context, folder: str | Path, *, resume: bool, out_
     digests = file_digests({k: ctx.params[k] for k in params})
     if digests:
         params["(file sha256)"] = digests
-    job = CheckpointJob(root=Path(folder), command=_command_name(ctx), params=params, resume=resume,
-                        strict=strict, quiet=quiet)
+    job = CheckpointJob(
+        root=Path(folder),
+        command=_command_name(ctx),
+        params=params,
+        resume=resume,
+        strict=strict,
+        quiet=quiet,
+    )
     if resume:
         job.check_resumable()
     else:
@@ -171,7 +234,9 @@ def _with_execution(f):
         resume = kwargs.pop("resume", None)
         ctx = click.get_current_context()
         if resume is not None and checkpoint is not None:
-            raise click.UsageError("--resume DIR continues the checkpoint in DIR; do not add --checkpoint")
+            raise click.UsageError(
+                "--resume DIR continues the checkpoint in DIR; do not add --checkpoint"
+            )
         if scheduler is not None and backend == "loky":
             raise click.UsageError("--scheduler needs --backend dask (allowed: drop --scheduler)")
         out_name = _out_param(ctx)
@@ -183,8 +248,14 @@ def _with_execution(f):
             folder = out_value
         job = None
         if folder is not None:
-            job = checkpoint_job(ctx, folder, resume=resume is not None, out_name=out_name,
-                                 strict=(resume or checkpoint) is not None, quiet=bool(kwargs.get("quiet")))
+            job = checkpoint_job(
+                ctx,
+                folder,
+                resume=resume is not None,
+                out_name=out_name,
+                strict=(resume or checkpoint) is not None,
+                quiet=bool(kwargs.get("quiet")),
+            )
         jobs = kwargs.get("jobs")
         with execution(
             backend=backend,
@@ -208,15 +279,21 @@ def check_players(value: int, *, low: int, high: int, option: str = "--players")
     if isinstance(value, bool) or not isinstance(value, int):
         raise UserError(f"{option} {value!r} is not a whole number (allowed: {low}..{high})")
     if value < low or value > high:
-        raise UserError(f"{option} {value} is outside the limits of this game (allowed: {low}..{high})")
+        raise UserError(
+            f"{option} {value} is outside the limits of this game (allowed: {low}..{high})"
+        )
     return value
 
 
 def players_option(low: int, high: int, default: int | None = None, *, name: str = "--players"):
     """A ``--players N`` option limited to ``low..high`` (click names the limits on a bad value)."""
+
     def decorate(f):
         return click.option(
-            name, type=click.IntRange(low, high), default=default, show_default=default is not None,
+            name,
+            type=click.IntRange(low, high),
+            default=default,
+            show_default=default is not None,
             help=f"Number of players ({low}..{high}).",
         )(f)
 

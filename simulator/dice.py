@@ -41,7 +41,9 @@ def binomial_pmf(n: int, p: Fraction) -> tuple[Fraction, ...]:
     return tuple(comb(n, k) * p**k * q ** (n - k) for k in range(n + 1))
 
 
-def volley_pmf(dice: int, hit_on: int, reroll_misses: int = 0, extra_dice: int = 0) -> tuple[Fraction, ...]:
+def volley_pmf(
+    dice: int, hit_on: int, reroll_misses: int = 0, extra_dice: int = 0
+) -> tuple[Fraction, ...]:
     """Exact distribution of the number of hits of a volley.
 
     Args:
@@ -99,8 +101,13 @@ def boarding_pmf(
 
 
 def boarding_joint_pmf(
-    masts_a: int, masts_b: int, extra_a: int = 0, extra_b: int = 0, success_on: int = 3,
-    reroll_a: int = 0, reroll_b: int = 0,
+    masts_a: int,
+    masts_b: int,
+    extra_a: int = 0,
+    extra_b: int = 0,
+    success_on: int = 3,
+    reroll_a: int = 0,
+    reroll_b: int = 0,
 ) -> dict[tuple[int, int], Fraction]:
     """Exact joint distribution of ``(successes_a, successes_b)`` in a boarding."""
     pa = volley_pmf(masts_a, success_on, reroll_a, extra_a)
@@ -124,7 +131,12 @@ def roll_d6(rng: np.random.Generator, shape) -> np.ndarray:
 
 
 def sample_volley(
-    rng: np.random.Generator, n: int, dice: int, hit_on: int, reroll_misses: int = 0, extra_dice: int = 0
+    rng: np.random.Generator,
+    n: int,
+    dice: int,
+    hit_on: int,
+    reroll_misses: int = 0,
+    extra_dice: int = 0,
 ) -> np.ndarray:
     """Sample ``n`` volleys by rolling every die (including rerolls); returns hits per volley."""
     total = dice + extra_dice
@@ -142,8 +154,15 @@ def sample_volley(
 
 
 def sample_boarding(
-    rng: np.random.Generator, n: int, masts_a: int, masts_b: int, extra_a: int = 0, extra_b: int = 0,
-    success_on: int = 3, reroll_a: int = 0, reroll_b: int = 0,
+    rng: np.random.Generator,
+    n: int,
+    masts_a: int,
+    masts_b: int,
+    extra_a: int = 0,
+    extra_b: int = 0,
+    success_on: int = 3,
+    reroll_a: int = 0,
+    reroll_b: int = 0,
 ) -> np.ndarray:
     """Sample ``n`` boardings; returns ``successes_a - successes_b``."""
     a = sample_volley(rng, n, masts_a, success_on, reroll_a, extra_a)

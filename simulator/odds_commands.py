@@ -20,7 +20,10 @@ MC_CHUNK_SIZE = 10_000
 
 def out_option(f):
     return click.option(
-        "--out", type=click.Path(file_okay=False), default=None, metavar="DIR",
+        "--out",
+        type=click.Path(file_okay=False),
+        default=None,
+        metavar="DIR",
         help="Write the table (CSV, Parquet) and JSON to DIR; Monte Carlo chunks are saved in "
         "DIR/chunks so an interrupted run resumes with --resume DIR.",
     )(f)
@@ -51,7 +54,9 @@ def _with_mc(values: list[int], exact: list, counts: np.ndarray | None, n: int) 
         df["mc"] = counts / n
         df["mc_ci95_low"] = lo
         df["mc_ci95_high"] = hi
-        df["z"] = (df["mc"] - df["exact"]) / np.where(proportion_se(counts, n) > 0, proportion_se(counts, n), np.nan)
+        df["z"] = (df["mc"] - df["exact"]) / np.where(
+            proportion_se(counts, n) > 0, proportion_se(counts, n), np.nan
+        )
     return df
 
 
@@ -75,10 +80,32 @@ def odds():
 
 @odds.command()
 @click.option("--dice", "dice_n", type=click.IntRange(0, 60), required=True, help="Dice rolled.")
-@click.option("--hit-on", type=click.IntRange(1, 7), required=True, help="A die showing this or more hits (7: never).")
-@click.option("--reroll-misses", type=click.IntRange(0, 60), default=0, show_default=True, help="Missed dice that may be rerolled once.")
-@click.option("--extra-dice", type=click.IntRange(0, 60), default=0, show_default=True, help="Extra dice added to the roll.")
-@click.option("--mc", type=click.IntRange(0, 10**9), default=0, help="Also estimate by Monte Carlo with this many volleys.")
+@click.option(
+    "--hit-on",
+    type=click.IntRange(1, 7),
+    required=True,
+    help="A die showing this or more hits (7: never).",
+)
+@click.option(
+    "--reroll-misses",
+    type=click.IntRange(0, 60),
+    default=0,
+    show_default=True,
+    help="Missed dice that may be rerolled once.",
+)
+@click.option(
+    "--extra-dice",
+    type=click.IntRange(0, 60),
+    default=0,
+    show_default=True,
+    help="Extra dice added to the roll.",
+)
+@click.option(
+    "--mc",
+    type=click.IntRange(0, 10**9),
+    default=0,
+    help="Also estimate by Monte Carlo with this many volleys.",
+)
 @out_option
 @simulation_options
 @format_option
@@ -89,13 +116,26 @@ def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, out, seed, jobs, quiet
     exact = dice.volley_pmf(dice_n, hit_on, reroll_misses, extra_dice)
     counts = None
     info = {
-        "dice": dice_n, "hit_on": hit_on, "reroll_misses": reroll_misses, "extra_dice": extra_dice,
+        "dice": dice_n,
+        "hit_on": hit_on,
+        "reroll_misses": reroll_misses,
+        "extra_dice": extra_dice,
         "method": "exact",
     }
     if mc:
-        task = functools.partial(_volley_chunk, dice_n=dice_n, hit_on=hit_on, reroll=reroll_misses, extra=extra_dice)
-        run = run_chunks(task, mc, seed=seed, n_jobs=jobs, quiet=quiet, desc="volleys",
-                         chunk_size=MC_CHUNK_SIZE, manifest={"command": "odds volley"})
+        task = functools.partial(
+            _volley_chunk, dice_n=dice_n, hit_on=hit_on, reroll=reroll_misses, extra=extra_dice
+        )
+        run = run_chunks(
+            task,
+            mc,
+            seed=seed,
+            n_jobs=jobs,
+            quiet=quiet,
+            desc="volleys",
+            chunk_size=MC_CHUNK_SIZE,
+            manifest={"command": "odds volley"},
+        )
         counts = np.sum(run.results, axis=0)
         replay_note(run.entropy, seed is not None, quiet)
         info.update(method="exact+monte-carlo", n=mc, seed=run.entropy)
@@ -103,41 +143,118 @@ def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, out, seed, jobs, quiet
     df = df.rename(columns={"value": "hits"})
     obj = _json(df.rename(columns={"hits": "value"}), info, "hits")
     _write_out(out, "volley", df, obj)
-    emit(fmt, df, obj,
-         title=f"{dice_n} dice hitting on {hit_on}+ (reroll {reroll_misses} misses, {extra_dice} extra dice)")
+    emit(
+        fmt,
+        df,
+        obj,
+        title=f"{dice_n} dice hitting on {hit_on}+ (reroll {reroll_misses} misses, {extra_dice} extra dice)",
+    )
     if not mc:
-        note("exact distribution (Fraction arithmetic); add --mc N for a Monte Carlo check", quiet or fmt == "json")
+        note(
+            "exact distribution (Fraction arithmetic); add --mc N for a Monte Carlo check",
+            quiet or fmt == "json",
+        )
 
 
 @odds.command()
-@click.option("--masts", type=click.IntRange(0, 30), required=True, help="Masts of the boarding ship (its dice).")
-@click.option("--vs", "vs", type=click.IntRange(0, 30), required=True, help="Masts of the defending ship.")
-@click.option("--extra-dice", type=click.IntRange(0, 30), default=0, show_default=True, help="Extra dice for the boarder (Viking, Musketeer).")
-@click.option("--vs-extra-dice", type=click.IntRange(0, 30), default=0, show_default=True, help="Extra dice for the defender.")
-@click.option("--reroll-misses", type=click.IntRange(0, 30), default=0, show_default=True, help="Boarder's misses rerolled once (Captain).")
-@click.option("--vs-reroll-misses", type=click.IntRange(0, 30), default=0, show_default=True, help="Defender's misses rerolled once.")
-@click.option("--mc", type=click.IntRange(0, 10**9), default=0, help="Also estimate by Monte Carlo with this many boardings.")
+@click.option(
+    "--masts",
+    type=click.IntRange(0, 30),
+    required=True,
+    help="Masts of the boarding ship (its dice).",
+)
+@click.option(
+    "--vs", "vs", type=click.IntRange(0, 30), required=True, help="Masts of the defending ship."
+)
+@click.option(
+    "--extra-dice",
+    type=click.IntRange(0, 30),
+    default=0,
+    show_default=True,
+    help="Extra dice for the boarder (Viking, Musketeer).",
+)
+@click.option(
+    "--vs-extra-dice",
+    type=click.IntRange(0, 30),
+    default=0,
+    show_default=True,
+    help="Extra dice for the defender.",
+)
+@click.option(
+    "--reroll-misses",
+    type=click.IntRange(0, 30),
+    default=0,
+    show_default=True,
+    help="Boarder's misses rerolled once (Captain).",
+)
+@click.option(
+    "--vs-reroll-misses",
+    type=click.IntRange(0, 30),
+    default=0,
+    show_default=True,
+    help="Defender's misses rerolled once.",
+)
+@click.option(
+    "--mc",
+    type=click.IntRange(0, 10**9),
+    default=0,
+    help="Also estimate by Monte Carlo with this many boardings.",
+)
 @out_option
 @simulation_options
 @format_option
-def boarding(masts, vs, extra_dice, vs_extra_dice, reroll_misses, vs_reroll_misses, mc, out, seed, jobs, quiet,
-             fmt):
+def boarding(
+    masts,
+    vs,
+    extra_dice,
+    vs_extra_dice,
+    reroll_misses,
+    vs_reroll_misses,
+    mc,
+    out,
+    seed,
+    jobs,
+    quiet,
+    fmt,
+):
     """Distribution of a Pirates express boarding: boarder's successes minus defender's (3+)."""
     if out is not None:
         ensure_writable_dir(out)
-    exact = dice.boarding_pmf(masts, vs, extra_dice, vs_extra_dice, 3, reroll_misses, vs_reroll_misses)
+    exact = dice.boarding_pmf(
+        masts, vs, extra_dice, vs_extra_dice, 3, reroll_misses, vs_reroll_misses
+    )
     values = list(range(-(vs + vs_extra_dice), masts + extra_dice + 1))
     probs = [exact.get(v, 0) for v in values]
     counts = None
     info = {
-        "masts": masts, "vs": vs, "extra_dice": extra_dice, "vs_extra_dice": vs_extra_dice,
-        "reroll_misses": reroll_misses, "vs_reroll_misses": vs_reroll_misses, "method": "exact",
+        "masts": masts,
+        "vs": vs,
+        "extra_dice": extra_dice,
+        "vs_extra_dice": vs_extra_dice,
+        "reroll_misses": reroll_misses,
+        "vs_reroll_misses": vs_reroll_misses,
+        "method": "exact",
     }
     if mc:
-        task = functools.partial(_boarding_chunk, a=masts, b=vs, ea=extra_dice, eb=vs_extra_dice,
-                                 ra=reroll_misses, rb=vs_reroll_misses)
-        run = run_chunks(task, mc, seed=seed, n_jobs=jobs, quiet=quiet, desc="boardings",
-                         chunk_size=MC_CHUNK_SIZE, manifest={"command": "odds boarding"})
+        task = functools.partial(
+            _boarding_chunk,
+            a=masts,
+            b=vs,
+            ea=extra_dice,
+            eb=vs_extra_dice,
+            ra=reroll_misses,
+            rb=vs_reroll_misses,
+        )
+        run = run_chunks(
+            task,
+            mc,
+            seed=seed,
+            n_jobs=jobs,
+            quiet=quiet,
+            desc="boardings",
+            chunk_size=MC_CHUNK_SIZE,
+            manifest={"command": "odds boarding"},
+        )
         counts = np.sum(run.results, axis=0)
         replay_note(run.entropy, seed is not None, quiet)
         info.update(method="exact+monte-carlo", n=mc, seed=run.entropy)
@@ -147,5 +264,9 @@ def boarding(masts, vs, extra_dice, vs_extra_dice, reroll_misses, vs_reroll_miss
     obj["tie"] = float(exact.get(0, 0))
     obj["defender_wins"] = float(sum(p for v, p in exact.items() if v < 0))
     _write_out(out, "boarding", df.rename(columns={"value": "difference"}), obj)
-    emit(fmt, df.rename(columns={"value": "difference"}), obj,
-         title=f"boarding: {masts} masts (+{extra_dice}) vs {vs} masts (+{vs_extra_dice}), success on 3+")
+    emit(
+        fmt,
+        df.rename(columns={"value": "difference"}),
+        obj,
+        title=f"boarding: {masts} masts (+{extra_dice}) vs {vs} masts (+{vs_extra_dice}), success on 3+",
+    )

@@ -112,11 +112,15 @@ def check_sizes(n: int, chunk_size: int) -> int:
         raise RunError(f"chunk size must be >= 1, got {chunk_size}")
     n_chunks = -(-n // chunk_size)
     if n_chunks > MAX_CHUNKS:
-        raise RunError(f"{n_chunks:,} chunks is above the limit of {MAX_CHUNKS:,}; raise the chunk size")
+        raise RunError(
+            f"{n_chunks:,} chunks is above the limit of {MAX_CHUNKS:,}; raise the chunk size"
+        )
     return n_chunks
 
 
-def iter_chunks(n: int, chunk_size: int, entropy: int, skip: frozenset[int] = frozenset()) -> Iterator[Chunk]:
+def iter_chunks(
+    n: int, chunk_size: int, entropy: int, skip: frozenset[int] = frozenset()
+) -> Iterator[Chunk]:
     """Chunks of a job, made one at a time (memory does not grow with ``n``).
 
     Chunk ``i`` gets ``SeedSequence(entropy, spawn_key=(i,))``, which is exactly the ``i``-th child
@@ -142,7 +146,12 @@ def plan_chunks(n: int, chunk_size: int, entropy: int) -> list[Chunk]:
     n_chunks = -(-n // chunk_size)
     children = root.spawn(n_chunks)
     return [
-        Chunk(index=i, start=i * chunk_size, size=min(chunk_size, n - i * chunk_size), seed=children[i])
+        Chunk(
+            index=i,
+            start=i * chunk_size,
+            size=min(chunk_size, n - i * chunk_size),
+            seed=children[i],
+        )
         for i in range(n_chunks)
     ]
 
@@ -153,8 +162,15 @@ def _progress(total: int, desc: str, quiet: bool, initial: int = 0):
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=initial, desc=desc, unit="trial", file=sys.stderr,
-                dynamic_ncols=True, leave=False)
+    return tqdm(
+        total=total,
+        initial=initial,
+        desc=desc,
+        unit="trial",
+        file=sys.stderr,
+        dynamic_ncols=True,
+        leave=False,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -215,11 +231,15 @@ class Execution:
                 client = self._stack.enter_context(Client(cluster, set_as_default=False))
             else:
                 client = self._stack.enter_context(
-                    Client(self.scheduler, timeout=SCHEDULER_CONNECT_TIMEOUT_S, set_as_default=False)
+                    Client(
+                        self.scheduler, timeout=SCHEDULER_CONNECT_TIMEOUT_S, set_as_default=False
+                    )
                 )
         except (OSError, TimeoutError, ValueError) as exc:
             where = self.scheduler or "local"
-            raise RunError(f"cannot start or reach the dask scheduler {where} ({_first_line(exc)})") from None
+            raise RunError(
+                f"cannot start or reach the dask scheduler {where} ({_first_line(exc)})"
+            ) from None
         self._client = client
         return client
 
@@ -263,9 +283,16 @@ def execution(
     if scheduler is not None and backend is None:
         backend = "dask"
     if scheduler is not None and backend != "dask":
-        raise RunError("--scheduler needs --backend dask (allowed: drop --scheduler, or use --backend dask)")
-    settings = Execution(backend=backend, scheduler=scheduler, local_workers=local_workers,
-                         checkpoint=checkpoint, quiet=quiet)
+        raise RunError(
+            "--scheduler needs --backend dask (allowed: drop --scheduler, or use --backend dask)"
+        )
+    settings = Execution(
+        backend=backend,
+        scheduler=scheduler,
+        local_workers=local_workers,
+        checkpoint=checkpoint,
+        quiet=quiet,
+    )
     token = _EXECUTION.set(settings)
     try:
         yield settings
@@ -333,8 +360,13 @@ def _dask_backend_class() -> type:
                 await asyncio.sleep(0.01)
 
     required = ("waiting_futures", "_results", "_callbacks", "_continue")
-    probe = DaskDistributedBackend.__init__.__code__.co_names + DaskDistributedBackend.start_call.__code__.co_names
-    if not all(name in probe for name in required):  # pragma: no cover - a joblib that changed inside
+    probe = (
+        DaskDistributedBackend.__init__.__code__.co_names
+        + DaskDistributedBackend.start_call.__code__.co_names
+    )
+    if not all(
+        name in probe for name in required
+    ):  # pragma: no cover - a joblib that changed inside
         return DaskDistributedBackend
     return _DaskBackend
 
@@ -356,11 +388,21 @@ def _dead_worker(exc: BaseException) -> WorkerDied | None:
         text = str(exc)
         tries = re.search(r"on (\d+) different workers", text)
         last = re.search(r"was (\S+?)\.? ", text)
-        detail = ", ".join(filter(None, [
-            f"tried on {tries.group(1)} worker(s)" if tries else None,
-            f"last {last.group(1).rstrip('.')}" if last else None,
-        ])) or "the scheduler gave up on it"
-        return WorkerDied(f"dask workers died while running a chunk ({detail}; see the worker logs)")
+        detail = (
+            ", ".join(
+                filter(
+                    None,
+                    [
+                        f"tried on {tries.group(1)} worker(s)" if tries else None,
+                        f"last {last.group(1).rstrip('.')}" if last else None,
+                    ],
+                )
+            )
+            or "the scheduler gave up on it"
+        )
+        return WorkerDied(
+            f"dask workers died while running a chunk ({detail}; see the worker logs)"
+        )
     if name in ("CommClosedError", "FutureCancelledError") or (
         name == "CancelledError" and type(exc).__module__.startswith("distributed")
     ):
@@ -392,7 +434,9 @@ def _iter_results(
             for c in chunks:
                 yield wrapped(c)
         else:
-            parallel = Parallel(n_jobs=min(n_jobs, n_chunks), backend=chosen, return_as="generator_unordered")
+            parallel = Parallel(
+                n_jobs=min(n_jobs, n_chunks), backend=chosen, return_as="generator_unordered"
+            )
             yield from parallel(delayed(wrapped)(c) for c in chunks)
     except Exception as exc:
         dead = _dead_worker(exc)
@@ -447,8 +491,14 @@ def run_chunks(
     ckpt = settings.checkpoint if settings is not None else None
     saved = None
     if ckpt is not None:
-        saved = ckpt.open_run(task=task, n=n, chunk_size=chunk_size, seed=seed, manifest=manifest,
-                              fresh_entropy=fresh_entropy)
+        saved = ckpt.open_run(
+            task=task,
+            n=n,
+            chunk_size=chunk_size,
+            seed=seed,
+            manifest=manifest,
+            fresh_entropy=fresh_entropy,
+        )
         entropy = saved.entropy
         results: dict[int, Any] = dict(saved.done)
     else:
@@ -459,7 +509,9 @@ def run_chunks(
     bar = _progress(n, desc, quiet, initial=sum(min(chunk_size, n - i * chunk_size) for i in done))
     try:
         todo = iter_chunks(n, chunk_size, entropy, skip=done)
-        for index, size, res in _iter_results(task, todo, n_chunks - len(done), n_jobs=jobs, backend=backend):
+        for index, size, res in _iter_results(
+            task, todo, n_chunks - len(done), n_jobs=jobs, backend=backend
+        ):
             results[index] = res
             if saved is not None:
                 saved.save(index, size, res)
@@ -511,7 +563,9 @@ def execute(
     bar = _progress(sum(c.size for c in chunks), desc, quiet)
     results: dict[int, Any] = {}
     try:
-        for index, size, res in _iter_results(task, chunks, len(chunks), n_jobs=n_jobs, backend=backend):
+        for index, size, res in _iter_results(
+            task, chunks, len(chunks), n_jobs=n_jobs, backend=backend
+        ):
             results[index] = res
             if on_result is not None:
                 on_result(by_index[index], res)

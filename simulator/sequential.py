@@ -66,7 +66,9 @@ def spent_alpha(t, alpha: float, spending: str = "obrien-fleming"):
     elif spending == "pocock":
         out = alpha * np.log1p((math.e - 1) * t)
     else:
-        raise ValueError(f"unknown spending function {spending!r} (allowed: {', '.join(SPENDING_FUNCTIONS)})")
+        raise ValueError(
+            f"unknown spending function {spending!r} (allowed: {', '.join(SPENDING_FUNCTIONS)})"
+        )
     return float(out) if out.ndim == 0 else out
 
 
@@ -183,8 +185,13 @@ def _design(alpha: float, fractions: tuple[float, ...], spending: str) -> GroupS
         dens.append(f_new)
         prev_t = t
     return GroupSequentialDesign(
-        alpha=alpha, fractions=fractions, spending=spending, bounds=tuple(bounds),
-        cumulative_alpha=tuple(cum), _grids=tuple(grids), _densities=tuple(dens),
+        alpha=alpha,
+        fractions=fractions,
+        spending=spending,
+        bounds=tuple(bounds),
+        cumulative_alpha=tuple(cum),
+        _grids=tuple(grids),
+        _densities=tuple(dens),
     )
 
 
@@ -263,8 +270,14 @@ class SequentialComparison:
     """
 
     def __init__(
-        self, metrics: Sequence[str], *, alpha: float = 0.05, max_n: int, looks: int = 5,
-        spending: str = "obrien-fleming", min_first: int = 1,
+        self,
+        metrics: Sequence[str],
+        *,
+        alpha: float = 0.05,
+        max_n: int,
+        looks: int = 5,
+        spending: str = "obrien-fleming",
+        min_first: int = 1,
     ):
         if not metrics:
             raise ValueError("at least one metric is needed")
@@ -310,10 +323,17 @@ class SequentialComparison:
             state.look, state.n, state.z, state.mean_diff, state.se = k, b.size, z, mean, se
             state.base_mean, state.variant_mean = float(b.mean()), float(v.mean())
             crossed = abs(z) >= self.design.bounds[k]
-            state.history.append({
-                "look": k + 1, "n_games": b.size, "difference": mean, "se": se, "z": z,
-                "boundary": self.design.bounds[k], "crossed": bool(crossed),
-            })
+            state.history.append(
+                {
+                    "look": k + 1,
+                    "n_games": b.size,
+                    "difference": mean,
+                    "se": se,
+                    "z": z,
+                    "boundary": self.design.bounds[k],
+                    "crossed": bool(crossed),
+                }
+            )
             if crossed:
                 state.crossed_at = k
         self.looks_taken += 1
@@ -332,13 +352,27 @@ class SequentialComparison:
             p = self.design.p_value(k, state.z) if k >= 0 else 1.0
             c = self.ci_design.bounds[k] if k >= 0 else math.nan
             se = state.se if math.isfinite(state.se) else math.nan
-            ci = (state.mean_diff - c * se, state.mean_diff + c * se) if math.isfinite(se) else (math.nan, math.nan)
-            rows.append({
-                "name": state.name, "base": state.base_mean, "variant": state.variant_mean,
-                "difference": state.mean_diff, "ci95": list(ci), "se": state.se, "z": state.z,
-                "p_value": p, "n_games": state.n, "look": k + 1, "boundary": self.design.bounds[k] if k >= 0 else math.nan,
-                "crossed": state.crossed_at is not None,
-            })
+            ci = (
+                (state.mean_diff - c * se, state.mean_diff + c * se)
+                if math.isfinite(se)
+                else (math.nan, math.nan)
+            )
+            rows.append(
+                {
+                    "name": state.name,
+                    "base": state.base_mean,
+                    "variant": state.variant_mean,
+                    "difference": state.mean_diff,
+                    "ci95": list(ci),
+                    "se": state.se,
+                    "z": state.z,
+                    "p_value": p,
+                    "n_games": state.n,
+                    "look": k + 1,
+                    "boundary": self.design.bounds[k] if k >= 0 else math.nan,
+                    "crossed": state.crossed_at is not None,
+                }
+            )
         adj = holm([r["p_value"] for r in rows])
         for r, pa in zip(rows, adj):
             r["p_holm"] = pa
@@ -351,7 +385,11 @@ class SequentialComparison:
 
 
 def simulate_rejection_rate(
-    design: GroupSequentialDesign, sizes: Sequence[int], diff_sampler, reps: int, rng: np.random.Generator,
+    design: GroupSequentialDesign,
+    sizes: Sequence[int],
+    diff_sampler,
+    reps: int,
+    rng: np.random.Generator,
     naive: bool = False,
 ) -> float:
     """Fraction of ``reps`` sequential runs that reject, for checking the type-I error.

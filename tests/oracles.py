@@ -6,7 +6,9 @@ import itertools
 from fractions import Fraction
 
 
-def bf_volley(dice: int, hit_on: int, reroll_misses: int = 0, extra_dice: int = 0) -> list[Fraction]:
+def bf_volley(
+    dice: int, hit_on: int, reroll_misses: int = 0, extra_dice: int = 0
+) -> list[Fraction]:
     """Hits distribution by enumerating all faces, then all faces of the rerolled misses."""
     n = dice + extra_dice
     out = [Fraction(0)] * (n + 1)
@@ -21,7 +23,9 @@ def bf_volley(dice: int, hit_on: int, reroll_misses: int = 0, extra_dice: int = 
     return out
 
 
-def bf_boarding(masts_a: int, masts_b: int, extra_a: int = 0, extra_b: int = 0) -> dict[int, Fraction]:
+def bf_boarding(
+    masts_a: int, masts_b: int, extra_a: int = 0, extra_b: int = 0
+) -> dict[int, Fraction]:
     """Difference of successes at 3+ by enumerating both sides' faces."""
     na, nb = masts_a + extra_a, masts_b + extra_b
     out: dict[int, Fraction] = {}

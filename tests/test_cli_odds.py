@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args, check=True):
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), *args], capture_output=True, text=True, cwd=ROOT
+    )
     if check and proc.returncode != 0:
         raise AssertionError(proc.stderr)
     return proc
@@ -27,10 +29,46 @@ def test_volley_json_is_binomial_3_one_third():
 
 
 def test_volley_mc_within_4_se_and_seed_replays():
-    a = json.loads(run("odds", "volley", "--dice", "4", "--hit-on", "4", "--reroll-misses", "1",
-                       "--mc", "40000", "--seed", "9", "--jobs", "1", "--format", "json").stdout)
-    b = json.loads(run("odds", "volley", "--dice", "4", "--hit-on", "4", "--reroll-misses", "1",
-                       "--mc", "40000", "--seed", "9", "--jobs", "2", "--format", "json").stdout)
+    a = json.loads(
+        run(
+            "odds",
+            "volley",
+            "--dice",
+            "4",
+            "--hit-on",
+            "4",
+            "--reroll-misses",
+            "1",
+            "--mc",
+            "40000",
+            "--seed",
+            "9",
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+        ).stdout
+    )
+    b = json.loads(
+        run(
+            "odds",
+            "volley",
+            "--dice",
+            "4",
+            "--hit-on",
+            "4",
+            "--reroll-misses",
+            "1",
+            "--mc",
+            "40000",
+            "--seed",
+            "9",
+            "--jobs",
+            "2",
+            "--format",
+            "json",
+        ).stdout
+    )
     assert a == b
     for k, p in a["probabilities"].items():
         mc = a["monte_carlo"][k]["p"]
@@ -53,14 +91,17 @@ def test_fresh_seed_is_reported_on_stderr():
     json.loads(proc.stdout)
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["odds", "volley", "--dice", "x", "--hit-on", "5"], "--dice"),
-    (["odds", "volley", "--dice", "3", "--hit-on", "9"], "--hit-on"),
-    (["odds", "volley", "--dice", "3", "--hit-on", "5", "--format", "xml"], "--format"),
-    (["odds", "volley", "--dice", "3"], "--hit-on"),
-    (["odds", "bogus"], "bogus"),
-    (["odds", "volley", "--dice", "3", "--hit-on", "5", "--colour"], "--colour"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["odds", "volley", "--dice", "x", "--hit-on", "5"], "--dice"),
+        (["odds", "volley", "--dice", "3", "--hit-on", "9"], "--hit-on"),
+        (["odds", "volley", "--dice", "3", "--hit-on", "5", "--format", "xml"], "--format"),
+        (["odds", "volley", "--dice", "3"], "--hit-on"),
+        (["odds", "bogus"], "bogus"),
+        (["odds", "volley", "--dice", "3", "--hit-on", "5", "--colour"], "--colour"),
+    ],
+)
 def test_user_errors_are_one_line_exit_2(args, fragment):
     proc = run(*args, check=False)
     assert proc.returncode == 2
@@ -78,8 +119,22 @@ def test_out_files_are_complete_and_readable_by_others(tmp_path):
     out = tmp_path / "odds"
     old = os.umask(0o022)
     try:
-        run("odds", "volley", "--dice", "2", "--hit-on", "5", "--mc", "20000", "--seed", "1", "--out", str(out),
-            "--format", "json")
+        run(
+            "odds",
+            "volley",
+            "--dice",
+            "2",
+            "--hit-on",
+            "5",
+            "--mc",
+            "20000",
+            "--seed",
+            "1",
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        )
     finally:
         os.umask(old)
     files = [p for p in out.rglob("*") if p.is_file()]

@@ -29,7 +29,12 @@ class _Scenario:
     p_first: float  # chance that seat 0 wins
 
     def provenance(self):
-        return {"scenario": self.name, "game": "synthetic", "rules_version": "t", "scenario_hash": self.name}
+        return {
+            "scenario": self.name,
+            "game": "synthetic",
+            "rules_version": "t",
+            "scenario_hash": self.name,
+        }
 
 
 class _SyntheticEngine(Engine):
@@ -46,8 +51,16 @@ class _SyntheticEngine(Engine):
         games = np.repeat(np.arange(n), 2)
         seat = np.tile([0, 1], n)
         won = np.column_stack([won0, 1 - won0]).ravel()
-        return pd.DataFrame({"game": games, "seat": seat, "strategy": np.tile(["a", "b"], n), "won": won,
-                             "turns": np.repeat(turns, 2), "stalemate": False})
+        return pd.DataFrame(
+            {
+                "game": games,
+                "seat": seat,
+                "strategy": np.tile(["a", "b"], n),
+                "won": won,
+                "turns": np.repeat(turns, 2),
+                "stalemate": False,
+            }
+        )
 
 
 @pytest.fixture
@@ -62,42 +75,71 @@ def test_false_positive_rate_over_repeated_seeds_stays_within_alpha(synthetic):
     reps, alpha = 200, 0.05
     rejections = 0
     for seed in range(reps):
-        res = compare_mod.run_compare("fair", "same", game="hunt", metrics=["seat-advantage", "game-length"],
-                                      alpha=alpha, max_games=200, looks=4, pairing="independent", seed=seed)
+        res = compare_mod.run_compare(
+            "fair",
+            "same",
+            game="hunt",
+            metrics=["seat-advantage", "game-length"],
+            alpha=alpha,
+            max_games=200,
+            looks=4,
+            pairing="independent",
+            seed=seed,
+        )
         rejections += any(m["decided"] for m in res["metrics"])
     rate = rejections / reps
     assert rate <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps), rate
 
 
 def test_identical_scenarios_under_crn_report_exactly_no_difference(synthetic):
-    res = compare_mod.run_compare("fair", "same", game="hunt", max_games=300, looks=3, seed=1,
-                                  metrics=["seat-advantage", "game-length", "win-rate:a"])
+    res = compare_mod.run_compare(
+        "fair",
+        "same",
+        game="hunt",
+        max_games=300,
+        looks=3,
+        seed=1,
+        metrics=["seat-advantage", "game-length", "win-rate:a"],
+    )
     assert res["n_games"] == 300 and not res["stopped_early"]
     for m in res["metrics"]:
-        assert m["difference"] == 0 and not m["decided"] and m["p_holm"] == pytest.approx(1, abs=1e-3)
+        assert (
+            m["difference"] == 0 and not m["decided"] and m["p_holm"] == pytest.approx(1, abs=1e-3)
+        )
         assert m["verdict"].startswith("no detectable difference at this n")
     assert "no detectable difference at this n" in res["headline"]
 
 
 def test_large_effect_stops_early_with_holm(synthetic):
-    res = compare_mod.run_compare("fair", "lopsided", game="hunt", metrics=["seat-advantage", "win-rate:b"],
-                                  max_games=20_000, looks=10, seed=2)
+    res = compare_mod.run_compare(
+        "fair",
+        "lopsided",
+        game="hunt",
+        metrics=["seat-advantage", "win-rate:b"],
+        max_games=20_000,
+        looks=10,
+        seed=2,
+    )
     assert res["stopped_early"] and res["n_games"] <= 6000
     rows = {m["name"]: m for m in res["metrics"]}
     for name, sign in (("seat-advantage", 1), ("win-rate:b", -1)):
         r = rows[name]
         assert r["decided"] and r["p_holm"] <= 0.05 and r["p_holm"] >= r["p_value"]
         lo, hi = r["ci95"]
-        assert lo <= sign * 0.12 <= hi and sign * lo > 0 or sign * hi < 0
+        assert (lo <= sign * 0.12 <= hi and sign * lo > 0) or sign * hi < 0
 
 
 def test_bad_metric_is_a_one_line_error(synthetic):
     from simulator.errors import UserError
 
     with pytest.raises(UserError, match="allowed: win-rate:STRATEGY"):
-        compare_mod.run_compare("fair", "same", game="hunt", metrics=["fame:a"], max_games=100, seed=1)
+        compare_mod.run_compare(
+            "fair", "same", game="hunt", metrics=["fame:a"], max_games=100, seed=1
+        )
     with pytest.raises(UserError, match="not at the table"):
-        compare_mod.run_compare("fair", "same", game="hunt", metrics=["win-rate:zzz"], max_games=100, seed=1)
+        compare_mod.run_compare(
+            "fair", "same", game="hunt", metrics=["win-rate:zzz"], max_games=100, seed=1
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,17 +154,48 @@ def _hunt_available() -> bool:
     return True
 
 
-needs_hunt = pytest.mark.skipif(not _hunt_available(), reason="Les Pirates engine not in this build")
+needs_hunt = pytest.mark.skipif(
+    not _hunt_available(), reason="Les Pirates engine not in this build"
+)
 
 
 @needs_hunt
 def test_cli_identical_hunt_scenarios_json():
-    res = CliRunner().invoke(cli.cli, ["compare", "standard", "standard", "--game", "hunt", "--max-games", "60",
-                                       "--looks", "2", "--seed", "5", "--jobs", "1", "--quiet", "--format", "json"])
+    res = CliRunner().invoke(
+        cli.cli,
+        [
+            "compare",
+            "standard",
+            "standard",
+            "--game",
+            "hunt",
+            "--max-games",
+            "60",
+            "--looks",
+            "2",
+            "--seed",
+            "5",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--format",
+            "json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["n_games"] == 60
-    keys = {"name", "base", "variant", "difference", "ci95", "p_value", "p_holm", "decided", "n_games"}
+    keys = {
+        "name",
+        "base",
+        "variant",
+        "difference",
+        "ci95",
+        "p_value",
+        "p_holm",
+        "decided",
+        "n_games",
+    }
     for m in out["metrics"]:
         assert keys <= set(m)
         assert m["difference"] == 0 and m["decided"] is False
@@ -132,8 +205,17 @@ def test_cli_identical_hunt_scenarios_json():
 @needs_hunt
 def test_one_two_is_decided_before_the_last_look():
     # one-two gives an extra roll on a 1-2: games are ~2 player turns shorter (~7%).
-    res = compare_mod.run_compare("standard", "one-two", game="hunt", metrics=["game-length"], max_games=2000,
-                                  looks=5, spending="pocock", seed=11, jobs=1)
+    res = compare_mod.run_compare(
+        "standard",
+        "one-two",
+        game="hunt",
+        metrics=["game-length"],
+        max_games=2000,
+        looks=5,
+        spending="pocock",
+        seed=11,
+        jobs=1,
+    )
     m = res["metrics"][0]
     assert res["stopped_early"], res["headline"]
     assert m["decided"] and m["difference"] < 0 and m["ci95"][1] < 0
@@ -142,7 +224,9 @@ def test_one_two_is_decided_before_the_last_look():
 
 @needs_hunt
 def test_unknown_scenario_name_is_a_one_line_error():
-    res = CliRunner().invoke(cli.cli, ["compare", "standard", "one-too", "--game", "hunt", "--max-games", "20"])
+    res = CliRunner().invoke(
+        cli.cli, ["compare", "standard", "one-too", "--game", "hunt", "--max-games", "20"]
+    )
     assert res.exit_code != 0
     assert "did you mean 'one-two'" in str(res.exception) or "one-two" in res.output
 
@@ -157,9 +241,29 @@ def _cove_available() -> bool:
 
 @pytest.mark.skipif(not _cove_available(), reason="Pirate's Cove engine not in this build")
 def test_cli_cove_identical_scenarios_table_says_no_difference():
-    res = CliRunner().invoke(cli.cli, ["compare", "standard", "standard", "--game", "cove", "--max-games", "20",
-                                       "--looks", "2", "--seed", "3", "--jobs", "1", "--quiet",
-                                       "--metric", "win-rate:brawler", "--metric", "fame:tavern"])
+    res = CliRunner().invoke(
+        cli.cli,
+        [
+            "compare",
+            "standard",
+            "standard",
+            "--game",
+            "cove",
+            "--max-games",
+            "20",
+            "--looks",
+            "2",
+            "--seed",
+            "3",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--metric",
+            "win-rate:brawler",
+            "--metric",
+            "fame:tavern",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "no detectable difference at this n" in res.stdout
     assert "win-rate:brawler" in res.stdout and "fame:tavern" in res.stdout

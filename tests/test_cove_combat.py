@@ -22,26 +22,101 @@ def S(seat, pos=(2, 2, 2, 2), **kw):
 
 # (name, ships, npc, policies, island)
 BATTLES = [
-    ("pvp-cards", [S(0, battle_cards=["smoke", "grapeshot"]), S(2, (3, 3, 3, 2), parrot="long_john_silver",
-                                                                  battle_cards=["favourable_wind", "cannonade"]),
-                   S(1, (2, 4, 2, 3), artisans={"crew": 0}, parrot="billy_bones", battle_cards=["grapple"])],
-     None, [RulePolicy(battle_cards=("smoke",), volley_cards=("grapeshot",)),
-            RulePolicy("when-critical", battle_cards=("favourable_wind",), volley_cards=("cannonade",)),
-            RulePolicy(1, battle_cards=("grapple",))], "sails"),
-    ("becalmed-overboard", [S(0, battle_cards=["becalmed", "powder_keg"]),
-                            S(1, (3, 2, 2, 2), chests=3, parrot="squire_trelawney", battle_cards=["overboard", "smoke"])],
-     "blackbeard", [RulePolicy(battle_cards=("becalmed",), volley_cards=("powder_keg",)),
-                    RulePolicy("when-hit", battle_cards=("overboard", "smoke"))], "crew"),
-    ("hook-misfire", [S(0, (4, 2, 2, 3)), S(1, (2, 3, 3, 2), parrot="flint"), S(3, battle_cards=["smoke"]),
-                      S(2, (3, 2, 2, 4), artisans={"hull": 1})],
-     "captain_hook", [RulePolicy(), RulePolicy("when-critical"), RulePolicy(battle_cards=("smoke",)), RulePolicy()], "hull"),
-    ("dutchman", [S(0, (3, 4, 4, 2), parrot="long_john_silver", battle_cards=["powder_keg"]), S(1, (3, 3, 3, 3))],
-     "flying_dutchman", [RulePolicy(volley_cards=("powder_keg",)), RulePolicy(2)], "cannons"),
-    ("bonny-treasure", [S(0, (3, 3, 3, 5)), S(1, (4, 2, 2, 2), artisans={"sails": 0}), S(2)],
-     "bonny_and_read", [RulePolicy("when-critical"), RulePolicy(), RulePolicy("when-hit")], "treasure_island"),
-    ("royal-navy", [S(0, (2, 3, 3, 2), battle_cards=["grapeshot"]), S(1, (3, 2, 2, 3), parrot="billy_bones")],
-     "royal_navy", [RulePolicy(volley_cards=("grapeshot",)), RulePolicy()], "tavern"),
-    ("cacafuego", [S(0, (3, 3, 3, 3)), S(1, (2, 2, 2, 4))], "cacafuego", [RulePolicy(), RulePolicy("when-hit")], "hull"),
+    (
+        "pvp-cards",
+        [
+            S(0, battle_cards=["smoke", "grapeshot"]),
+            S(
+                2,
+                (3, 3, 3, 2),
+                parrot="long_john_silver",
+                battle_cards=["favourable_wind", "cannonade"],
+            ),
+            S(
+                1,
+                (2, 4, 2, 3),
+                artisans={"crew": 0},
+                parrot="billy_bones",
+                battle_cards=["grapple"],
+            ),
+        ],
+        None,
+        [
+            RulePolicy(battle_cards=("smoke",), volley_cards=("grapeshot",)),
+            RulePolicy(
+                "when-critical", battle_cards=("favourable_wind",), volley_cards=("cannonade",)
+            ),
+            RulePolicy(1, battle_cards=("grapple",)),
+        ],
+        "sails",
+    ),
+    (
+        "becalmed-overboard",
+        [
+            S(0, battle_cards=["becalmed", "powder_keg"]),
+            S(
+                1,
+                (3, 2, 2, 2),
+                chests=3,
+                parrot="squire_trelawney",
+                battle_cards=["overboard", "smoke"],
+            ),
+        ],
+        "blackbeard",
+        [
+            RulePolicy(battle_cards=("becalmed",), volley_cards=("powder_keg",)),
+            RulePolicy("when-hit", battle_cards=("overboard", "smoke")),
+        ],
+        "crew",
+    ),
+    (
+        "hook-misfire",
+        [
+            S(0, (4, 2, 2, 3)),
+            S(1, (2, 3, 3, 2), parrot="flint"),
+            S(3, battle_cards=["smoke"]),
+            S(2, (3, 2, 2, 4), artisans={"hull": 1}),
+        ],
+        "captain_hook",
+        [
+            RulePolicy(),
+            RulePolicy("when-critical"),
+            RulePolicy(battle_cards=("smoke",)),
+            RulePolicy(),
+        ],
+        "hull",
+    ),
+    (
+        "dutchman",
+        [
+            S(0, (3, 4, 4, 2), parrot="long_john_silver", battle_cards=["powder_keg"]),
+            S(1, (3, 3, 3, 3)),
+        ],
+        "flying_dutchman",
+        [RulePolicy(volley_cards=("powder_keg",)), RulePolicy(2)],
+        "cannons",
+    ),
+    (
+        "bonny-treasure",
+        [S(0, (3, 3, 3, 5)), S(1, (4, 2, 2, 2), artisans={"sails": 0}), S(2)],
+        "bonny_and_read",
+        [RulePolicy("when-critical"), RulePolicy(), RulePolicy("when-hit")],
+        "treasure_island",
+    ),
+    (
+        "royal-navy",
+        [S(0, (2, 3, 3, 2), battle_cards=["grapeshot"]), S(1, (3, 2, 2, 3), parrot="billy_bones")],
+        "royal_navy",
+        [RulePolicy(volley_cards=("grapeshot",)), RulePolicy()],
+        "tavern",
+    ),
+    (
+        "cacafuego",
+        [S(0, (3, 3, 3, 3)), S(1, (2, 2, 2, 4))],
+        "cacafuego",
+        [RulePolicy(), RulePolicy("when-hit")],
+        "hull",
+    ),
 ]
 
 
@@ -66,7 +141,9 @@ def test_vectorised_and_scalar_agree_in_distribution(name, ships, npc, pols, isl
     sc, sfame, ssunk = scalar_counts(ships, npc, pols, island, n_s, seed=11)
     # the numpy path (battles without cards would otherwise go to the compiled kernel, tested in
     # tests/test_cove_combat_kernel.py)
-    vb = simulate_battles(RULES, ships, npc, pols, n_v, np.random.default_rng(12), island=island, engine="numpy")
+    vb = simulate_battles(
+        RULES, ships, npc, pols, n_v, np.random.default_rng(12), island=island, engine="numpy"
+    )
     for j in range(len(ships)):
         vc = np.bincount(vb.outcome[:, j], minlength=len(OUTCOMES))
         for o in range(len(OUTCOMES)):
@@ -78,7 +155,13 @@ def test_vectorised_and_scalar_agree_in_distribution(name, ships, npc, pols, isl
             a, b = sfame[:, j, f], vb.fame[:, j, f].astype(float)
             pooled = np.concatenate([a, b]).var()  # pooled: rare causes may be absent in one sample
             se = np.sqrt(pooled * (1 / n_s + 1 / n_v)) + 1e-12
-            assert abs(a.mean() - b.mean()) <= 4 * se + 1e-9, (name, j, FAME_CAUSES[f], a.mean(), b.mean())
+            assert abs(a.mean() - b.mean()) <= 4 * se + 1e-9, (
+                name,
+                j,
+                FAME_CAUSES[f],
+                a.mean(),
+                b.mean(),
+            )
     vsunk = int(vb.npc_sunk.sum() + (vb.captured_by >= 0).sum())
     p = (ssunk + vsunk) / (n_s + n_v)
     assert abs(ssunk / n_s - vsunk / n_v) <= 4 * np.sqrt(p * (1 - p) * (1 / n_s + 1 / n_v)) + 1e-9
@@ -108,7 +191,12 @@ def test_vectorised_matches_exact_duels_within_4_se(opp, pol, ship, engine):
     n = 60000
     b = simulate_battles(RULES, ships, npc, pols, n, np.random.default_rng(99), engine=engine)
     c = b.outcome_counts(0)
-    mc = {"win": c["won"], "routed": c["routed"], "fled": c["fled"] + c["mutiny"], "mutiny": c["mutiny"]}
+    mc = {
+        "win": c["won"],
+        "routed": c["routed"],
+        "fled": c["fled"] + c["mutiny"],
+        "mutiny": c["mutiny"],
+    }
     for k, v in mc.items():
         p = getattr(exact, k)
         se = max(np.sqrt(p * (1 - p) / n), 1 / n)
@@ -124,8 +212,15 @@ def test_royal_navy_controller_policy_is_used_on_the_batch():
             return t, np.full(len(idx), 2)
 
     ships = [S(0, (8, 2, 2, 8)), S(1, (8, 2, 2, 8))]
-    b = simulate_battles(RULES, ships, "royal_navy", [RulePolicy(), RulePolicy()], 2000,
-                         np.random.default_rng(3), royal_navy_policy=AimAtSeatOneCannons())
+    b = simulate_battles(
+        RULES,
+        ships,
+        "royal_navy",
+        [RulePolicy(), RulePolicy()],
+        2000,
+        np.random.default_rng(3),
+        royal_navy_policy=AimAtSeatOneCannons(),
+    )
     # the Royal Navy won: only its fire hit the ships, all of it at the cannons (the default
     # controller would have aimed at the crew, the first of the weakest sections)
     afloat = ~b.npc_sunk
@@ -138,7 +233,9 @@ def test_same_seed_same_batch_and_empty_batch():
     ships, npc, pols, island = BATTLES[0][1:]
     a = simulate_battles(RULES, ships, npc, pols, 500, np.random.default_rng(5), island=island)
     b = simulate_battles(RULES, ships, npc, pols, 500, np.random.default_rng(5), island=island)
-    assert (a.outcome == b.outcome).all() and (a.fame == b.fame).all() and a.dice_used == b.dice_used
+    assert (
+        (a.outcome == b.outcome).all() and (a.fame == b.fame).all() and a.dice_used == b.dice_used
+    )
     e = simulate_battles(RULES, ships, npc, pols, 0, np.random.default_rng(5), island=island)
     assert e.n == 0
 
@@ -153,7 +250,10 @@ def test_invariants_on_a_random_batch():
     assert ((b.positions.min(axis=2) == 0) == routed).all()
     assert (won.sum(axis=1) <= 1).all()
     assert (b.npc_sunk[won.any(axis=1)]).all()
-    assert (b.fame[:, :, FAME_CAUSES.index("pirate_share")].sum(axis=1) <= RULES.pirates["captain_hook"].fame).all()
+    assert (
+        b.fame[:, :, FAME_CAUSES.index("pirate_share")].sum(axis=1)
+        <= RULES.pirates["captain_hook"].fame
+    ).all()
     assert not b.capped.any()
 
 
@@ -174,10 +274,21 @@ def test_parrot_absorbs_hits_switch_in_exact_and_vectorised_engines(engine):
         exact = exact_duel(rules, ship, "captain_hook", RulePolicy())
         odds[absorbs] = exact.win
         n = 20000
-        b = simulate_battles(rules, [BattleShip(0, list(ship.positions), {}, "flint")], "captain_hook",
-                             [RulePolicy()], n, np.random.default_rng(31), engine=engine)
+        b = simulate_battles(
+            rules,
+            [BattleShip(0, list(ship.positions), {}, "flint")],
+            "captain_hook",
+            [RulePolicy()],
+            n,
+            np.random.default_rng(31),
+            engine=engine,
+        )
         won = b.outcome_counts(0)["won"] / n
-        assert abs(won - exact.win) <= 4 * np.sqrt(exact.win * (1 - exact.win) / n), (absorbs, won, exact.win)
+        assert abs(won - exact.win) <= 4 * np.sqrt(exact.win * (1 - exact.win) / n), (
+            absorbs,
+            won,
+            exact.win,
+        )
     assert odds[True] - odds[False] > 0.2, odds
 
 
@@ -189,9 +300,13 @@ def test_smoke_blocks_misfire_switch_in_the_vectorised_engine():
         rules = _rules_with(smoke_blocks_misfire=blocks)
         n_s, n_v = 400, 8000
         rng = np.random.default_rng(41)
-        s_hull = [resolve_battle(rules, ships, npc, pols, rng, island=island).ships[smoked].positions[0]
-                  for _ in range(n_s)]
-        vb = simulate_battles(rules, ships, npc, pols, n_v, np.random.default_rng(42), island=island)
+        s_hull = [
+            resolve_battle(rules, ships, npc, pols, rng, island=island).ships[smoked].positions[0]
+            for _ in range(n_s)
+        ]
+        vb = simulate_battles(
+            rules, ships, npc, pols, n_v, np.random.default_rng(42), island=island
+        )
         a, b = np.array(s_hull, float), vb.positions[:, smoked, 0].astype(float)
         se = np.sqrt(np.concatenate([a, b]).var() * (1 / n_s + 1 / n_v))
         assert abs(a.mean() - b.mean()) <= 4 * se, (blocks, a.mean(), b.mean())

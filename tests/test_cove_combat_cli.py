@@ -44,8 +44,13 @@ def run(*args, check=True):
 
 
 def run_subprocess(*args):
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "cove", *args], capture_output=True, text=True,
-                          cwd=ROOT, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "cove", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     if proc.returncode != 0:
         raise AssertionError(proc.stderr)
     return proc
@@ -58,7 +63,19 @@ def test_duel_exact_by_default_and_monte_carlo_agrees_within_4_se_with_jobs_inva
     ex = json.loads(run("duel", "--ship", SHIP, "--vs", "captain-hook", "--format", "json").stdout)
     assert ex["method"] == "exact" and {"win", "routed", "fled"} <= set(ex)
     assert ex["win"] + ex["routed"] + ex["fled"] == pytest.approx(1.0)
-    args = ("duel", "--ship", SHIP, "--vs", "captain-hook", "-n", "30000", "--seed", "4", "--format", "json")
+    args = (
+        "duel",
+        "--ship",
+        SHIP,
+        "--vs",
+        "captain-hook",
+        "-n",
+        "30000",
+        "--seed",
+        "4",
+        "--format",
+        "json",
+    )
     a = json.loads(run(*args, "--jobs", "1").stdout)
     b = json.loads(run_subprocess(*args, "--jobs", "2").stdout)  # the console path, two workers
     assert a == b
@@ -73,33 +90,64 @@ def test_duel_exact_by_default_and_monte_carlo_agrees_within_4_se_with_jobs_inva
 
 
 def test_duel_ship_vs_ship_table_and_csv():
-    out = run("duel", "--ship", "hull=3", "--ship", "crew=3,cannons=3,artisan=crew", "--policy", "flee-when-hit").stdout
+    out = run(
+        "duel",
+        "--ship",
+        "hull=3",
+        "--ship",
+        "crew=3,cannons=3,artisan=crew",
+        "--policy",
+        "flee-when-hit",
+    ).stdout
     assert "exact" in out and "win" in out
     csv = run("duel", "--ship", "hull=3", "--ship", "crew=3", "--format", "csv", "--exact").stdout
     assert csv.splitlines()[0] == "outcome,value"
 
 
-@pytest.mark.parametrize("args,needle", [
-    (("--ship", "hull=9", "--vs", "blackbeard"), "1..8"),
-    (("--ship", "hull=3", "--vs", "kraken"), "allowed: blackbeard"),
-    (("--ship", "hull=3,parrot=polly", "--vs", "blackbeard"), "allowed: flint"),
-    (("--ship", "hull=3", "--vs", "blackbeard", "--policy", "panic"), "flee-when-hit"),
-    (("--ship", "hull=3", "--vs", "blackbeard", "--exact", "-n", "10"), "not both"),
-    (("--ship", "hull=3",), "missing opponent"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (("--ship", "hull=9", "--vs", "blackbeard"), "1..8"),
+        (("--ship", "hull=3", "--vs", "kraken"), "allowed: blackbeard"),
+        (("--ship", "hull=3,parrot=polly", "--vs", "blackbeard"), "allowed: flint"),
+        (("--ship", "hull=3", "--vs", "blackbeard", "--policy", "panic"), "flee-when-hit"),
+        (("--ship", "hull=3", "--vs", "blackbeard", "--exact", "-n", "10"), "not both"),
+        (
+            (
+                "--ship",
+                "hull=3",
+            ),
+            "missing opponent",
+        ),
+    ],
+)
 def test_duel_errors_are_one_line_exit_2(args, needle):
     proc = run("duel", *args, check=False)
-    assert proc.returncode == 2 and needle in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert (
+        proc.returncode == 2
+        and needle in proc.stderr
+        and len(proc.stderr.strip().splitlines()) == 1
+    )
 
 
 def test_lethality_writes_files_and_reads_builds(tmp_path):
     builds = tmp_path / "b.csv"
-    builds.write_text("name,hull,crew,cannons,sails,artisan,parrot\nbrute,6,5,5,2,hull,\nbird,4,4,4,4,,billy-bones\n")
-    proc = run("lethality", "--builds", str(builds), "--out", str(tmp_path / "o"), "--format", "json")
+    builds.write_text(
+        "name,hull,crew,cannons,sails,artisan,parrot\nbrute,6,5,5,2,hull,\nbird,4,4,4,4,,billy-bones\n"
+    )
+    proc = run(
+        "lethality", "--builds", str(builds), "--out", str(tmp_path / "o"), "--format", "json"
+    )
     obj = json.loads(proc.stdout)
     assert obj["method"] == "exact" and len(obj["rows"]) == 2 * 5
     df = pd.read_csv(tmp_path / "o" / "lethality.csv")
-    assert set(df["pirate"]) == {"blackbeard", "flying_dutchman", "captain_hook", "bonny_and_read", "royal_navy"}
+    assert set(df["pirate"]) == {
+        "blackbeard",
+        "flying_dutchman",
+        "captain_hook",
+        "bonny_and_read",
+        "royal_navy",
+    }
     assert (tmp_path / "o" / "lethality.parquet").exists()
     bad = tmp_path / "bad.csv"
     bad.write_text("name,hull,crew,cannons,sails\nx,0,2,2,2\n")
@@ -125,8 +173,23 @@ def test_standard_grid_and_table():
 def test_lethality_with_company_is_seeded_monte_carlo(tmp_path):
     builds = tmp_path / "b.csv"
     builds.write_text("name,hull,crew,cannons,sails\nbrute,6,5,5,5\n")
-    args = ("lethality", "--builds", str(builds), "--company", "2", "--company-ship", "hull=4,crew=4,cannons=4",
-            "-n", "3000", "--seed", "5", "--format", "json", "--jobs", "1")
+    args = (
+        "lethality",
+        "--builds",
+        str(builds),
+        "--company",
+        "2",
+        "--company-ship",
+        "hull=4,crew=4,cannons=4",
+        "-n",
+        "3000",
+        "--seed",
+        "5",
+        "--format",
+        "json",
+        "--jobs",
+        "1",
+    )
     a = json.loads(run(*args).stdout)
     b = json.loads(run(*args).stdout)
     assert a == b and a["method"] == "monte-carlo" and a["company"] == 2 and a["seed"] == 5

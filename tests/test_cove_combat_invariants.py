@@ -14,7 +14,15 @@ from simulator.cove.combat_policies import BATTLE_CARDS, VOLLEY_CARDS, RulePolic
 
 RULES = load_scenario(None, game="cove").rules
 CARDS = BATTLE_CARDS + VOLLEY_CARDS
-NPCS = [None, "blackbeard", "flying_dutchman", "captain_hook", "bonny_and_read", "royal_navy", "cacafuego"]
+NPCS = [
+    None,
+    "blackbeard",
+    "flying_dutchman",
+    "captain_hook",
+    "bonny_and_read",
+    "royal_navy",
+    "cacafuego",
+]
 ISLANDS = list(RULES.islands)
 
 
@@ -29,11 +37,26 @@ def battles(draw):
         parrot = draw(st.sampled_from([None, *RULES.parrots]))
         wounded = parrot is not None and draw(st.booleans())
         hand = draw(st.lists(st.sampled_from(CARDS), max_size=4))
-        ships.append(BattleShip(seat, pos, art, parrot, wounded, chests=draw(st.integers(0, 5)),
-                                gold=draw(st.integers(0, 9)), battle_cards=hand))
+        ships.append(
+            BattleShip(
+                seat,
+                pos,
+                art,
+                parrot,
+                wounded,
+                chests=draw(st.integers(0, 5)),
+                gold=draw(st.integers(0, 9)),
+                battle_cards=hand,
+            )
+        )
         flee = draw(st.sampled_from(["stand", "when-hit", "when-critical", 1, 3]))
-        pols.append(RulePolicy(flee, battle_cards=tuple(c for c in hand if c in BATTLE_CARDS),
-                               volley_cards=tuple(c for c in hand if c in VOLLEY_CARDS)))
+        pols.append(
+            RulePolicy(
+                flee,
+                battle_cards=tuple(c for c in hand if c in BATTLE_CARDS),
+                volley_cards=tuple(c for c in hand if c in VOLLEY_CARDS),
+            )
+        )
     npc = draw(st.sampled_from(NPCS))
     island = draw(st.sampled_from(ISLANDS if npc != "royal_navy" else ISLANDS[:-1]))
     return ships, pols, npc, island
@@ -61,7 +84,9 @@ def test_scalar_battle_invariants(b, seed):
         assert res.npc_sunk or not left
         total = sum(s.fame["pirate_share"] for s in res.ships)
         fame = (RULES.royal_navy if npc == "royal_navy" else RULES.pirates[npc]).fame
-        assert total <= fame and (total > 0 or not res.npc_sunk or fame < len(res.npc_fame_shared_by))
+        assert total <= fame and (
+            total > 0 or not res.npc_sunk or fame < len(res.npc_fame_shared_by)
+        )
     if island != "treasure_island" and npc != "cacafuego":
         assert len(left) <= 1
 

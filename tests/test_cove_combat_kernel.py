@@ -39,31 +39,88 @@ class DieStream:
         assert (low, high) == (1, 7)
         k = 1 if size is None else int(size)
         assert self.used + k <= len(self.faces), "stream exhausted"
-        out = self.faces[self.used:self.used + k].astype(dtype)
+        out = self.faces[self.used : self.used + k].astype(dtype)
         self.used += k
         return out if size is not None else out[0]
 
 
 # (name, ships, npc, policies, island): no cards, every pirate, parrots, Artisans, each flee rule
 BATTLES = [
-    ("pvp-duel", [S(0, (4, 4, 3, 3)), S(1, (3, 3, 4, 4), artisans={"hull": 0})], None,
-     [RulePolicy(), RulePolicy("when-critical")], "hull"),
-    ("pvp-three-ties", [S(0), S(1), S(2)], None, [RulePolicy(), RulePolicy(2), RulePolicy("when-hit")], "crew"),
-    ("blackbeard-company", [S(0, (6, 5, 5, 5), artisans={"hull": 0}), S(2, (3, 3, 3, 3)), S(1, (3, 3, 3, 3))],
-     "blackbeard", [RulePolicy(), RulePolicy(), BattlePolicy()], "hull"),
-    ("hook-five", [S(4), S(1, (2, 3, 2, 2), parrot="flint"), S(2, artisans={"crew": 1}), S(0, parrot="billy_bones"),
-                   S(3)], "captain_hook",
-     [RulePolicy(1), RulePolicy("when-hit"), RulePolicy(), RulePolicy("when-critical"), RulePolicy()], "hull"),
-    ("bonny-treasure", [S(0, (3, 3, 3, 5)), S(1, (4, 2, 2, 2), artisans={"sails": 0}), S(2)], "bonny_and_read",
-     [RulePolicy("when-critical"), RulePolicy(), RulePolicy("when-hit")], "treasure_island"),
-    ("dutchman", [S(0, (3, 4, 4, 2), parrot="long_john_silver"), S(1, (3, 3, 3, 3))], "flying_dutchman",
-     [RulePolicy(), RulePolicy(2)], "cannons"),
-    ("royal-navy", [S(0, (2, 3, 3, 2)), S(1, (3, 2, 2, 3), parrot="squire_trelawney", parrot_wounded=True)],
-     "royal_navy", [RulePolicy(), RulePolicy()], "tavern"),
-    ("cacafuego", [S(0, (3, 3, 3, 3)), S(1, (2, 2, 2, 4)), S(2, (2, 2, 2, 4))], "cacafuego",
-     [RulePolicy(), RulePolicy("when-hit"), RulePolicy()], "hull"),
-    ("cacafuego-treasure", [S(0, (3, 3, 3, 3)), S(1, (2, 2, 2, 4)), S(2, (2, 2, 2, 4))], "cacafuego",
-     [RulePolicy(), RulePolicy(), RulePolicy()], "treasure_island"),
+    (
+        "pvp-duel",
+        [S(0, (4, 4, 3, 3)), S(1, (3, 3, 4, 4), artisans={"hull": 0})],
+        None,
+        [RulePolicy(), RulePolicy("when-critical")],
+        "hull",
+    ),
+    (
+        "pvp-three-ties",
+        [S(0), S(1), S(2)],
+        None,
+        [RulePolicy(), RulePolicy(2), RulePolicy("when-hit")],
+        "crew",
+    ),
+    (
+        "blackbeard-company",
+        [S(0, (6, 5, 5, 5), artisans={"hull": 0}), S(2, (3, 3, 3, 3)), S(1, (3, 3, 3, 3))],
+        "blackbeard",
+        [RulePolicy(), RulePolicy(), BattlePolicy()],
+        "hull",
+    ),
+    (
+        "hook-five",
+        [
+            S(4),
+            S(1, (2, 3, 2, 2), parrot="flint"),
+            S(2, artisans={"crew": 1}),
+            S(0, parrot="billy_bones"),
+            S(3),
+        ],
+        "captain_hook",
+        [
+            RulePolicy(1),
+            RulePolicy("when-hit"),
+            RulePolicy(),
+            RulePolicy("when-critical"),
+            RulePolicy(),
+        ],
+        "hull",
+    ),
+    (
+        "bonny-treasure",
+        [S(0, (3, 3, 3, 5)), S(1, (4, 2, 2, 2), artisans={"sails": 0}), S(2)],
+        "bonny_and_read",
+        [RulePolicy("when-critical"), RulePolicy(), RulePolicy("when-hit")],
+        "treasure_island",
+    ),
+    (
+        "dutchman",
+        [S(0, (3, 4, 4, 2), parrot="long_john_silver"), S(1, (3, 3, 3, 3))],
+        "flying_dutchman",
+        [RulePolicy(), RulePolicy(2)],
+        "cannons",
+    ),
+    (
+        "royal-navy",
+        [S(0, (2, 3, 3, 2)), S(1, (3, 2, 2, 3), parrot="squire_trelawney", parrot_wounded=True)],
+        "royal_navy",
+        [RulePolicy(), RulePolicy()],
+        "tavern",
+    ),
+    (
+        "cacafuego",
+        [S(0, (3, 3, 3, 3)), S(1, (2, 2, 2, 4)), S(2, (2, 2, 2, 4))],
+        "cacafuego",
+        [RulePolicy(), RulePolicy("when-hit"), RulePolicy()],
+        "hull",
+    ),
+    (
+        "cacafuego-treasure",
+        [S(0, (3, 3, 3, 3)), S(1, (2, 2, 2, 4)), S(2, (2, 2, 2, 4))],
+        "cacafuego",
+        [RulePolicy(), RulePolicy(), RulePolicy()],
+        "treasure_island",
+    ),
 ]
 IDS = [b[0] for b in BATTLES]
 
@@ -83,11 +140,15 @@ def test_kernel_plays_the_scalar_battle_die_for_die(name, ships, npc, pols, isla
         assert k.fame[b].tolist() == [[s.fame[c] for c in FAME_CAUSES] for s in r.ships], (name, b)
         assert k.positions[b].tolist() == [s.positions for s in r.ships], (name, b)
         assert bool(k.npc_sunk[b]) == r.npc_sunk and int(k.exchanges[b]) == r.exchanges, (name, b)
-        assert int(k.captured_by[b]) == (-1 if r.captured_by is None else seats.index(r.captured_by))
+        assert int(k.captured_by[b]) == (
+            -1 if r.captured_by is None else seats.index(r.captured_by)
+        )
     assert k.dice_used == stream.used
 
 
-@pytest.mark.parametrize("name,ships,npc,pols,island", [BATTLES[i] for i in (1, 3, 6)], ids=[IDS[i] for i in (1, 3, 6)])
+@pytest.mark.parametrize(
+    "name,ships,npc,pols,island", [BATTLES[i] for i in (1, 3, 6)], ids=[IDS[i] for i in (1, 3, 6)]
+)
 def test_kernel_and_scalar_agree_in_distribution(name, ships, npc, pols, island):
     n_s, n_k = 800, 40000
     rng = np.random.default_rng(11)
@@ -95,7 +156,9 @@ def test_kernel_and_scalar_agree_in_distribution(name, ships, npc, pols, island)
     for _ in range(n_s):
         for j, s in enumerate(resolve_battle(RULES, ships, npc, pols, rng, island=island).ships):
             sc[j, OUTCOMES.index(s.outcome)] += 1
-    kb = simulate_battles(RULES, ships, npc, pols, n_k, np.random.default_rng(12), island=island, engine="kernel")
+    kb = simulate_battles(
+        RULES, ships, npc, pols, n_k, np.random.default_rng(12), island=island, engine="kernel"
+    )
     for j in range(len(ships)):
         kc = np.bincount(kb.outcome[:, j], minlength=len(OUTCOMES))
         for o in range(len(OUTCOMES)):
@@ -111,7 +174,11 @@ DUELS = [
     ("bonny_and_read", "stand", DuelShip((5, 5, 5, 5), {}, "squire_trelawney")),
     ("royal_navy", "flee-when-hit", DuelShip((2, 4, 4, 2), {"hull": 0})),
     (DuelShip((3, 3, 3, 3), {"crew": 0}, seat=1), "stand", DuelShip((3, 3, 3, 3), {}, "flint")),
-    (DuelShip((2, 2, 2, 2), seat=1), "flee-when-hit", DuelShip((2, 2, 2, 2))),  # tied speeds: roll-offs
+    (
+        DuelShip((2, 2, 2, 2), seat=1),
+        "flee-when-hit",
+        DuelShip((2, 2, 2, 2)),
+    ),  # tied speeds: roll-offs
 ]
 
 
@@ -128,7 +195,12 @@ def test_kernel_matches_exact_duels_within_4_se(opp, pol, ship):
     n = 100_000
     b = simulate_battles(RULES, ships, npc, pols, n, np.random.default_rng(99), engine="kernel")
     c = b.outcome_counts(0)
-    mc = {"win": c["won"], "routed": c["routed"], "fled": c["fled"] + c["mutiny"], "mutiny": c["mutiny"]}
+    mc = {
+        "win": c["won"],
+        "routed": c["routed"],
+        "fled": c["fled"] + c["mutiny"],
+        "mutiny": c["mutiny"],
+    }
     for k, v in mc.items():
         p = getattr(exact, k)
         se = max(np.sqrt(p * (1 - p) / n), 1 / n)
@@ -139,21 +211,34 @@ def test_kernel_matches_exact_duels_within_4_se(opp, pol, ship):
 
 def test_same_seed_same_results_and_different_seed_differs():
     _, ships, npc, pols, island = BATTLES[3]
-    a = simulate_battles_kernel(RULES, ships, npc, pols, 3000, np.random.default_rng(5), island=island)
-    b = simulate_battles_kernel(RULES, ships, npc, pols, 3000, np.random.default_rng(5), island=island)
-    c = simulate_battles_kernel(RULES, ships, npc, pols, 3000, np.random.default_rng(6), island=island)
+    a = simulate_battles_kernel(
+        RULES, ships, npc, pols, 3000, np.random.default_rng(5), island=island
+    )
+    b = simulate_battles_kernel(
+        RULES, ships, npc, pols, 3000, np.random.default_rng(5), island=island
+    )
+    c = simulate_battles_kernel(
+        RULES, ships, npc, pols, 3000, np.random.default_rng(6), island=island
+    )
     for f in ("outcome", "fame", "positions", "npc_sunk", "exchanges", "captured_by", "capped"):
         assert (getattr(a, f) == getattr(b, f)).all(), f
     assert a.dice_used == b.dice_used
     assert not (a.outcome == c.outcome).all()
-    assert simulate_battles_kernel(RULES, ships, npc, pols, 0, np.random.default_rng(5), island=island).n == 0
+    assert (
+        simulate_battles_kernel(
+            RULES, ships, npc, pols, 0, np.random.default_rng(5), island=island
+        ).n
+        == 0
+    )
 
 
 def test_dispatch_and_refusals():
     ships = [S(0), S(1)]
     assert kernel_applies(RULES, ships, None, [RulePolicy(), RulePolicy()], "hull") is None
     carded = [S(0, battle_cards=["smoke"]), S(1)]
-    assert kernel_applies(RULES, carded, None, [RulePolicy(), RulePolicy()], "hull") == "cards in hand"
+    assert (
+        kernel_applies(RULES, carded, None, [RulePolicy(), RulePolicy()], "hull") == "cards in hand"
+    )
 
     class Custom(RulePolicy):
         pass
@@ -165,16 +250,28 @@ def test_dispatch_and_refusals():
 
     assert "Aim" in kernel_applies(RULES, ships, "royal_navy", [RulePolicy()] * 2, "hull", Aim())
     with pytest.raises(ValueError, match="cards in hand"):
-        simulate_battles(RULES, carded, None, [RulePolicy(), RulePolicy()], 10, np.random.default_rng(1),
-                         engine="kernel")
+        simulate_battles(
+            RULES,
+            carded,
+            None,
+            [RulePolicy(), RulePolicy()],
+            10,
+            np.random.default_rng(1),
+            engine="kernel",
+        )
     with pytest.raises(ValueError, match="allowed"):
-        simulate_battles(RULES, ships, None, [RulePolicy()] * 2, 10, np.random.default_rng(1), engine="gpu")
+        simulate_battles(
+            RULES, ships, None, [RulePolicy()] * 2, 10, np.random.default_rng(1), engine="gpu"
+        )
     # bad input is refused like the scalar engine refuses it
     with pytest.raises(ValueError, match="allowed"):
-        simulate_battles_kernel(RULES, [S(0, (9, 2, 2, 2))], "blackbeard", [RulePolicy()], 10,
-                                np.random.default_rng(1))
+        simulate_battles_kernel(
+            RULES, [S(0, (9, 2, 2, 2))], "blackbeard", [RulePolicy()], 10, np.random.default_rng(1)
+        )
     # the numpy path still plays what the kernel plays (same distribution, other use of the rng)
-    a = simulate_battles(RULES, ships, None, [RulePolicy()] * 2, 50, np.random.default_rng(1), engine="numpy")
+    a = simulate_battles(
+        RULES, ships, None, [RulePolicy()] * 2, 50, np.random.default_rng(1), engine="numpy"
+    )
     assert a.n == 50
 
 
@@ -182,7 +279,17 @@ def test_exchange_cap_leaves_ships_stayed():
     import dataclasses
 
     rules = dataclasses.replace(RULES, combat=dataclasses.replace(RULES.combat, max_exchanges=1))
-    b = simulate_battles_kernel(rules, [S(0, (8, 8, 8, 8)), S(1, (8, 8, 8, 8))], None, [RulePolicy()] * 2, 2000,
-                                np.random.default_rng(3))
+    b = simulate_battles_kernel(
+        rules,
+        [S(0, (8, 8, 8, 8)), S(1, (8, 8, 8, 8))],
+        None,
+        [RulePolicy()] * 2,
+        2000,
+        np.random.default_rng(3),
+    )
     # one exchange of 5 dice each cannot rout a ship 8 hits from a rout: every battle is capped
-    assert b.capped.all() and (b.outcome == OUTCOMES.index("stayed")).all() and (b.exchanges == 1).all()
+    assert (
+        b.capped.all()
+        and (b.outcome == OUTCOMES.index("stayed")).all()
+        and (b.exchanges == 1).all()
+    )

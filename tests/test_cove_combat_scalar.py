@@ -71,7 +71,7 @@ def test_flint_parrot_is_wounded_then_killed_and_absorbs_the_hits():
     a = ship(0, sails=3)
     b = ship(1, parrot="flint")
     pa = ScriptedPolicy(target=1, section="hull")
-    faces = [5, 5, 1, 1,   6, 1, 1, 1,   5, 1]
+    faces = [5, 5, 1, 1, 6, 1, 1, 1, 5, 1]
     res = battle([a, b], [pa, STAND], faces)
     rb = res.ships[1]
     assert rb.parrot_died and rb.parrot is None and rb.fame["parrot_death"] == -2
@@ -84,7 +84,7 @@ def test_artisan_protects_the_parrot_first_and_wounded_parrot_is_reported():
     b = ship(1, parrot="flint", artisans={"hull": 0})
     pa = ScriptedPolicy(target=1, section="hull")
     pb = ScriptedPolicy(flee_at=(2,))
-    faces = [5, 6, 1, 1,   5, 1, 6]  # Artisan takes 2; next hit wounds Flint; B flees (die 6)
+    faces = [5, 6, 1, 1, 5, 1, 6]  # Artisan takes 2; next hit wounds Flint; B flees (die 6)
     rb = battle([a, b], [pa, pb], faces).ships[1]
     assert rb.artisans_lost == ["hull"] and rb.parrot == "flint" and rb.parrot_wounded
     assert rb.positions == [2, 2, 2, 2] and rb.fame_total == 0
@@ -93,7 +93,9 @@ def test_artisan_protects_the_parrot_first_and_wounded_parrot_is_reported():
 def test_wounded_parrot_dies_at_the_first_hit():
     a = ship(0, sails=3)
     b = ship(1, parrot="billy_bones", parrot_wounded=True)
-    res = battle([a, b], [ScriptedPolicy(target=1, section="crew"), ScriptedPolicy(flee_at=(1,))], [5, 1, 6])
+    res = battle(
+        [a, b], [ScriptedPolicy(target=1, section="crew"), ScriptedPolicy(flee_at=(1,))], [5, 1, 6]
+    )
     rb = res.ships[1]
     assert rb.parrot_died and rb.positions == [2, 2, 2, 2] and rb.fame["parrot_death"] == -2
 
@@ -102,7 +104,9 @@ def first_volley_dice(a: BattleShip, pa=STAND, b: BattleShip | None = None, pb=N
     """Dice A rolls in its first broadside (A faster; all miss; B then flees with die 6)."""
     b = b or ship(1)
     dice = ScriptedDice([2] * 13)  # every die misses; B's mutiny die (2) spares it
-    res = resolve_battle(RULES, [a, b], None, [pa, pb or ScriptedPolicy(flee_at=(1,))], dice, island="hull")
+    res = resolve_battle(
+        RULES, [a, b], None, [pa, pb or ScriptedPolicy(flee_at=(1,))], dice, island="hull"
+    )
     assert res.ships[1].outcome == "fled"
     return res.dice_rolled - 1
 
@@ -113,10 +117,17 @@ def test_dice_counts_min_crew_cannons_and_parrots_and_grapple():
     assert first_volley_dice(ship(0, sails=3, parrot="long_john_silver")) == 6
     assert first_volley_dice(ship(0, crew=1, cannons=8, sails=3, parrot="billy_bones")) == 5
     grapple = RulePolicy(battle_cards=("grapple",))
-    assert first_volley_dice(ship(0, crew=8, cannons=2, sails=3, battle_cards=["grapple"]), grapple) == 5
+    assert (
+        first_volley_dice(ship(0, crew=8, cannons=2, sails=3, battle_cards=["grapple"]), grapple)
+        == 5
+    )
     # Long John Silver overrides Grapple
-    assert first_volley_dice(ship(0, crew=8, sails=3, parrot="long_john_silver", battle_cards=["grapple"]),
-                             grapple) == 6
+    assert (
+        first_volley_dice(
+            ship(0, crew=8, sails=3, parrot="long_john_silver", battle_cards=["grapple"]), grapple
+        )
+        == 6
+    )
 
 
 def test_squire_trelawney_fires_first():
@@ -186,7 +197,9 @@ def test_powder_keg_against_a_pirate_hits_its_hull_too():
     pa = ScriptedPolicy(volleys={1: ("powder_keg",)})
     # Captain Hook (speed 18) misses [4, 4, 4]; A: 3 hits + 3 keg = 6 >= hull 5 -> sunk
     res = battle([a], [pa], [4, 4, 4, 5, 5, 5, 1, 1, 1], npc="captain_hook")
-    assert res.npc_sunk and res.ships[0].positions[0] == 5 and res.ships[0].fame["pirate_share"] == 3
+    assert (
+        res.npc_sunk and res.ships[0].positions[0] == 5 and res.ships[0].fame["pirate_share"] == 3
+    )
 
 
 def test_cannonade_hits_every_section_and_skips_the_next_broadside():
@@ -194,7 +207,7 @@ def test_cannonade_hits_every_section_and_skips_the_next_broadside():
     b = ship(1, hull=3, crew=3, cannons=3, sails=3)
     pa = ScriptedPolicy(target=1, section="hull", volleys={1: ("cannonade",)})
     pb = ScriptedPolicy(target=0, flee_at=(3,))
-    faces = [5, 1, 1, 1,   1, 1,   1, 1, 6]  # ex1 A, B; ex2 only B; ex3 A, B flees
+    faces = [5, 1, 1, 1, 1, 1, 1, 1, 6]  # ex1 A, B; ex2 only B; ex3 A, B flees
     res = battle([a, b], [pa, pb], faces)
     ra, rb = res.ships
     assert rb.positions == [2, 2, 2, 2] and rb.outcome == "fled"
@@ -213,8 +226,11 @@ def test_becalmed_stops_every_later_card_but_earlier_ones_stay():
     # B is faster: its Smoke is played before Becalmed and stays in force
     a = ship(0, battle_cards=["becalmed"])
     b = ship(1, sails=3, battle_cards=["smoke"])
-    res = battle([a, b], [RulePolicy(battle_cards=("becalmed",)), ScriptedPolicy(cards=("smoke",), flee_at=(2,))],
-                 [1, 1, 5, 5, 6])
+    res = battle(
+        [a, b],
+        [RulePolicy(battle_cards=("becalmed",)), ScriptedPolicy(cards=("smoke",), flee_at=(2,))],
+        [1, 1, 5, 5, 6],
+    )
     assert res.ships[1].cards_played == ["smoke"] and not res.ships[1].was_hit
 
 
@@ -223,8 +239,12 @@ def test_blackbeard_works_down_its_targets_by_cannons():
     b = ship(1)
     pb = ScriptedPolicy(flee_at=(4,))
     bb_hit1 = [5, 1, 1, 1, 1, 1]
-    faces = (bb_hit1 + [1, 1] + [1, 1]) + (bb_hit1 + [1, 1] + [1, 1]) + (bb_hit1 + [1, 1]) \
+    faces = (
+        (bb_hit1 + [1, 1] + [1, 1])
+        + (bb_hit1 + [1, 1] + [1, 1])
+        + (bb_hit1 + [1, 1])
         + ([1] * 6 + [6])
+    )
     res = battle([a, b], [STAND, pb], faces, npc="blackbeard")
     ra, rb = res.ships
     assert ra.outcome == "routed" and ra.positions[0] == 0  # hit in exchanges 1 and 3
@@ -234,7 +254,11 @@ def test_blackbeard_works_down_its_targets_by_cannons():
 
 def test_flying_dutchman_regains_up_to_two_hull_lost_in_the_exchange():
     a = ship(0, parrot="long_john_silver")
-    faces = ([1] * 4 + [5, 5, 5, 1, 1, 1]) + ([1] * 4 + [5, 1, 1, 1, 1, 1]) + ([1] * 4 + [5, 5, 5, 5, 1, 1])
+    faces = (
+        ([1] * 4 + [5, 5, 5, 1, 1, 1])
+        + ([1] * 4 + [5, 1, 1, 1, 1, 1])
+        + ([1] * 4 + [5, 5, 5, 5, 1, 1])
+    )
     res = battle([a], [STAND], faces, npc="flying_dutchman")
     # hull 5 -> 2 -> +2 = 4 -> 3 -> +1 = 4 -> 0 sunk
     assert res.npc_sunk and res.exchanges == 3 and res.ships[0].fame["pirate_share"] == 6
@@ -281,8 +305,14 @@ class AimAtSeatOneCannons(RoyalNavyPolicy):
 
 def test_royal_navy_fires_where_its_controller_says_and_its_fame_goes_to_the_sinker():
     a, b = ship(0, sails=3), ship(1)
-    res = battle([a, b], [STAND, STAND], [5, 5, 1, 1, 5, 6, 1, 1, 1, 1, 5, 5], npc="royal_navy",
-                 royal_navy_controller=3, royal_navy_policy=AimAtSeatOneCannons())
+    res = battle(
+        [a, b],
+        [STAND, STAND],
+        [5, 5, 1, 1, 5, 6, 1, 1, 1, 1, 5, 5],
+        npc="royal_navy",
+        royal_navy_controller=3,
+        royal_navy_policy=AimAtSeatOneCannons(),
+    )
     ra, rb = res.ships
     assert rb.outcome == "routed" and rb.positions == [2, 2, 0, 2]
     assert res.npc_sunk and res.npc_fame_shared_by == [0] and ra.fame["pirate_share"] == 4
@@ -292,8 +322,12 @@ def test_royal_navy_fires_where_its_controller_says_and_its_fame_goes_to_the_sin
 def test_pirate_fame_is_shared_rounded_down_then_the_survivors_fight_on():
     a = ship(0, hull=3, sails=3, parrot="long_john_silver")
     b = ship(1)
-    res = battle([a, b], [STAND, ScriptedPolicy(flee_at=(1,))], [4, 4, 4, 5, 5, 5, 5, 5, 1, 6],
-                 npc="captain_hook")
+    res = battle(
+        [a, b],
+        [STAND, ScriptedPolicy(flee_at=(1,))],
+        [4, 4, 4, 5, 5, 5, 5, 5, 1, 6],
+        npc="captain_hook",
+    )
     ra, rb = res.ships
     assert res.npc_sunk and res.npc_fame_shared_by == [0, 1] and res.npc_fame_each == 1
     assert ra.fame["pirate_share"] == 1 and rb.fame["pirate_share"] == 1
@@ -303,8 +337,13 @@ def test_pirate_fame_is_shared_rounded_down_then_the_survivors_fight_on():
 def test_no_fight_between_players_at_treasure_island():
     a = ship(0, hull=3, sails=3, parrot="long_john_silver")
     b = ship(1)
-    res = battle([a, b], [STAND, STAND], [4, 4, 4, 5, 5, 5, 5, 5, 1], npc="captain_hook",
-                 island="treasure_island")
+    res = battle(
+        [a, b],
+        [STAND, STAND],
+        [4, 4, 4, 5, 5, 5, 5, 5, 1],
+        npc="captain_hook",
+        island="treasure_island",
+    )
     assert res.npc_sunk and [s.outcome for s in res.ships] == ["won", "won"]
     assert battle([a, b], [STAND, STAND], [], island="treasure_island").exchanges == 0
 
@@ -312,10 +351,16 @@ def test_no_fight_between_players_at_treasure_island():
 def test_cacafuego_is_captured_by_the_last_ship_or_the_fastest_at_treasure_island():
     res = battle([ship(0)], [STAND], [4], npc="cacafuego")
     assert res.captured_by == 0 and res.ships[0].fame["capture"] == 4
-    res = battle([ship(0), ship(1, sails=3)], [STAND, STAND], [3], npc="cacafuego", island="treasure_island")
+    res = battle(
+        [ship(0), ship(1, sails=3)], [STAND, STAND], [3], npc="cacafuego", island="treasure_island"
+    )
     assert res.captured_by == 1 and res.ships[1].fame["capture"] == 3 and res.exchanges == 0
     res = battle([ship(0, sails=3), ship(1)], [STAND, STAND], [5, 6, 2], npc="cacafuego")
-    assert res.captured_by == 0 and res.ships[0].fame == {**res.ships[0].fame, "capture": 2, "rout": 1}
+    assert res.captured_by == 0 and res.ships[0].fame == {
+        **res.ships[0].fame,
+        "capture": 2,
+        "rout": 1,
+    }
 
 
 def test_speed_ties_are_settled_by_die_rolls():
@@ -329,32 +374,56 @@ def test_speed_ties_are_settled_by_die_rolls():
 
 def test_exchange_cap_leaves_ships_stayed():
     import dataclasses
+
     rules = dataclasses.replace(RULES, combat=dataclasses.replace(RULES.combat, max_exchanges=1))
     dice = ScriptedDice([1, 1, 1, 1])
-    res = resolve_battle(rules, [ship(0, sails=3), ship(1)], None, [STAND, STAND], dice, island="hull")
+    res = resolve_battle(
+        rules, [ship(0, sails=3), ship(1)], None, [STAND, STAND], dice, island="hull"
+    )
     assert res.capped and [s.outcome for s in res.ships] == ["stayed", "stayed"]
 
 
 def test_inputs_are_not_mutated_and_bad_input_is_refused():
     a = ship(0, battle_cards=["smoke"])
     before = (list(a.positions), list(a.battle_cards))
-    resolve_battle(RULES, [a, ship(1)], None, [STAND, STAND], np.random.default_rng(1), island="hull")
+    resolve_battle(
+        RULES, [a, ship(1)], None, [STAND, STAND], np.random.default_rng(1), island="hull"
+    )
     assert (a.positions, a.battle_cards) == before
     with pytest.raises(ValueError, match="policies"):
         resolve_battle(RULES, [a], None, [], np.random.default_rng(1), island="hull")
     with pytest.raises(ValueError, match="Artisans"):
-        resolve_battle(RULES, [ship(0, artisans={"hull": 0, "crew": 0})], None, [STAND],
-                       np.random.default_rng(1), island="hull")
+        resolve_battle(
+            RULES,
+            [ship(0, artisans={"hull": 0, "crew": 0})],
+            None,
+            [STAND],
+            np.random.default_rng(1),
+            island="hull",
+        )
     with pytest.raises(ValueError, match="Royal Navy"):
-        resolve_battle(RULES, [a], "royal_navy", [STAND], np.random.default_rng(1), island="treasure_island")
+        resolve_battle(
+            RULES, [a], "royal_navy", [STAND], np.random.default_rng(1), island="treasure_island"
+        )
 
 
 def test_same_seed_same_battle():
     def run(seed):
-        ships = [ship(0, battle_cards=["smoke", "grapeshot"]), ship(1, parrot="flint"), ship(2, artisans={"crew": 0})]
-        pol = [RulePolicy(battle_cards=("smoke",), volley_cards=("grapeshot",)), RulePolicy("when-hit"), STAND]
-        r = resolve_battle(RULES, ships, "blackbeard", pol, np.random.default_rng(seed), island="sails")
+        ships = [
+            ship(0, battle_cards=["smoke", "grapeshot"]),
+            ship(1, parrot="flint"),
+            ship(2, artisans={"crew": 0}),
+        ]
+        pol = [
+            RulePolicy(battle_cards=("smoke",), volley_cards=("grapeshot",)),
+            RulePolicy("when-hit"),
+            STAND,
+        ]
+        r = resolve_battle(
+            RULES, ships, "blackbeard", pol, np.random.default_rng(seed), island="sails"
+        )
         return [(s.outcome, s.positions, s.fame) for s in r.ships]
+
     assert run(7) == run(7)
 
 
@@ -373,15 +442,25 @@ def test_parrot_absorbs_hits_switch(absorbs):
     a, b = ship(0, sails=3), ship(1, parrot="flint")
     faces = [5, 5, 2] if absorbs else [5, 5]
     dice = ScriptedDice(faces)
-    res = resolve_battle(rules, [a, b], None, [ScriptedPolicy(target=1), ScriptedPolicy(flee_at=(1,))], dice,
-                         island="hull")
+    res = resolve_battle(
+        rules,
+        [a, b],
+        None,
+        [ScriptedPolicy(target=1), ScriptedPolicy(flee_at=(1,))],
+        dice,
+        island="hull",
+    )
     assert dice.done()
     rb = res.ships[1]
     assert rb.parrot_died and rb.fame["parrot_death"] == -2
     if absorbs:
         assert rb.outcome == "fled" and rb.positions == [2, 2, 2, 2]
     else:
-        assert rb.outcome == "routed" and rb.positions == [0, 2, 2, 2] and res.ships[0].fame["rout"] == 1
+        assert (
+            rb.outcome == "routed"
+            and rb.positions == [0, 2, 2, 2]
+            and res.ships[0].fame["rout"] == 1
+        )
 
 
 @pytest.mark.parametrize("blocks", [True, False])

@@ -17,7 +17,7 @@ class ScriptedDice:
         n = 1 if size is None else int(size)
         if self.used + n > len(self.faces):
             raise AssertionError(f"script exhausted: wanted {n} more dice after {self.used}")
-        out = np.array(self.faces[self.used:self.used + n], dtype=np.int64)
+        out = np.array(self.faces[self.used : self.used + n], dtype=np.int64)
         self.used += n
         return out if size is not None else out[0]
 

@@ -20,8 +20,11 @@ RULES = load_scenario(None, game="cove").rules
 
 def with_pirate(hit_on=5, **kw):
     tiny = NonPlayerShip(title="Tiny", **kw)
-    return dataclasses.replace(RULES, pirates={**RULES.pirates, "tiny": tiny},
-                               combat=dataclasses.replace(RULES.combat, hit_on=hit_on))
+    return dataclasses.replace(
+        RULES,
+        pirates={**RULES.pirates, "tiny": tiny},
+        combat=dataclasses.replace(RULES.combat, hit_on=hit_on),
+    )
 
 
 def test_hand_computed_duel_against_a_one_die_pirate():
@@ -36,7 +39,9 @@ def test_hand_computed_duel_against_a_one_die_pirate():
 
 def test_fractions_and_floats_agree():
     ship = DuelShip((3, 3, 2, 3), {"hull": 0}, "flint")
-    a = exact_duel(RULES, ship, "bonny_and_read", policy_from_name("flee-when-critical"), fractions=True)
+    a = exact_duel(
+        RULES, ship, "bonny_and_read", policy_from_name("flee-when-critical"), fractions=True
+    )
     b = exact_duel(RULES, ship, "bonny_and_read", policy_from_name("flee-when-critical"))
     for k in ("win", "routed", "fled", "mutiny", "expected_fame"):
         assert float(getattr(a, k)) == pytest.approx(getattr(b, k), abs=1e-12)
@@ -58,7 +63,7 @@ class _PrefixDice:
         n = 1 if size is None else int(size)
         if self.used + n > len(self.prefix):
             raise _NeedDie
-        out = np.array(self.prefix[self.used:self.used + n])
+        out = np.array(self.prefix[self.used : self.used + n])
         self.used += n
         return out if size is not None else out[0]
 
@@ -75,7 +80,9 @@ def brute_force(rules, ships, npc, policies, eps=1e-7):
     while stack:
         prefix, p = stack.pop()
         try:
-            res = resolve_battle(rules, ships, npc, policies, _PrefixDice(list(prefix)), island="hull")
+            res = resolve_battle(
+                rules, ships, npc, policies, _PrefixDice(list(prefix)), island="hull"
+            )
         except _NeedDie:
             if p < eps:
                 pruned += p
@@ -104,7 +111,11 @@ def test_exact_matches_brute_force_enumeration(case):
         rules = with_pirate(dice=2, hull=3, sails=9, fame=4, damages="every_section", hit_on=2)
         a, opp, pol = DuelShip((2, 2, 2, 2), {"crew": 1}), "tiny", RulePolicy("when-critical")
     else:
-        a, opp, pol = DuelShip((2, 1, 1, 2), parrot="billy_bones"), DuelShip((2, 2, 1, 3), seat=1), RulePolicy(1)
+        a, opp, pol = (
+            DuelShip((2, 1, 1, 2), parrot="billy_bones"),
+            DuelShip((2, 2, 1, 3), seat=1),
+            RulePolicy(1),
+        )
     exact = exact_duel(rules, a, opp, pol)
     ships = [BattleShip(0, list(a.positions), dict(a.artisans), a.parrot)]
     pols = [pol]
@@ -126,7 +137,11 @@ CASES = [
     ("captain_hook", "stand", DuelShip((3, 3, 3, 3), parrot="long_john_silver")),
     ("bonny_and_read", "flee-when-critical", DuelShip((4, 4, 4, 4), {}, "flint")),
     ("royal_navy", "flee-after-2", DuelShip((2, 5, 5, 2), {"crew": 0})),
-    (DuelShip((3, 2, 4, 2), {}, "squire_trelawney", seat=1), "flee-after-2", DuelShip((3, 3, 3, 3), {}, "long_john_silver")),
+    (
+        DuelShip((3, 2, 4, 2), {}, "squire_trelawney", seat=1),
+        "flee-after-2",
+        DuelShip((3, 3, 3, 3), {}, "long_john_silver"),
+    ),
     (DuelShip((2, 2, 2, 2), seat=1), "stand", DuelShip((2, 2, 2, 2))),  # tied speeds: roll-offs
 ]
 
@@ -149,8 +164,12 @@ def test_exact_matches_scalar_monte_carlo_within_4_se(opp, pol, ship):
         s = resolve_battle(RULES, ships, npc, pols, rng, island="hull").ships[0]
         counts[s.outcome] += 1
         fame.append(s.fame_total)
-    mc = {"win": counts["won"], "routed": counts["routed"], "fled": counts["fled"] + counts["mutiny"],
-          "mutiny": counts["mutiny"]}
+    mc = {
+        "win": counts["won"],
+        "routed": counts["routed"],
+        "fled": counts["fled"] + counts["mutiny"],
+        "mutiny": counts["mutiny"],
+    }
     for k, c in mc.items():
         p = getattr(exact, k)
         se = max(np.sqrt(p * (1 - p) / n), 1 / n)

@@ -68,7 +68,9 @@ def test_invariants_every_mix_of_distinct_strategies(n_players):
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    names=st.integers(3, 5).flatmap(lambda n: st.lists(st.sampled_from(NAMES), min_size=n, max_size=n)),
+    names=st.integers(3, 5).flatmap(
+        lambda n: st.lists(st.sampled_from(NAMES), min_size=n, max_size=n)
+    ),
     seed=st.integers(0, 2**32 - 1),
     per_section=st.booleans(),
 )
@@ -92,8 +94,13 @@ def test_invariants_thousands_of_games():
 
 def test_three_players_have_two_black_ships_four_have_one():
     for n, count in ((3, 2), (4, 1), (5, 1)):
-        game = Game(RULES, [make_player(RULES, "random", np.random.default_rng(i)) for i in range(n)],
-                    __import__("simulator.cove.dice", fromlist=["GameDice"]).GameDice(np.random.default_rng(0)))
+        game = Game(
+            RULES,
+            [make_player(RULES, "random", np.random.default_rng(i)) for i in range(n)],
+            __import__("simulator.cove.dice", fromlist=["GameDice"]).GameDice(
+                np.random.default_rng(0)
+            ),
+        )
         game.setup()
         assert len(game.black_ships) == count
         assert [b[0] for b in game.black_ships] == [0, 3][:count]  # Tavern, then Cannons
@@ -108,7 +115,9 @@ class _Cheat:
 
 
 def test_illegal_action_is_refused():
-    players = [make_player(RULES, "random", np.random.default_rng(i)) for i in range(3)] + [_Cheat()]
+    players = [make_player(RULES, "random", np.random.default_rng(i)) for i in range(3)] + [
+        _Cheat()
+    ]
     from simulator.cove.dice import GameDice
 
     with pytest.raises(IllegalAction):
@@ -134,7 +143,9 @@ def test_only_legal_actions_are_taken_by_every_strategy():
             return getattr(self.inner, name)
 
     for n in (3, 4, 5):
-        players = [Checked(make_player(RULES, NAMES[i], np.random.default_rng(i))) for i in range(n)]
+        players = [
+            Checked(make_player(RULES, NAMES[i], np.random.default_rng(i))) for i in range(n)
+        ]
         from simulator.cove.dice import GameDice
 
         Game(RULES, players, GameDice(np.random.default_rng(n)), check_invariants=True).play()
@@ -159,11 +170,14 @@ def test_jobs_1_equals_jobs_2():
 
 
 def test_rotate_seats_plays_every_rotation_with_the_same_dice():
-    seats, _battles, summ = play_games(None, ["brawler", "plunderer", "tavern"], 3, 5, seed=3,
-                                      rotate_seats=True)
+    seats, _battles, summ = play_games(
+        None, ["brawler", "plunderer", "tavern"], 3, 5, seed=3, rotate_seats=True
+    )
     assert summ["n_games"] == 15 and summ["n_deals"] == 5
     for (g, r), d in seats.groupby(["game", "rotation"]):
-        assert list(d["strategy"]) == [["brawler", "plunderer", "tavern"][(s + r) % 3] for s in range(3)]
+        assert list(d["strategy"]) == [
+            ["brawler", "plunderer", "tavern"][(s + r) % 3] for s in range(3)
+        ]
     # every strategy sits at every seat equally often
     counts = seats.groupby(["strategy", "seat"]).size()
     assert (counts == 5).all()
@@ -171,8 +185,7 @@ def test_rotate_seats_plays_every_rotation_with_the_same_dice():
 
 def test_rotations_of_a_deal_replay_the_same_dice():
     """With the same strategy at every seat, every rotation of a deal must be the same game."""
-    seats, battles, _ = play_games(None, ["balanced"] * 3, 3, 4, seed=11,
-                                   rotate_seats=True)
+    seats, battles, _ = play_games(None, ["balanced"] * 3, 3, 4, seed=11, rotate_seats=True)
     cols = ["seat", "fame", "gold", "chests", "battles", "routed", "win"]
     for g, d in seats.groupby("game"):
         per_rot = [d[d["rotation"] == r][cols].reset_index(drop=True) for r in range(3)]
@@ -249,9 +262,26 @@ def test_golden_recording_is_reproducible_from_its_seed():
 
 # ------------------------------------------------------------------ CLI
 def test_cli_json_and_out(tmp_path):
-    r = CliRunner().invoke(play, ["--players", "4", "--strategies", "plunderer,brawler,tavern,balanced",
-                                  "-n", "30", "--seed", "9", "--jobs", "1", "--format", "json", "-q",
-                                  "--out", str(tmp_path)])
+    r = CliRunner().invoke(
+        play,
+        [
+            "--players",
+            "4",
+            "--strategies",
+            "plunderer,brawler,tavern,balanced",
+            "-n",
+            "30",
+            "--seed",
+            "9",
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+            "-q",
+            "--out",
+            str(tmp_path),
+        ],
+    )
     assert r.exit_code == 0, r.output
     obj = json.loads(r.output)
     assert obj["n_games"] == 30 and obj["seed"] == 9
@@ -260,9 +290,27 @@ def test_cli_json_and_out(tmp_path):
     assert obj["provenance"]["scenario"] == "standard"
     seats = pd.read_parquet(tmp_path / "seats.parquet")
     assert len(seats) == 120
-    for col in ("game", "seat", "strategy", "fame", "fame_plunder", "fame_burying", "fame_combat",
-                "fame_pirates", "fame_fame_cards", "fame_penalties", "gold", "chests", "battles",
-                "routed", "pirates_fought", "pirates_sunk", "win", "scenario_hash", "seed"):
+    for col in (
+        "game",
+        "seat",
+        "strategy",
+        "fame",
+        "fame_plunder",
+        "fame_burying",
+        "fame_combat",
+        "fame_pirates",
+        "fame_fame_cards",
+        "fame_penalties",
+        "gold",
+        "chests",
+        "battles",
+        "routed",
+        "pirates_fought",
+        "pirates_sunk",
+        "win",
+        "scenario_hash",
+        "seed",
+    ):
         assert col in seats.columns
     battles = pd.read_csv(tmp_path / "battles.csv")
     assert {"month", "pirate", "ships", "outcome"} <= set(battles.columns)
@@ -270,11 +318,29 @@ def test_cli_json_and_out(tmp_path):
 
 
 def test_cli_table_and_csv():
-    r = CliRunner().invoke(play, ["--players", "3", "--strategies", "random", "-n", "5", "--seed", "1",
-                                  "--jobs", "1", "-q"])
+    r = CliRunner().invoke(
+        play,
+        ["--players", "3", "--strategies", "random", "-n", "5", "--seed", "1", "--jobs", "1", "-q"],
+    )
     assert r.exit_code == 0 and "strategies" in r.output and "pirates" in r.output
-    r = CliRunner().invoke(play, ["--players", "3", "--strategies", "random", "-n", "5", "--seed", "1",
-                                  "--jobs", "1", "-q", "--format", "csv"])
+    r = CliRunner().invoke(
+        play,
+        [
+            "--players",
+            "3",
+            "--strategies",
+            "random",
+            "-n",
+            "5",
+            "--seed",
+            "1",
+            "--jobs",
+            "1",
+            "-q",
+            "--format",
+            "csv",
+        ],
+    )
     assert r.exit_code == 0 and r.output.startswith("table,name,")
 
 
@@ -282,9 +348,24 @@ def test_cli_bad_input_exit_2():
     import subprocess
     import sys
 
-    p = subprocess.run([sys.executable, "-c", "import cli; cli.main()", "cove", "play", "--players", "4",
-                        "--strategies", "plunderer,nobody,tavern,balanced", "-n", "2"],
-                       check=False, capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import cli; cli.main()",
+            "cove",
+            "play",
+            "--players",
+            "4",
+            "--strategies",
+            "plunderer,nobody,tavern,balanced",
+            "-n",
+            "2",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     if "No such command 'cove'" in p.stderr or "No such command" in p.stderr:
         pytest.skip("the cove command group (simulator/cove/commands.py) is not registered yet")
     assert p.returncode == 2
@@ -297,13 +378,42 @@ def test_every_kind_is_in_the_standard_strategy_table():
 
 
 def test_cli_scenario_overlay_and_bad_scenario():
-    r = CliRunner().invoke(play, ["--scenario", "scenarios/cove/artisan-per-section.toml", "--players", "5",
-                                  "--strategies", "balanced", "-n", "3", "--seed", "2", "--jobs", "1", "-q",
-                                  "--format", "json"])
+    r = CliRunner().invoke(
+        play,
+        [
+            "--scenario",
+            "scenarios/cove/artisan-per-section.toml",
+            "--players",
+            "5",
+            "--strategies",
+            "balanced",
+            "-n",
+            "3",
+            "--seed",
+            "2",
+            "--jobs",
+            "1",
+            "-q",
+            "--format",
+            "json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["provenance"]["scenario"] == "artisan-per-section"
     from scenarios.loader import ScenarioError
 
     with pytest.raises(ScenarioError):
-        CliRunner().invoke(play, ["--scenario", "scenarios/cove/nope.toml", "--players", "3", "--strategies",
-                                  "random", "-n", "1"], catch_exceptions=False)
+        CliRunner().invoke(
+            play,
+            [
+                "--scenario",
+                "scenarios/cove/nope.toml",
+                "--players",
+                "3",
+                "--strategies",
+                "random",
+                "-n",
+                "1",
+            ],
+            catch_exceptions=False,
+        )

@@ -151,10 +151,13 @@ def test_squire_trelawney_makes_its_ship_act_first_in_phase_5():
     assert g.order_by_speed([a, b]) == [b, a]
 
 
-@pytest.mark.parametrize("parrot,ring,dice", [
-    ("long_john_silver", [2, 2, 2, 3], 6),  # always 6 dice
-    ("billy_bones", [2, 2, 7, 3], 5),  # dice = cannons (5) whatever the crew (2)
-])
+@pytest.mark.parametrize(
+    "parrot,ring,dice",
+    [
+        ("long_john_silver", [2, 2, 2, 3], 6),  # always 6 dice
+        ("billy_bones", [2, 2, 7, 3], 5),  # dice = cannons (5) whatever the crew (2)
+    ],
+)
 def test_dice_parrots_in_a_game_battle(parrot, ring, dice):
     g = table([Script(), Script(), Script()], faces=[5, 5] + [1] * (dice - 2))
     a = put(g, 0, 1, ring=ring, parrot=parrot)
@@ -168,8 +171,14 @@ def test_dice_parrots_in_a_game_battle(parrot, ring, dice):
 
 
 def test_parrot_killed_costs_two_fame_and_goes_to_the_discard():
-    g = table([Script(battle=ScriptedPolicy(target=1, section="hull")),
-               Script(battle=ScriptedPolicy(flee_at=(1,))), Script()], faces=[5, 5, 3])
+    g = table(
+        [
+            Script(battle=ScriptedPolicy(target=1, section="hull")),
+            Script(battle=ScriptedPolicy(flee_at=(1,))),
+            Script(),
+        ],
+        faces=[5, 5, 3],
+    )
     a = put(g, 0, 1, ring=[2, 2, 2, 3])
     b = put(g, 1, 1, fame=5, parrot="flint")
     g.tavern_deck.remove("parrot:flint")
@@ -220,9 +229,14 @@ def test_artisan_per_section_variant_allows_one_on_each_section():
 
 
 def test_damaged_artisan_repaired_for_one_gold_and_absorbs_hits_in_battle():
-    g = table([Script(battle=ScriptedPolicy(target=1, section="hull")),
-               Script(battle=ScriptedPolicy(flee_at=(1,)), artisan_repair=True), Script()],
-              faces=[5, 1, 4])
+    g = table(
+        [
+            Script(battle=ScriptedPolicy(target=1, section="hull")),
+            Script(battle=ScriptedPolicy(flee_at=(1,)), artisan_repair=True),
+            Script(),
+        ],
+        faces=[5, 1, 4],
+    )
     a = put(g, 0, 1, ring=[2, 2, 2, 3])
     b = put(g, 1, 1, gold=3)
     g.tavern_deck.remove("artisan")
@@ -238,8 +252,14 @@ def test_damaged_artisan_repaired_for_one_gold_and_absorbs_hits_in_battle():
 
 
 def test_artisan_destroyed_after_two_hits_goes_to_the_discard():
-    g = table([Script(battle=ScriptedPolicy(target=1, section="hull")),
-               Script(battle=ScriptedPolicy(flee_at=(1,))), Script()], faces=[5, 6, 4])
+    g = table(
+        [
+            Script(battle=ScriptedPolicy(target=1, section="hull")),
+            Script(battle=ScriptedPolicy(flee_at=(1,))),
+            Script(),
+        ],
+        faces=[5, 6, 4],
+    )
     a = put(g, 0, 1, ring=[2, 2, 2, 3])
     b = put(g, 1, 1)
     g.tavern_deck.remove("artisan")
@@ -251,7 +271,16 @@ def test_artisan_destroyed_after_two_hits_goes_to_the_discard():
 
 
 # ------------------------------------------------------------------ battle and volley cards
-def _duel(cards0=(), cards1=(), pol0=None, pol1=None, faces=(), ring0=(2, 2, 2, 2), ring1=(2, 2, 2, 3), **kw0):
+def _duel(
+    cards0=(),
+    cards1=(),
+    pol0=None,
+    pol1=None,
+    faces=(),
+    ring0=(2, 2, 2, 2),
+    ring1=(2, 2, 2, 3),
+    **kw0,
+):
     g = table([Script(battle=pol0), Script(battle=pol1), Script()], faces=faces)
     a = put(g, 0, 1, ring=list(ring0), **kw0)
     b = put(g, 1, 1, ring=list(ring1))
@@ -266,7 +295,9 @@ def _duel(cards0=(), cards1=(), pol0=None, pol1=None, faces=(), ring0=(2, 2, 2, 
 
 
 def test_favourable_wind_lets_the_slower_ship_fire_first():
-    g, a, b = _duel(["favourable_wind"], pol0=RulePolicy(battle_cards=("favourable_wind",)), faces=[5, 6])
+    g, a, b = _duel(
+        ["favourable_wind"], pol0=RulePolicy(battle_cards=("favourable_wind",)), faces=[5, 6]
+    )
     assert b.location == COVE and a.location == 1 and a.ring == [2, 2, 2, 2]
     assert "favourable_wind" in g.tavern_discard and a.hand == []
     done(g)
@@ -274,31 +305,49 @@ def test_favourable_wind_lets_the_slower_ship_fire_first():
 
 def test_smoke_lets_only_a_six_hit():
     # b is faster and fires first at a's hull: 5s miss because a played Smoke; then a routs b
-    g, a, b = _duel(["smoke"], pol0=RulePolicy(battle_cards=("smoke",)), faces=[5, 5, 6, 6],
-                    ring0=(2, 2, 2, 2), ring1=(2, 2, 2, 3))
+    g, a, b = _duel(
+        ["smoke"],
+        pol0=RulePolicy(battle_cards=("smoke",)),
+        faces=[5, 5, 6, 6],
+        ring0=(2, 2, 2, 2),
+        ring1=(2, 2, 2, 3),
+    )
     assert a.ring == [2, 2, 2, 2] and b.location == COVE
     done(g)
 
 
 def test_becalmed_stops_every_later_card():
-    g, _a, b = _duel(["becalmed"], ["smoke"], pol0=RulePolicy(battle_cards=("becalmed",)),
-                    pol1=RulePolicy(battle_cards=("smoke",)), faces=[5, 5],
-                    ring0=(2, 2, 2, 3), ring1=(2, 2, 2, 2))
+    g, _a, b = _duel(
+        ["becalmed"],
+        ["smoke"],
+        pol0=RulePolicy(battle_cards=("becalmed",)),
+        pol1=RulePolicy(battle_cards=("smoke",)),
+        faces=[5, 5],
+        ring0=(2, 2, 2, 3),
+        ring1=(2, 2, 2, 2),
+    )
     assert b.location == COVE and b.hand == ["smoke"]  # could not play it
     assert g.tavern_discard == ["becalmed"]
     done(g)
 
 
 def test_grapple_rolls_dice_equal_to_crew():
-    g, a, b = _duel(["grapple"], pol0=RulePolicy(battle_cards=("grapple",)), faces=[1, 1, 5, 5],
-                    ring0=(2, 5, 2, 4), ring1=(2, 2, 2, 3))  # crew 4, cannons 2: 4 dice
+    g, a, b = _duel(
+        ["grapple"],
+        pol0=RulePolicy(battle_cards=("grapple",)),
+        faces=[1, 1, 5, 5],
+        ring0=(2, 5, 2, 4),
+        ring1=(2, 2, 2, 3),
+    )  # crew 4, cannons 2: 4 dice
     assert b.location == COVE and a.ring == [2, 5, 2, 4]
     done(g)
 
 
 def test_overboard_throws_chests_for_speed_and_they_go_to_the_bank():
     bank_before = None
-    g, a, b = _duel(["overboard"], pol0=RulePolicy(battle_cards=("overboard",)), faces=[5, 5], chests=3)
+    g, a, b = _duel(
+        ["overboard"], pol0=RulePolicy(battle_cards=("overboard",)), faces=[5, 5], chests=3
+    )
     assert a.chests == 0 and b.location == COVE and a.ring == [2, 2, 2, 2]
     assert g.bank_chests == RULES.bank.chests  # the 3 chests are back in the bank
     assert bank_before is None
@@ -306,26 +355,38 @@ def test_overboard_throws_chests_for_speed_and_they_go_to_the_bank():
 
 
 def test_grapeshot_hits_on_three_and_damages_own_cannons():
-    g, a, b = _duel(["grapeshot"], pol0=RulePolicy(volley_cards=("grapeshot",)), faces=[3, 4],
-                    ring0=(2, 2, 4, 4))
+    g, a, b = _duel(
+        ["grapeshot"],
+        pol0=RulePolicy(volley_cards=("grapeshot",)),
+        faces=[3, 4],
+        ring0=(2, 2, 4, 4),
+    )
     assert b.location == COVE and a.ring[CANNONS] == 2 and a.location == 1
     done(g)
 
 
 def test_powder_keg_damages_every_hull_present():
-    g, a, b = _duel(["powder_keg"], pol0=ScriptedPolicy(target=1, section="crew",
-                                                         volleys={1: ("powder_keg",)}),
-                    pol1=ScriptedPolicy(flee_at=(1,)), faces=[5, 1, 3],
-                    ring0=(4, 2, 2, 4), ring1=(4, 3, 3, 3))
+    g, a, b = _duel(
+        ["powder_keg"],
+        pol0=ScriptedPolicy(target=1, section="crew", volleys={1: ("powder_keg",)}),
+        pol1=ScriptedPolicy(flee_at=(1,)),
+        faces=[5, 1, 3],
+        ring0=(4, 2, 2, 4),
+        ring1=(4, 3, 3, 3),
+    )
     assert b.ring[:2] == [3, 2] and a.ring[HULL] == 3 and b.location == COVE
     done(g)
 
 
 def test_cannonade_damages_every_section_of_the_target():
-    g, _a, b = _duel(["cannonade"], pol0=ScriptedPolicy(target=1, section="hull",
-                                                        volleys={1: ("cannonade",)}),
-                    pol1=ScriptedPolicy(flee_at=(1,)), faces=[5, 1, 4],
-                    ring0=(2, 2, 2, 4), ring1=(3, 3, 3, 3))
+    g, _a, b = _duel(
+        ["cannonade"],
+        pol0=ScriptedPolicy(target=1, section="hull", volleys={1: ("cannonade",)}),
+        pol1=ScriptedPolicy(flee_at=(1,)),
+        faces=[5, 1, 4],
+        ring0=(2, 2, 2, 4),
+        ring1=(3, 3, 3, 3),
+    )
     assert b.ring == [2, 2, 2, 2] and b.location == COVE and g.tavern_discard == ["cannonade"]
     done(g)
 
@@ -435,10 +496,17 @@ def test_lookout_makes_choices_one_at_a_time_clockwise_from_the_named_player():
         def f(obs, legal):
             order.append((obs.seat, obs.chosen))
             return island
+
         return f
 
-    g = table([Script(navigate=nav(1)), Script(lookout=2, navigate=nav(2)), Script(navigate=nav(3)),
-               Script(navigate=nav(4))])
+    g = table(
+        [
+            Script(navigate=nav(1)),
+            Script(lookout=2, navigate=nav(2)),
+            Script(navigate=nav(3)),
+            Script(navigate=nav(4)),
+        ]
+    )
     give(g, 1, "lookout")
     g.phase_navigation()
     assert [s for s, _ in order] == [2, 3, 0, 1]
@@ -493,17 +561,22 @@ def test_tavern_deck_reshuffles_the_discards_when_empty():
 
 
 # ------------------------------------------------------------------ Legendary Pirates
-@pytest.mark.parametrize("key,ring,faces,fame", [
-    # Captain Hook (sails 18, 3 dice, hull 5): fires first and misses; 5 dice sink it
-    ("captain_hook", [2, 7, 7, 2], [1, 1, 1, 5, 5, 5, 5, 5], 3),
-    # Blackbeard (6 dice, hull 8): two exchanges
-    ("blackbeard", [2, 7, 7, 2], [1] * 6 + [5] * 5 + [1] * 6 + [5, 5, 5, 1, 1], 6),
-    # Flying Dutchman (4 dice on crew, regains up to 2 hull lost per exchange)
-    ("flying_dutchman", [2, 7, 7, 2], [1] * 4 + [5, 5, 5, 5, 1] + [1] * 4 + [5, 5, 5, 1, 1], 6),
-    # Anne Bonny & Mary Read: one hit damages every section
-    ("bonny_and_read", [5, 7, 7, 5], [5, 1, 1] + [5, 5, 5, 1] + [1, 1, 1] + [5, 5, 1, 1], 6),
-])
-def test_each_legendary_pirate_sunk_gives_its_fame_and_is_replaced_in_phase_6(key, ring, faces, fame):
+@pytest.mark.parametrize(
+    "key,ring,faces,fame",
+    [
+        # Captain Hook (sails 18, 3 dice, hull 5): fires first and misses; 5 dice sink it
+        ("captain_hook", [2, 7, 7, 2], [1, 1, 1, 5, 5, 5, 5, 5], 3),
+        # Blackbeard (6 dice, hull 8): two exchanges
+        ("blackbeard", [2, 7, 7, 2], [1] * 6 + [5] * 5 + [1] * 6 + [5, 5, 5, 1, 1], 6),
+        # Flying Dutchman (4 dice on crew, regains up to 2 hull lost per exchange)
+        ("flying_dutchman", [2, 7, 7, 2], [1] * 4 + [5, 5, 5, 5, 1] + [1] * 4 + [5, 5, 5, 1, 1], 6),
+        # Anne Bonny & Mary Read: one hit damages every section
+        ("bonny_and_read", [5, 7, 7, 5], [5, 1, 1] + [5, 5, 5, 1] + [1, 1, 1] + [5, 5, 1, 1], 6),
+    ],
+)
+def test_each_legendary_pirate_sunk_gives_its_fame_and_is_replaced_in_phase_6(
+    key, ring, faces, fame
+):
     g = table([Script(), Script(), Script()], faces=faces)
     g.pirate_deck.remove(key)
     g.black_ships = [[1, key, False]]
@@ -511,11 +584,20 @@ def test_each_legendary_pirate_sunk_gives_its_fame_and_is_replaced_in_phase_6(ke
     put(g, 1, 2)
     put(g, 2, 3)
     g.phase_combat()
-    assert s.fame == fame and s.fame_src["pirates"] == fame and s.pirates_fought == 1 and s.pirates_sunk == 1
+    assert (
+        s.fame == fame
+        and s.fame_src["pirates"] == fame
+        and s.pirates_fought == 1
+        and s.pirates_sunk == 1
+    )
     assert g.black_ships[0][2] and g.battle_log[-1]["outcome"] == "sunk"
     done(g)
     g.phase_black_ships_and_cargo()
-    assert g.black_ships[0][0] == 2 and g.black_ships[0][1] not in (None, key) and key in g.pirate_discard
+    assert (
+        g.black_ships[0][0] == 2
+        and g.black_ships[0][1] not in (None, key)
+        and key in g.pirate_discard
+    )
 
 
 def test_cacafuego_captured_by_a_lone_ship_for_a_die_of_fame():
@@ -586,7 +668,9 @@ def test_upgrades_at_a_section_island_cost_the_cumulative_price():
 
 
 def test_treasure_island_burying_and_one_double_cost_level():
-    g = table([Script(bury_chests=4, bury_gold=2, treasure_island_upgrade=CREW), Script(), Script()])
+    g = table(
+        [Script(bury_chests=4, bury_gold=2, treasure_island_upgrade=CREW), Script(), Script()]
+    )
     s = put(g, 0, 5, gold=9, chests=4)
     g._treasure_island(s)  # 4 chests + 2 bags of 3 gold: 6 fame; then crew 2 -> 3 at 1 x 2 gold
     assert s.fame == 6 and s.fame_src["burying"] == 6 and s.gold == 1 and s.ring[CREW] == 3
@@ -623,8 +707,12 @@ def test_secret_initial_arming_sees_the_untouched_board():
         seen.append([s.ring for s in obs.ships])
         return SAILS if SAILS in legal and not obs.extra["planned"] else None
 
-    g = Game(RULES, [Script(arm=arm) for _ in range(3)], GameDice(__import__("numpy").random.default_rng(0)),
-             check_invariants=True)
+    g = Game(
+        RULES,
+        [Script(arm=arm) for _ in range(3)],
+        GameDice(__import__("numpy").random.default_rng(0)),
+        check_invariants=True,
+    )
     g.setup()
     assert all(rings == [(2, 2, 2, 2)] * 3 for rings in seen)
     assert [s.ring[SAILS] for s in g.seats] == [3, 3, 3] and [s.gold for s in g.seats] == [8, 8, 8]
@@ -645,7 +733,9 @@ def test_tie_is_settled_by_a_duel_with_the_combat_engine():
 def test_tie_shared_when_the_duel_switch_is_off():
     import dataclasses
 
-    rules = dataclasses.replace(RULES, decisions=dataclasses.replace(RULES.decisions, tie_break="shared"))
+    rules = dataclasses.replace(
+        RULES, decisions=dataclasses.replace(RULES.decisions, tie_break="shared")
+    )
     g = table([Script(), Script(), Script()], rules=rules)
     g.seats[0].fame = g.seats[2].fame = 7
     res = g.finish()
@@ -664,7 +754,12 @@ def test_fame_never_below_zero():
 def test_setup_start_gold_card_fame_and_five_treasure_stacks_of_twelve():
     import numpy as np
 
-    g = Game(RULES, [Script() for _ in range(4)], GameDice(np.random.default_rng(1)), check_invariants=True)
+    g = Game(
+        RULES,
+        [Script() for _ in range(4)],
+        GameDice(np.random.default_rng(1)),
+        check_invariants=True,
+    )
     g.setup()
     for s in g.seats:
         assert (s.gold, s.fame, s.chests, s.ring) == (9, 0, 0, [2, 2, 2, 2])
@@ -672,7 +767,8 @@ def test_setup_start_gold_card_fame_and_five_treasure_stacks_of_twelve():
     assert g.bank_gold == 124 - 4 * 9 and g.bank_chests == 50
     assert [len(st) for st in g.stacks] == [12] * 5
     assert sorted(c for st in g.stacks for c in st) == sorted(
-        (c.fame, c.gold, c.chests, c.tavern) for c in RULES.treasure.cards for _ in range(c.copies))
+        (c.fame, c.gold, c.chests, c.tavern) for c in RULES.treasure.cards for _ in range(c.copies)
+    )
     assert g.card_count() == 42
 
 
@@ -715,7 +811,9 @@ def test_doubled_event_title_switch():
 
     deck = build_tavern_deck(RULES)
     assert (deck.count("royal_navy"), deck.count("letter_of_marque"), len(deck)) == (2, 1, 42)
-    rules = dataclasses.replace(RULES, decisions=dataclasses.replace(
-        RULES.decisions, royal_navy_doubled_title="letter_of_marque"))
+    rules = dataclasses.replace(
+        RULES,
+        decisions=dataclasses.replace(RULES.decisions, royal_navy_doubled_title="letter_of_marque"),
+    )
     deck = build_tavern_deck(rules)
     assert (deck.count("royal_navy"), deck.count("letter_of_marque"), len(deck)) == (1, 2, 42)

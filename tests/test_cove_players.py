@@ -27,16 +27,46 @@ SECTIONS = ("hull", "crew", "cannons", "sails")
 def view(seat=0, ring=(2, 2, 2, 2), gold=9, chests=0, fame=0, parrot=None, artisans=(), location=6):
     values = tuple(getattr(MAT, s)[p - 1] for s, p in zip(SECTIONS, ring))
     speed = values[3] + (RULES.parrots[parrot].speed_bonus if parrot else 0)
-    return ShipView(seat, tuple(ring), values, speed, gold, chests, fame, 1, parrot, 0, tuple(artisans), location)
+    return ShipView(
+        seat,
+        tuple(ring),
+        values,
+        speed,
+        gold,
+        chests,
+        fame,
+        1,
+        parrot,
+        0,
+        tuple(artisans),
+        location,
+    )
 
 
-def obs(ships, seat=0, treasure=(None,) * 5, black_ships=(), month=3, kind="navigate", chosen=None, **kw):
+def obs(
+    ships, seat=0, treasure=(None,) * 5, black_ships=(), month=3, kind="navigate", chosen=None, **kw
+):
     return Observation(
-        seat=seat, month=month, num_months=12, phase="navigation", kind=kind, hand=(), ships=tuple(ships),
-        treasure=tuple(treasure), black_ships=tuple(black_ships), royal_navy=None,
-        royal_navy_controller=None, treasure_maps=(), plunder=(),
-        chosen=tuple(chosen or [None] * len(ships)), bank_gold=50, bank_chests=50, tavern_deck_size=30,
-        pirate_discard=(), pirate_deck_size=3, extra=kw,
+        seat=seat,
+        month=month,
+        num_months=12,
+        phase="navigation",
+        kind=kind,
+        hand=(),
+        ships=tuple(ships),
+        treasure=tuple(treasure),
+        black_ships=tuple(black_ships),
+        royal_navy=None,
+        royal_navy_controller=None,
+        treasure_maps=(),
+        plunder=(),
+        chosen=tuple(chosen or [None] * len(ships)),
+        bank_gold=50,
+        bank_chests=50,
+        tavern_deck_size=30,
+        pirate_discard=(),
+        pirate_deck_size=3,
+        extra=kw,
     )
 
 
@@ -52,7 +82,15 @@ class Spy:
         assert isinstance(o, Observation)
         assert o.hand == tuple(g.seats[o.seat].hand)  # its own hand...
         names = set(Observation._fields) | set(ShipView._fields)
-        assert not names & {"tavern_deck", "treasure_deck", "stacks", "pirate_deck", "hands", "dice", "rng"}
+        assert not names & {
+            "tavern_deck",
+            "treasure_deck",
+            "stacks",
+            "pirate_deck",
+            "hands",
+            "dice",
+            "rng",
+        }
         for sv in o.ships:  # ...and only the sizes of the others
             assert sv.hand_size == len(g.seats[sv.seat].hand)
         assert o.tavern_deck_size == len(g.tavern_deck)
@@ -71,8 +109,10 @@ class Spy:
 
 def test_players_see_only_their_hand_and_the_public_board():
     ref = [None]
-    players = [Spy(make_player(RULES, k, np.random.default_rng(i)), ref)
-               for i, k in enumerate(("plunderer", "brawler", "tavern", "balanced"))]
+    players = [
+        Spy(make_player(RULES, k, np.random.default_rng(i)), ref)
+        for i, k in enumerate(("plunderer", "brawler", "tavern", "balanced"))
+    ]
     g = Game(RULES, players, GameDice(np.random.default_rng(3)), check_invariants=True)
     ref[0] = g
     g.play()
@@ -89,11 +129,21 @@ def test_players_get_their_own_generators_not_the_engines():
 # ------------------------------------------------------------------ parameters from the scenario
 def test_strategy_parameters_come_from_the_scenario_table():
     p = make_player(RULES, "plunderer", np.random.default_rng(0))
-    assert p.kind == "plunderer" and p.p["target_hull"] == RULES.strategies["plunderer"].params["target_hull"]
-    rules = dataclasses.replace(RULES, strategies=MappingProxyType({
-        **RULES.strategies,
-        "hoarder": Strategy(kind="plunderer", params=MappingProxyType({"bury_reserve": 30.0})),
-    }))
+    assert (
+        p.kind == "plunderer"
+        and p.p["target_hull"] == RULES.strategies["plunderer"].params["target_hull"]
+    )
+    rules = dataclasses.replace(
+        RULES,
+        strategies=MappingProxyType(
+            {
+                **RULES.strategies,
+                "hoarder": Strategy(
+                    kind="plunderer", params=MappingProxyType({"bury_reserve": 30.0})
+                ),
+            }
+        ),
+    )
     h = make_player(rules, "hoarder", np.random.default_rng(0))
     assert h.kind == "plunderer" and h.p["bury_reserve"] == 30
     _, _, summ = play_games(load_scenario(None, game="cove"), "plunderer", 3, 2, seed=1)
@@ -109,8 +159,10 @@ def test_unknown_strategy_parameter_is_refused_with_its_name():
 
 def test_a_tuned_strategy_changes_play():
     base = dict(RULES.strategies)
-    base["tavern"] = Strategy(kind="tavern", params=MappingProxyType({**base["tavern"].params, "buy_cards": 0.0,
-                                                                       "tavern_bias": -50.0}))
+    base["tavern"] = Strategy(
+        kind="tavern",
+        params=MappingProxyType({**base["tavern"].params, "buy_cards": 0.0, "tavern_bias": -50.0}),
+    )
     rules = dataclasses.replace(RULES, strategies=MappingProxyType(base))
     p = make_player(rules, "tavern", np.random.default_rng(0))
     o = obs([view(location=0), view(1), view(2)], kind="buy_cards")
@@ -125,7 +177,9 @@ def test_win_probability_small_case_by_hand():
     # P = p + (1-p)(1-p) P  =>  P = p / (1 - (1-p)^2)
     p = 1 / 3
     assert win_probability(1, p, 1, 1, p, 1, True) == pytest.approx(p / (1 - (1 - p) ** 2))
-    assert win_probability(1, p, 1, 1, p, 1, False) == pytest.approx((1 - p) * p / (1 - (1 - p) ** 2))
+    assert win_probability(1, p, 1, 1, p, 1, False) == pytest.approx(
+        (1 - p) * p / (1 - (1 - p) ** 2)
+    )
 
 
 @pytest.mark.parametrize("key", ["blackbeard", "flying_dutchman", "captain_hook", "bonny_and_read"])
@@ -134,7 +188,11 @@ def test_players_pirate_odds_equal_the_combat_engines_exact_duel(key):
     for ring in [(2, 2, 2, 2), (4, 5, 5, 3), (3, 7, 7, 3), (5, 8, 6, 6), (8, 8, 8, 8)]:
         for art in [{}, {"crew": 0}, {"hull": 1}]:
             for parrot in [None, "long_john_silver", "billy_bones"]:
-                sv = view(ring=ring, parrot=parrot, artisans=tuple((SECTIONS.index(k), v) for k, v in art.items()))
+                sv = view(
+                    ring=ring,
+                    parrot=parrot,
+                    artisans=tuple((SECTIONS.index(k), v) for k, v in art.items()),
+                )
                 if sv.speed == RULES.pirates[key].sails:
                     continue
                 exact = exact_duel(RULES, DuelShip(ring, artisans=art, parrot=parrot), key).win
@@ -200,8 +258,12 @@ def test_every_standard_strategy_is_a_heuristic_player_with_all_parameters():
 def test_equal_opponents_are_picked_at_random_not_by_seat():
     p = make_player(RULES, "tavern", np.random.default_rng(2))
     o = obs([view(), view(1, location=1), view(2, location=2), view(3, location=3)], kind="plunder")
-    picks = np.bincount([p.act("plunder", o, (None, 1, 2, 3)) for _ in range(3000)], minlength=4)[1:]
+    picks = np.bincount([p.act("plunder", o, (None, 1, 2, 3)) for _ in range(3000)], minlength=4)[
+        1:
+    ]
     se = np.sqrt(3000 * (1 / 3) * (2 / 3))
     assert np.all(np.abs(picks - 1000) < 5 * se)
-    navy = np.bincount([p.act("royal_navy", o, (None, 1, 2, 3, 4)) for _ in range(3000)], minlength=4)[1:4]
+    navy = np.bincount(
+        [p.act("royal_navy", o, (None, 1, 2, 3, 4)) for _ in range(3000)], minlength=4
+    )[1:4]
     assert np.all(np.abs(navy - 1000) < 5 * se)

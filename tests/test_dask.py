@@ -24,8 +24,14 @@ from simulator.runner import RunError, WorkerDied, execution, run_chunks
 def cluster():
     """Two worker processes on 127.0.0.1; a worker that dies is not retried (allowed-failures 0)."""
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-        cl = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                      dashboard_address=None, silence_logs=logging.ERROR)
+        cl = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
     try:
         yield cl
     finally:
@@ -43,17 +49,38 @@ def test_dask_cluster_is_bit_identical_to_loky(cluster):
         on_dask = run_chunks(task, 1_730, seed=606, chunk_size=100, n_jobs=2)
         client = ex.dask_client()
         assert len(client.scheduler_info()["workers"]) == 2
-        assert all(addr.startswith("tcp://127.0.0.1:") for addr in client.scheduler_info()["workers"])
+        assert all(
+            addr.startswith("tcp://127.0.0.1:") for addr in client.scheduler_info()["workers"]
+        )
     assert client.status == "closed"  # the command's client is shut down on exit
     assert _identical(loky.results, on_dask.results)
 
 
 def test_cli_backend_dask_matches_loky(cluster):
-    args = ["odds", "volley", "--dice", "5", "--hit-on", "4", "--reroll-misses", "2", "--mc", "50000",
-            "--seed", "13", "--format", "json", "--quiet"]
-    code, loky, err = run_main([*args, "--backend", "loky", "--jobs", "1"])  # jobs: no effect on results
+    args = [
+        "odds",
+        "volley",
+        "--dice",
+        "5",
+        "--hit-on",
+        "4",
+        "--reroll-misses",
+        "2",
+        "--mc",
+        "50000",
+        "--seed",
+        "13",
+        "--format",
+        "json",
+        "--quiet",
+    ]
+    code, loky, err = run_main(
+        [*args, "--backend", "loky", "--jobs", "1"]
+    )  # jobs: no effect on results
     assert code == 0, err
-    code, on_dask, err = run_main([*args, "--backend", "dask", "--scheduler", cluster.scheduler_address])
+    code, on_dask, err = run_main(
+        [*args, "--backend", "dask", "--scheduler", cluster.scheduler_address]
+    )
     assert code == 0, err
     assert json.loads(loky) == json.loads(on_dask)
 
@@ -63,8 +90,10 @@ def test_dask_with_checkpoint_resumes_on_loky(cluster, tmp_path):
     with execution(backend="dask", scheduler=cluster.scheduler_address, checkpoint=job):
         first = run_chunks(counts_chunk, 900, seed=5, chunk_size=100)
     (tmp_path / "chunks" / "run-000" / "chunk-0000004.npz").unlink()
-    with execution(backend="loky", checkpoint=ck.CheckpointJob(root=tmp_path, command="t", params={},
-                                                               resume=True)):
+    with execution(
+        backend="loky",
+        checkpoint=ck.CheckpointJob(root=tmp_path, command="t", params={}, resume=True),
+    ):
         again = run_chunks(counts_chunk, 900, chunk_size=100, n_jobs=1)
     assert again.meta["chunks_resumed"] == 8 and _identical(first.results, again.results)
 
@@ -84,15 +113,32 @@ def test_scheduler_local_starts_and_stops_a_loopback_cluster():
 def test_unreachable_scheduler_is_one_line_error(monkeypatch):
     monkeypatch.setattr(runner, "SCHEDULER_CONNECT_TIMEOUT_S", 1)
     started = time.perf_counter()
-    code, out, err = run_main(["odds", "volley", "--dice", "2", "--hit-on", "5", "--mc", "100", "--quiet",
-                               "--scheduler", "tcp://127.0.0.1:9"])
+    code, out, err = run_main(
+        [
+            "odds",
+            "volley",
+            "--dice",
+            "2",
+            "--hit-on",
+            "5",
+            "--mc",
+            "100",
+            "--quiet",
+            "--scheduler",
+            "tcp://127.0.0.1:9",
+        ]
+    )
     assert code == 2 and out == ""
-    assert err.startswith("broadside: error: cannot start or reach the dask scheduler tcp://127.0.0.1:9")
+    assert err.startswith(
+        "broadside: error: cannot start or reach the dask scheduler tcp://127.0.0.1:9"
+    )
     assert len(err.strip().splitlines()) == 1
     assert time.perf_counter() - started < 30
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1", "tcp://", "http://x:80", "tcp://h:1; rm -rf /", "loca"])
+@pytest.mark.parametrize(
+    "address", ["127.0.0.1", "tcp://", "http://x:80", "tcp://h:1; rm -rf /", "loca"]
+)
 def test_bad_scheduler_address_is_refused_before_connecting(address):
     with pytest.raises(RunError, match="is not a scheduler address"), execution(scheduler=address):
         pass
@@ -105,8 +151,10 @@ def test_dead_dask_worker_is_a_clear_error(cluster, tmp_path):
     task = functools.partial(suicidal_chunk, marker=str(marker), victim=2)
     job = ck.CheckpointJob(root=tmp_path / "out", command="t", params={})
     started = time.perf_counter()
-    with (execution(backend="dask", scheduler=cluster.scheduler_address, checkpoint=job),
-          pytest.raises(WorkerDied) as info):
+    with (
+        execution(backend="dask", scheduler=cluster.scheduler_address, checkpoint=job),
+        pytest.raises(WorkerDied) as info,
+    ):
         run_chunks(task, 600, seed=3, chunk_size=100)
     assert time.perf_counter() - started < 60
     msg = str(info.value)

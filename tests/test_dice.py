@@ -10,13 +10,15 @@ from simulator import dice
 from tests.oracles import bf_boarding, bf_volley
 
 
-@pytest.mark.parametrize("n", range(0, 5))
+@pytest.mark.parametrize("n", range(5))
 @pytest.mark.parametrize("hit_on", [1, 2, 3, 4, 5, 6, 7])
 def test_volley_equals_brute_force(n, hit_on):
     assert list(dice.volley_pmf(n, hit_on)) == bf_volley(n, hit_on)
 
 
-@pytest.mark.parametrize("n,hit_on,k,e", [(3, 5, 1, 0), (2, 4, 2, 1), (3, 6, 3, 0), (1, 3, 1, 1), (4, 2, 1, 0)])
+@pytest.mark.parametrize(
+    "n,hit_on,k,e", [(3, 5, 1, 0), (2, 4, 2, 1), (3, 6, 3, 0), (1, 3, 1, 1), (4, 2, 1, 0)]
+)
 def test_volley_with_rerolls_and_extra_dice_equals_brute_force(n, hit_on, k, e):
     assert list(dice.volley_pmf(n, hit_on, k, e)) == bf_volley(n, hit_on, k, e)
 
@@ -27,7 +29,9 @@ def test_volley_is_binomial_without_rerolls():
     assert np.allclose([float(p) for p in pmf], sps.binom.pmf(range(4), 3, 1 / 3))
 
 
-@pytest.mark.parametrize("a,b,ea,eb", [(1, 1, 0, 0), (2, 1, 0, 0), (3, 2, 0, 0), (2, 2, 1, 0), (1, 3, 0, 1)])
+@pytest.mark.parametrize(
+    "a,b,ea,eb", [(1, 1, 0, 0), (2, 1, 0, 0), (3, 2, 0, 0), (2, 2, 1, 0), (1, 3, 0, 1)]
+)
 def test_boarding_equals_brute_force(a, b, ea, eb):
     assert dice.boarding_pmf(a, b, ea, eb) == bf_boarding(a, b, ea, eb)
 

@@ -32,7 +32,14 @@ SCEN_DIR = Path(__file__).resolve().parent.parent / "scenarios" / "express"
 SCENARIOS = {p.stem: load_scenario(p, game="express") for p in sorted(SCEN_DIR.glob("*.toml"))}
 STD = SCENARIOS["standard"].rules
 NATIONS = list(STD.matrix_nations)
-COMMANDERS = [Gunline(), Gunline(0.5, 1, False), Boarder(), Boarder(-1.0, 1), Skirmisher(), RandomCommander()]
+COMMANDERS = [
+    Gunline(),
+    Gunline(0.5, 1, False),
+    Boarder(),
+    Boarder(-1.0, 1),
+    Skirmisher(),
+    RandomCommander(),
+]
 
 
 def expected_allowance(rules, fleet, ship, masts, repaired):
@@ -40,7 +47,9 @@ def expected_allowance(rules, fleet, ship, masts, repaired):
     s = fleet.ships[ship]
     nat = rules.nations[fleet.nation]
     if masts > 0:
-        base = rules.ships.movement_cm[s.masts - 1] - rules.ships.movement_loss_per_mast_cm * (s.masts - masts)
+        base = rules.ships.movement_cm[s.masts - 1] - rules.ships.movement_loss_per_mast_cm * (
+            s.masts - masts
+        )
     else:
         base = max(rules.ships.oars_mastless_move_cm if s.oars else 0, nat.mastless_move_cm)
     if base > 0 and s.crew == "helmsman":
@@ -66,7 +75,7 @@ def replay_and_check(rules, fleets, out, trace, si_final):
     vp_mast = [0, 0]
     vp_sink = [0, 0]
     vp_scen = [0, 0]
-    seen = {k: 0 for k in range(1, 11)}
+    seen = dict.fromkeys(range(1, 11), 0)
     last = 0  # last event that was not a loss (a sinking follows its fire or boarding)
     for ev in trace:
         kind = int(ev[0])
@@ -99,7 +108,9 @@ def replay_and_check(rules, fleets, out, trace, si_final):
             _, turn, side, ship, by, v, *_ = ev
             side, ship, by = int(side), int(ship), int(by)
             if not (rules.boarding.sink_rule == "raw" and last == battle.EV_BOARD):
-                assert masts[side][ship] == 0 and hull[side][ship] == 0, "sank a ship that still had masts"
+                assert masts[side][ship] == 0 and hull[side][ship] == 0, (
+                    "sank a ship that still had masts"
+                )
             sunk[side][ship] = True
             want = rules.victory.vp_per_sink + rules.nations[fleets[by].nation].extra_vp_per_sink
             assert v == want
@@ -112,8 +123,11 @@ def replay_and_check(rules, fleets, out, trace, si_final):
             masts[side][ship] = int(m_after)
         elif kind == battle.EV_SCENARIO:
             _, turn, side, ship, v, what, *_ = ev
-            want = {0: rules.treasure.vp_brought_home, 1: rules.treasure.vp_held_at_end,
-                    2: rules.convoy.vp_per_exit}[int(what)]
+            want = {
+                0: rules.treasure.vp_brought_home,
+                1: rules.treasure.vp_held_at_end,
+                2: rules.convoy.vp_per_exit,
+            }[int(what)]
             assert v == want
             vp_scen[int(side)] += int(v)
         for s in range(2):
@@ -143,7 +157,11 @@ def battles(draw):
         nat = draw(st.sampled_from(NATIONS))
         masts = draw(st.lists(st.integers(1, 5), min_size=1, max_size=5))
         roles = draw(st.permutations(CREW_ROLES))[: draw(st.integers(0, len(masts)))]
-        spec = f"{nat}:" + ",".join(map(str, masts)) + "".join(f" {r}@{i}" for i, r in enumerate(roles))
+        spec = (
+            f"{nat}:"
+            + ",".join(map(str, masts))
+            + "".join(f" {r}@{i}" for i, r in enumerate(roles))
+        )
         if draw(st.booleans()):  # sometimes oars on the first ship
             spec += " oars@0"
         try:
@@ -157,7 +175,11 @@ def battles(draw):
     return scen, fleets, cmd, name, seed
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(battles())
 def test_invariants_over_random_battles(case):
     scen, fleets, cmd, name, seed = case
@@ -172,7 +194,7 @@ def test_invariants_over_random_battles(case):
 def test_random_battles_exercise_every_rule():
     """The invariant test must see moves, losses, sinkings, repairs, boardings and objectives."""
     rng = np.random.default_rng(11)
-    seen = {k: 0 for k in range(1, 11)}
+    seen = dict.fromkeys(range(1, 11), 0)
     for k in range(240):
         nats = rng.choice(NATIONS, size=2)
         fleets = [api.mirrored_fleet(STD, n) for n in nats]
@@ -182,8 +204,16 @@ def test_random_battles_exercise_every_rule():
         out, trace, si = api.play_traced(pairing, k)
         for kind, c in replay_and_check(STD, fleets, out, trace, si).items():
             seen[kind] += c
-    for kind in (battle.EV_MOVE, battle.EV_LOSS, battle.EV_SINK, battle.EV_REPAIR, battle.EV_FIRE,
-                 battle.EV_BOARD, battle.EV_DISENGAGE, battle.EV_SCENARIO):
+    for kind in (
+        battle.EV_MOVE,
+        battle.EV_LOSS,
+        battle.EV_SINK,
+        battle.EV_REPAIR,
+        battle.EV_FIRE,
+        battle.EV_BOARD,
+        battle.EV_DISENGAGE,
+        battle.EV_SCENARIO,
+    ):
         assert seen[kind] > 0, kind
 
 
@@ -213,7 +243,9 @@ def _state(fleet_a, fleet_b, rules=STD, pos_a=(10.0, 30.0), pos_b=(13.0, 30.0)):
 
 def test_hits_one_at_a_time_sink_and_excess_lost():
     p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:5", "viking:2")
-    battle._fire(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1)
+    battle._fire(
+        rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
+    )
     # 5 automatic hits: two masts, then the sinking hit, two hits lost; Spain +1 VP per sinking
     assert si[1, 0, S_MASTS] == 0 and si[1, 0, 6] == 1
     assert vp[0].tolist() == [2, 3, 0]
@@ -221,7 +253,9 @@ def test_hits_one_at_a_time_sink_and_excess_lost():
 
 def test_chinese_hull_point_takes_the_first_hit():
     p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("viking:1", "chinese:3")
-    battle._fire(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1)
+    battle._fire(
+        rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
+    )
     assert si[1, 0, 2] == 0 and si[1, 0, S_MASTS] == 3  # hull point gone, masts intact
     assert vp[0].tolist() == [1, 0, 0]
 
@@ -235,9 +269,13 @@ def test_chinese_per_two_masts_switch():
 
 def test_gunner_adds_a_die_once_per_turn():
     p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:2 gunner@0", "viking:5")
-    battle._fire(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1)
+    battle._fire(
+        rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
+    )
     assert si[1, 0, S_MASTS] == 2  # 2 masts + 1 gunner die, all automatic
-    battle._fire(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1)
+    battle._fire(
+        rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
+    )
     assert si[1, 0, S_MASTS] == 0  # second shot the same turn: no gunner die
 
 
@@ -249,8 +287,27 @@ def test_carpenter_repairs_up_to_start_and_no_attack():
     act[1] = 1  # and (illegally) fire
     act[3] = 0
     act[4], act[5] = 40.0, 30.0
-    battle.activate(rng, si, sf, p.nations, vp, tr, eng, edges, 0, 0, act, p.ri, p.rf, p.move_cm,
-                    p.hit_on_cm, p.islands, trace, tn, 1)
+    battle.activate(
+        rng,
+        si,
+        sf,
+        p.nations,
+        vp,
+        tr,
+        eng,
+        edges,
+        0,
+        0,
+        act,
+        p.ri,
+        p.rf,
+        p.move_cm,
+        p.hit_on_cm,
+        p.islands,
+        trace,
+        tn,
+        1,
+    )
     assert si[0, 0, S_MASTS] == 2
     assert si[1, 0, S_MASTS] == 5  # no attack in a repair turn
     # 3-mast ship with 2 masts: 14 - 2 = 12 cm, minus 5 for the repair
@@ -259,36 +316,102 @@ def test_carpenter_repairs_up_to_start_and_no_attack():
 
 
 def test_mastless_ship_moves_only_with_oars_or_as_turk():
-    for spec, want in (("spain:3", 0), ("spain:3 oars@0", 5), ("turkish:3", 8), ("turkish:3 helmsman@0", 10)):
+    for spec, want in (
+        ("spain:3", 0),
+        ("spain:3 oars@0", 5),
+        ("turkish:3", 8),
+        ("turkish:3 helmsman@0", 10),
+    ):
         p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state(spec, "viking:1", pos_b=(80.0, 30.0))
         si[0, 0, S_MASTS] = 0
         act = np.zeros(7)
         act[4], act[5] = 60.0, 30.0
-        battle.activate(rng, si, sf, p.nations, vp, tr, eng, edges, 0, 0, act, p.ri, p.rf, p.move_cm,
-                        p.hit_on_cm, p.islands, trace, tn, 1)
+        battle.activate(
+            rng,
+            si,
+            sf,
+            p.nations,
+            vp,
+            tr,
+            eng,
+            edges,
+            0,
+            0,
+            act,
+            p.ri,
+            p.rf,
+            p.move_cm,
+            p.hit_on_cm,
+            p.islands,
+            trace,
+            tn,
+            1,
+        )
         assert sf[0, 0, F_X] == pytest.approx(10.0 + want), spec
 
 
 def test_engaged_ship_cannot_move_without_disengaging():
-    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:3", "viking:3", pos_b=(10.5, 30.0))
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state(
+        "spain:3", "viking:3", pos_b=(10.5, 30.0)
+    )
     eng[0, 0] = True
     act = np.zeros(7)
     act[4], act[5] = 40.0, 30.0  # tries to sail off without disengaging
-    battle.activate(rng, si, sf, p.nations, vp, tr, eng, edges, 0, 0, act, p.ri, p.rf, p.move_cm,
-                    p.hit_on_cm, p.islands, trace, tn, 1)
+    battle.activate(
+        rng,
+        si,
+        sf,
+        p.nations,
+        vp,
+        tr,
+        eng,
+        edges,
+        0,
+        0,
+        act,
+        p.ri,
+        p.rf,
+        p.move_cm,
+        p.hit_on_cm,
+        p.islands,
+        trace,
+        tn,
+        1,
+    )
     assert sf[0, 0, F_X] == 10.0
 
 
 def test_disengage_is_automatic_from_a_mastless_enemy():
-    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:5", "viking:3", pos_b=(10.5, 30.0))
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state(
+        "spain:5", "viking:3", pos_b=(10.5, 30.0)
+    )
     si[0, 0, S_MASTS] = 1  # difficulty would be 6+ (capped)
     si[1, 0, S_MASTS] = 0
     eng[0, 0] = True
     act = np.zeros(7)
     act[6] = 1
     act[4], act[5] = 40.0, 30.0
-    battle.activate(rng, si, sf, p.nations, vp, tr, eng, edges, 0, 0, act, p.ri, p.rf, p.move_cm,
-                    p.hit_on_cm, p.islands, trace, tn, 1)
+    battle.activate(
+        rng,
+        si,
+        sf,
+        p.nations,
+        vp,
+        tr,
+        eng,
+        edges,
+        0,
+        0,
+        act,
+        p.ri,
+        p.rf,
+        p.move_cm,
+        p.hit_on_cm,
+        p.islands,
+        trace,
+        tn,
+        1,
+    )
     assert not eng[0, 0]
     assert sf[0, 0, F_X] == pytest.approx(10.0 + 10.0)  # 18 - 4 x 2
 
@@ -296,20 +419,23 @@ def test_disengage_is_automatic_from_a_mastless_enemy():
 def test_boarding_winner_removes_difference_and_sinks_on_net_excess():
     """Boarding with every die certain: success_on = 1 via an overlay-like rules copy."""
     rules = dataclasses.replace(STD, boarding=dataclasses.replace(STD.boarding, success_on=1))
-    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("viking:5", "spain:2", rules=rules,
-                                                           pos_b=(10.5, 30.0))
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state(
+        "viking:5", "spain:2", rules=rules, pos_b=(10.5, 30.0)
+    )
     battle._board(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, trace, tn, 1)
     # Viking 5 + 1 dice = 6 successes vs 2: net 4 > 2 masts -> both masts removed and sunk
     assert si[1, 0, S_MASTS] == 0 and si[1, 0, 6] == 1
     assert vp[0].tolist() == [2, 2, 0]
-    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:3", "spain:2", rules=rules,
-                                                           pos_b=(10.5, 30.0))
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state(
+        "spain:3", "spain:2", rules=rules, pos_b=(10.5, 30.0)
+    )
     battle._board(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, trace, tn, 1)
     # net 1: one mast removed, not sunk, ships stay engaged
     assert si[1, 0, S_MASTS] == 1 and si[1, 0, 6] == 0 and eng[0, 0]
     raw = dataclasses.replace(rules, boarding=dataclasses.replace(rules.boarding, sink_rule="raw"))
-    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:3", "spain:2", rules=raw,
-                                                           pos_b=(10.5, 30.0))
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state(
+        "spain:3", "spain:2", rules=raw, pos_b=(10.5, 30.0)
+    )
     battle._board(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, trace, tn, 1)
     # raw rule: 3 successes exceed 2 masts -> sunk after losing one mast
     assert si[1, 0, 6] == 1
@@ -326,16 +452,24 @@ def test_scenarios_score_their_objectives():
     # convoy: fleet A defends (switch "first"); 3-mast convoy ships (14 cm, 16 with the Helmsman)
     # cross the 80 cm to the far edge against a lone sloop
     # (the game goes on after the sloop sinks: end_when_side_idle off)
-    rules = dataclasses.replace(STD, convoy=dataclasses.replace(STD.convoy, defender="first"),
-                                turns=dataclasses.replace(STD.turns, end_when_side_idle=False))
+    rules = dataclasses.replace(
+        STD,
+        convoy=dataclasses.replace(STD.convoy, defender="first"),
+        turns=dataclasses.replace(STD.turns, end_when_side_idle=False),
+    )
     pairing = api.make_pairing("spain:3,3,3,3 helmsman@3", "viking:1", rules, "gunline", "convoy")
     exits = 0
     for seed in range(20):
         out, trace, si = api.play_traced(pairing, seed)
         assert out[battle.O_DEF] == 0
         exits += sum(1 for e in trace if int(e[0]) == battle.EV_SCENARIO and int(e[5]) == 2)
-        replay_and_check(rules, [parse_fleet("spain:3,3,3,3 helmsman@3", rules),
-                                 parse_fleet("viking:1", rules)], out, trace, si)
+        replay_and_check(
+            rules,
+            [parse_fleet("spain:3,3,3,3 helmsman@3", rules), parse_fleet("viking:1", rules)],
+            out,
+            trace,
+            si,
+        )
     assert exits > 0
 
 
@@ -346,8 +480,12 @@ def test_scenarios_score_their_objectives():
 def test_jobs_do_not_change_results():
     fa = "pirates:5,3,2,1,1 captain@0 gunner@1"
     fb = "chinese:4,3,3,2 carpenter@1 musketeer@0"
-    d1, s1 = api.battle_stats(fa, fb, n=600, seed=99, jobs=1, chunk_size=150, commanders="gunline,boarder")
-    d2, s2 = api.battle_stats(fa, fb, n=600, seed=99, jobs=2, chunk_size=150, commanders="gunline,boarder")
+    d1, s1 = api.battle_stats(
+        fa, fb, n=600, seed=99, jobs=1, chunk_size=150, commanders="gunline,boarder"
+    )
+    d2, s2 = api.battle_stats(
+        fa, fb, n=600, seed=99, jobs=2, chunk_size=150, commanders="gunline,boarder"
+    )
     pd_equal = d1.equals(d2)
     assert pd_equal
     assert s1["win"] == s2["win"] and s1["mean_vp"] == s2["mean_vp"]
@@ -428,7 +566,9 @@ def test_initiative_and_activation_order(scen):
             else:
                 # one ship each, alternating while both sides have ships left
                 n_short = min(sides.count(0), sides.count(1))
-                assert all(sides[2 * k] == lead and sides[2 * k + 1] == 1 - lead for k in range(n_short))
+                assert all(
+                    sides[2 * k] == lead and sides[2 * k + 1] == 1 - lead for k in range(n_short)
+                )
         # every afloat ship activates once per turn (until the game ends early)
     assert 0.35 < np.mean(leads) < 0.65  # initiative is a fair roll
 
@@ -439,9 +579,18 @@ def test_game_ends_early_only_when_a_side_is_idle():
     early = 0
     for seed in range(40):
         out, trace, si = api.play_traced(pairing, seed)
-        if out[battle.O_TURNS] < STD.turns.max_turns or out[battle.O_LEFT0] == 0 or out[battle.O_LEFT1] == 0:
-            side_idle = [all(si[s, i, 6] != 0 or (si[s, i, S_MASTS] == 0 and si[s, i, 4] != 4)
-                             for i in range(si.shape[1])) for s in range(2)]
+        if (
+            out[battle.O_TURNS] < STD.turns.max_turns
+            or out[battle.O_LEFT0] == 0
+            or out[battle.O_LEFT1] == 0
+        ):
+            side_idle = [
+                all(
+                    si[s, i, 6] != 0 or (si[s, i, S_MASTS] == 0 and si[s, i, 4] != 4)
+                    for i in range(si.shape[1])
+                )
+                for s in range(2)
+            ]
             if out[battle.O_TURNS] < STD.turns.max_turns:
                 early += 1
                 assert any(side_idle)
@@ -452,11 +601,15 @@ def test_once_per_turn_captain_and_musketeer():
     p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("pirates:3 captain@0", "viking:5")
     sf[0, 0] = (10.0, 30.0)
     sf[1, 0] = (38.0, 30.0)  # 28 cm: 6+, plenty of misses to reroll
-    battle._fire(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1)
+    battle._fire(
+        rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
+    )
     assert si[0, 0, 7] == 1 and si[0, 0, 8] == 1  # captain and the Pirates reroll both used
-    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:2 musketeer@0", "spain:5",
-                                                           pos_b=(10.5, 30.0))
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state(
+        "spain:2 musketeer@0", "spain:5", pos_b=(10.5, 30.0)
+    )
     from simulator.express.core import boarding_dice
+
     assert boarding_dice(si, p.nations, 0, 0, p.ri) == 3
     battle._board(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, trace, tn, 1)
     if si[0, 0, 6] == 0 and si[0, 0, S_MASTS] > 0:

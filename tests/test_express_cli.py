@@ -26,7 +26,9 @@ def run_json(args):
 
 
 def test_battle_json_keys():
-    obj = run_json(["battle", "--fleet", FLEET_A, "--vs", FLEET_B, "-n", "200", "--seed", "4", "--jobs", "1"])
+    obj = run_json(
+        ["battle", "--fleet", FLEET_A, "--vs", FLEET_B, "-n", "200", "--seed", "4", "--jobs", "1"]
+    )
     assert obj["n"] == 200
     for k in ("win", "loss", "draw"):
         assert set(obj[k]) >= {"count", "p", "ci95"}
@@ -43,13 +45,29 @@ def test_battle_cli_equals_api_and_replays():
     """(jobs 1 == jobs 2 is tested on the API in test_express_battle.py, sparing a second pool.)"""
     from simulator.express import api
 
-    args = ["battle", "--fleet", FLEET_A, "--vs", FLEET_B, "-n", "300", "--seed", "8",
-            "--commanders", "boarder,skirmisher", "--scenario-name", "treasure", "--jobs", "1"]
+    args = [
+        "battle",
+        "--fleet",
+        FLEET_A,
+        "--vs",
+        FLEET_B,
+        "-n",
+        "300",
+        "--seed",
+        "8",
+        "--commanders",
+        "boarder,skirmisher",
+        "--scenario-name",
+        "treasure",
+        "--jobs",
+        "1",
+    ]
     a = run_json(args)
     b = run_json(args)
     assert a == b
-    _, s = api.battle_stats(FLEET_A, FLEET_B, n=300, seed=8, commanders="boarder,skirmisher",
-                            scenario_name="treasure")
+    _, s = api.battle_stats(
+        FLEET_A, FLEET_B, n=300, seed=8, commanders="boarder,skirmisher", scenario_name="treasure"
+    )
     assert a["win"]["count"] == s["win"]["count"] and a["draw"]["count"] == s["draw"]["count"]
     assert a["commanders"] == ["boarder", "skirmisher"]
     assert a["provenance"]["scenario_name"] == "treasure"
@@ -68,8 +86,26 @@ def test_matrix_json_shape():
 
 
 def test_matrix_best_reports_fleets(tmp_path):
-    res = run(["matrix", "--fleets", "best", "-n", "2", "--candidates", "2", "--search-n", "1",
-               "--seed", "2", "--jobs", "1", "--format", "json", "-q"])
+    res = run(
+        [
+            "matrix",
+            "--fleets",
+            "best",
+            "-n",
+            "2",
+            "--candidates",
+            "2",
+            "--search-n",
+            "1",
+            "--seed",
+            "2",
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+            "-q",
+        ]
+    )
     assert res.exit_code == 0, res.output
     obj = json.loads(res.stdout)
     assert obj["fleet_mode"] == "best"
@@ -80,8 +116,22 @@ def test_matrix_best_reports_fleets(tmp_path):
 
 def test_crew_value_json_and_files(tmp_path):
     out = tmp_path / "cv"
-    res = run(["crew-value", "-n", "40", "--seed", "3", "--jobs", "1", "--format", "json", "-q",
-               "--out", str(out)])
+    res = run(
+        [
+            "crew-value",
+            "-n",
+            "40",
+            "--seed",
+            "3",
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+            "-q",
+            "--out",
+            str(out),
+        ]
+    )
     assert res.exit_code == 0, res.output
     obj = json.loads(res.stdout)
     names = [(r["kind"], r["name"]) for r in obj["rows"]]
@@ -101,12 +151,20 @@ def test_fleets_command_counts():
     assert res.exit_code == 0 and "1490 legal fleets" in res.stdout
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["battle", "--fleet", "spain:5,5", "--vs", FLEET_B, "-n", "2"], "at most 1 ship(s) of 5 masts"),
-    (["battle", "--fleet", FLEET_A, "--vs", FLEET_B, "-n", "2", "--commanders", "pacifist"],
-     "unknown commander"),
-    (["fleets", "--nation", "atlantis"], "not a nation"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (
+            ["battle", "--fleet", "spain:5,5", "--vs", FLEET_B, "-n", "2"],
+            "at most 1 ship(s) of 5 masts",
+        ),
+        (
+            ["battle", "--fleet", FLEET_A, "--vs", FLEET_B, "-n", "2", "--commanders", "pacifist"],
+            "unknown commander",
+        ),
+        (["fleets", "--nation", "atlantis"], "not a nation"),
+    ],
+)
 def test_errors_are_one_line_exit_2(args, needle, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["express", *args])
@@ -119,8 +177,28 @@ def test_errors_are_one_line_exit_2(args, needle, capsys):
 
 def test_bad_scenario_file_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
-    bad.write_text('game = "express"\nrules_version = "x"\nextends = "standard"\n[turns]\nmax_turn = 3\n')
+    bad.write_text(
+        'game = "express"\nrules_version = "x"\nextends = "standard"\n[turns]\nmax_turn = 3\n'
+    )
     with pytest.raises(SystemExit) as exc:
-        main(["express", "battle", "--fleet", FLEET_A, "--vs", FLEET_B, "-n", "2", "--scenario", str(bad)])
+        main(
+            [
+                "express",
+                "battle",
+                "--fleet",
+                FLEET_A,
+                "--vs",
+                FLEET_B,
+                "-n",
+                "2",
+                "--scenario",
+                str(bad),
+            ]
+        )
     err = capsys.readouterr().err
-    assert exc.value.code == 2 and "max_turn" in err and "did you mean" in err and len(err.splitlines()) == 1
+    assert (
+        exc.value.code == 2
+        and "max_turn" in err
+        and "did you mean" in err
+        and len(err.splitlines()) == 1
+    )

@@ -36,24 +36,30 @@ def legal_by_seed(nation: str, masts: list[int], crews: list[str | None]) -> boo
     return True
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("spain:5,5,2", "at most 1 ship(s) of 5 masts"),
-    ("spain:4,4,2", "only the Americans may field two"),
-    ("american:4,4,4", "at most 2 ship(s) of 4 masts"),
-    ("spain:6,3", "6 masts and more are forbidden"),
-    ("spain:3,3,3,3,1", "total masts 13 exceed 12"),
-    ("spain:2,2,2,2,1,1", "at most 5 ships"),
-    ("spain:3,3 captain@0 captain@1", "at most 1 captain per fleet"),
-    ("spain:3,3 captain@0 gunner@0", "at most 1 crew per ship"),
-    ("spain:3,3,2,2,2 captain@0 gunner@1 helmsman@2 carpenter@3 musketeer@4", "only France may take a 5th"),
-    ("spain:3 captian@0", "did you mean 'captain'"),
-    ("spain:3 captain@1", "names ship 1"),
-    ("klingon:3", "unknown nation"),
-    ("3,3", "no nation"),
-    ("spain:a", "comma-separated integers"),
-    ("spain:0,3", "allowed: 1..5"),
-    ("spain:3 oars@0 oars@0", "oars listed twice"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("spain:5,5,2", "at most 1 ship(s) of 5 masts"),
+        ("spain:4,4,2", "only the Americans may field two"),
+        ("american:4,4,4", "at most 2 ship(s) of 4 masts"),
+        ("spain:6,3", "6 masts and more are forbidden"),
+        ("spain:3,3,3,3,1", "total masts 13 exceed 12"),
+        ("spain:2,2,2,2,1,1", "at most 5 ships"),
+        ("spain:3,3 captain@0 captain@1", "at most 1 captain per fleet"),
+        ("spain:3,3 captain@0 gunner@0", "at most 1 crew per ship"),
+        (
+            "spain:3,3,2,2,2 captain@0 gunner@1 helmsman@2 carpenter@3 musketeer@4",
+            "only France may take a 5th",
+        ),
+        ("spain:3 captian@0", "did you mean 'captain'"),
+        ("spain:3 captain@1", "names ship 1"),
+        ("klingon:3", "unknown nation"),
+        ("3,3", "no nation"),
+        ("spain:a", "comma-separated integers"),
+        ("spain:0,3", "allowed: 1..5"),
+        ("spain:3 oars@0 oars@0", "oars listed twice"),
+    ],
+)
 def test_illegal_fleets_name_the_rule(text, needle):
     with pytest.raises(UserError) as exc:
         parse_fleet(text, RULES)
@@ -62,10 +68,16 @@ def test_illegal_fleets_name_the_rule(text, needle):
     assert "\n" not in msg
 
 
-@pytest.mark.parametrize("text", [
-    "american:4,4,2,1,1 captain@0", "france:3,3,2,2,2 captain@0 gunner@1 helmsman@2 carpenter@3 musketeer@4",
-    "spain:5,3,2,1,1 captain@0 gunner@1 oars@2", "turkish:1", "chinese:5,4,3",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "american:4,4,2,1,1 captain@0",
+        "france:3,3,2,2,2 captain@0 gunner@1 helmsman@2 carpenter@3 musketeer@4",
+        "spain:5,3,2,1,1 captain@0 gunner@1 oars@2",
+        "turkish:1",
+        "chinese:5,4,3",
+    ],
+)
 def test_legal_fleets_round_trip(text):
     f = parse_fleet(text, RULES)
     assert parse_fleet(f.spec(), RULES) == f
@@ -82,8 +94,11 @@ def test_legal_fleets_round_trip(text):
 def test_parser_agrees_with_the_seed(nation, masts, roles, n_roles):
     n_roles = min(n_roles, len(masts))
     crews = list(roles[:n_roles]) + [None] * (len(masts) - n_roles)
-    text = f"{nation}:" + ",".join(map(str, masts)) + "".join(
-        f" {c}@{i}" for i, c in enumerate(crews) if c)
+    text = (
+        f"{nation}:"
+        + ",".join(map(str, masts))
+        + "".join(f" {c}@{i}" for i, c in enumerate(crews) if c)
+    )
     if legal_by_seed(nation, masts, crews):
         assert parse_fleet(text, RULES).total_masts == sum(masts)
     else:
@@ -102,15 +117,18 @@ def test_mast_lists_match_brute_force(nation):
     assert len(mast_lists(RULES, nation)) == len(brute)
 
 
-@pytest.mark.parametrize("nation,masts", [("spain", (3, 3, 2, 2, 1)), ("france", (3, 3, 2, 2, 1)),
-                                          ("viking", (5, 4, 3))])
+@pytest.mark.parametrize(
+    "nation,masts", [("spain", (3, 3, 2, 2, 1)), ("france", (3, 3, 2, 2, 1)), ("viking", (5, 4, 3))]
+)
 def test_crew_placements_match_brute_force(nation, masts):
     brute = set()
     for assign in itertools.product([None, *CREW_ROLES], repeat=len(masts)):
         if legal_by_seed(nation, list(masts), list(assign)):
             ships = tuple(Ship(m, c) for m, c in zip(masts, assign))
             brute.add(canonical(Fleet(nation, ships)).ships)
-    mine = {f.ships for f in enumerate_fleets(RULES, nation) if tuple(s.masts for s in f.ships) == masts}
+    mine = {
+        f.ships for f in enumerate_fleets(RULES, nation) if tuple(s.masts for s in f.ships) == masts
+    }
     assert mine == brute
 
 

@@ -55,8 +55,14 @@ def _outside_secret(tmp: Path) -> Path:
 
 HOSTILE = {
     # id: (file text or bytes, regular expression found in the expected ScenarioError)
-    "extends-traversal": (HEAD + 'extends = "../outside/secret"\n', "points outside the scenario folders"),
-    "extends-deep-traversal": (HEAD + 'extends = "../../../../../../etc/passwd"\n', "points outside"),
+    "extends-traversal": (
+        HEAD + 'extends = "../outside/secret"\n',
+        "points outside the scenario folders",
+    ),
+    "extends-deep-traversal": (
+        HEAD + 'extends = "../../../../../../etc/passwd"\n',
+        "points outside",
+    ),
     "extends-absolute": (HEAD + 'extends = "/etc/passwd"\n', "absolute paths are not allowed"),
     "extends-home": (HEAD + 'extends = "~/.ssh/id_rsa"\n', "not found"),
     "extends-symlink-out": (HEAD + 'extends = "evil"\n', "not found"),
@@ -67,23 +73,46 @@ HOSTILE = {
     "extends-folder": (HEAD + 'extends = "."\n', "not found"),
     "extends-nul": (HEAD + 'extends = "\\u0000"\n', "extends"),
     "extends-very-long": (HEAD + 'extends = "' + "a" * 5000 + '"\n', "extends"),
-    "huge-file": (HEAD + "# " + "x" * (MAX_FILE_BYTES + 10) + "\n", f"\\(limit {MAX_FILE_BYTES}\\)"),
+    "huge-file": (
+        HEAD + "# " + "x" * (MAX_FILE_BYTES + 10) + "\n",
+        f"\\(limit {MAX_FILE_BYTES}\\)",
+    ),
     "deep-arrays": (HEAD + "x = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
-    "deep-inline-tables": (HEAD + "x = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n", "nested too deeply"),
+    "deep-inline-tables": (
+        HEAD + "x = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n",
+        "nested too deeply",
+    ),
     "deep-dotted-key": (HEAD + "x" + ".a" * 3000 + " = 1\n", "unknown key|nested too deeply"),
-    "deep-merge": (HEAD + 'extends = "deep_base"\n' + "x" + ".a" * 1500 + " = 2\n", "unknown key|nested too deeply"),
+    "deep-merge": (
+        HEAD + 'extends = "deep_base"\n' + "x" + ".a" * 1500 + " = 2\n",
+        "unknown key|nested too deeply",
+    ),
     "non-utf8": ((HEAD + 'name = "caf\xe9"\n').encode("latin-1"), "not UTF-8"),
     "utf8-bom": ("\ufeff" + HEAD, "invalid TOML"),
     "binary": (bytes(range(256)) * 4, "not UTF-8"),
-    "nan-float": (HEAD + 'extends = "standard"\n[strategies.random]\nparams = { w_chest = nan }\n',
-                  r"\(allowed: a finite number\)"),
-    "inf-float": (HEAD + 'extends = "standard"\n[strategies.random]\nparams = { w_chest = -inf }\n',
-                  r"\(allowed: a finite number\)"),
-    "huge-int-as-float": (HEAD + 'extends = "standard"\n[strategies.random]\nparams = { w_chest = '
-                          + "9" * 400 + " }\n", "w_chest"),
-    "nan-int": (HEAD + 'extends = "standard"\n[ship_mat]\nnum_positions = nan\n', r"\(allowed: integer\)"),
-    "huge-int": (HEAD + 'extends = "standard"\n[ship_mat]\nnum_positions = 99999999999999999999\n',
-                 "out of range"),
+    "nan-float": (
+        HEAD + 'extends = "standard"\n[strategies.random]\nparams = { w_chest = nan }\n',
+        r"\(allowed: a finite number\)",
+    ),
+    "inf-float": (
+        HEAD + 'extends = "standard"\n[strategies.random]\nparams = { w_chest = -inf }\n',
+        r"\(allowed: a finite number\)",
+    ),
+    "huge-int-as-float": (
+        HEAD
+        + 'extends = "standard"\n[strategies.random]\nparams = { w_chest = '
+        + "9" * 400
+        + " }\n",
+        "w_chest",
+    ),
+    "nan-int": (
+        HEAD + 'extends = "standard"\n[ship_mat]\nnum_positions = nan\n',
+        r"\(allowed: integer\)",
+    ),
+    "huge-int": (
+        HEAD + 'extends = "standard"\n[ship_mat]\nnum_positions = 99999999999999999999\n',
+        "out of range",
+    ),
     "negative": (HEAD + 'extends = "standard"\n[ship_mat]\nnum_positions = -8\n', "out of range"),
     "game-nan": ('game = nan\nrules_version = "x"\n', "is not a game"),
     "game-other": ('game = "chess"\nrules_version = "x"\n', "is not a game"),
@@ -91,8 +120,11 @@ HOSTILE = {
     "rules-version-array": ('game = "cove"\nrules_version = ["x"]\n', "rules_version"),
     "name-datetime": (HEAD + "name = 1979-05-27T07:32:00Z\n", "datetime given"),
     "unknown-table": (HEAD + "[__class__]\nx = 1\n", "unknown key"),
-    "python-code": (HEAD + "name = \"__import__('os').system('touch /tmp/pwned')\"\n"
-                    'extends = "standard"\n[eval]\ncode = "exec"\n', "unknown key"),
+    "python-code": (
+        HEAD + "name = \"__import__('os').system('touch /tmp/pwned')\"\n"
+        'extends = "standard"\n[eval]\ncode = "exec"\n',
+        "unknown key",
+    ),
     "key-with-carriage-return": (HEAD + '"a\\rb" = 1\n', "unknown key"),
     "key-with-line-separator": (HEAD + '"a\\u2028b" = 1\n', "unknown key"),
     "duplicate-key": (HEAD + 'game = "hunt"\n', "invalid TOML"),
@@ -117,8 +149,13 @@ def scenario_dir(tmp_path):
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_hostile_scenario_file_is_one_line_error(scenario_dir, case):
     content, fragment = HOSTILE[case]
-    path = scenario_dir / ("self.toml" if case == "extends-itself" else "cycle_a.toml" if case == "extends-cycle"
-                           else f"{case}.toml")
+    path = scenario_dir / (
+        "self.toml"
+        if case == "extends-itself"
+        else "cycle_a.toml"
+        if case == "extends-cycle"
+        else f"{case}.toml"
+    )
     if case not in ("extends-itself", "extends-cycle"):
         if isinstance(content, bytes):
             path.write_bytes(content)
@@ -150,9 +187,30 @@ def test_special_files_are_refused(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # Fuzzing the loader: mutated valid files and small synthetic ones
 
-LITERALS = ["nan", "inf", "-inf", "+inf", "1e309", "-0.0", "0", "-1", "99999999999999999999",
-            "9" * 400, '""', '"x"', "true", "[]", "{}", "[1, [2, [3]]]", "{ a = 1 }", "1979-05-27",
-            '"\\u0000"', '"../../etc/passwd"', "0x7fffffffffffffff", "1_000"]
+LITERALS = [
+    "nan",
+    "inf",
+    "-inf",
+    "+inf",
+    "1e309",
+    "-0.0",
+    "0",
+    "-1",
+    "99999999999999999999",
+    "9" * 400,
+    '""',
+    '"x"',
+    "true",
+    "[]",
+    "{}",
+    "[1, [2, [3]]]",
+    "{ a = 1 }",
+    "1979-05-27",
+    '"\\u0000"',
+    '"../../etc/passwd"',
+    "0x7fffffffffffffff",
+    "1_000",
+]
 VALUE_RE = re.compile(r"(?<== )[^\n#]+")
 
 
@@ -160,16 +218,22 @@ VALUE_RE = re.compile(r"(?<== )[^\n#]+")
 def mutated(draw, base: str) -> bytes:
     text = base
     for _ in range(draw(st.integers(1, 4))):
-        op = draw(st.sampled_from(["value", "value", "delete", "duplicate", "insert", "truncate",
-                                   "byte", "extends"]))
+        op = draw(
+            st.sampled_from(
+                ["value", "value", "delete", "duplicate", "insert", "truncate", "byte", "extends"]
+            )
+        )
         lines = text.splitlines(keepends=True)
         if op == "value":
             spots = list(VALUE_RE.finditer(text))
             if spots:
                 m = spots[draw(st.integers(0, len(spots) - 1))]
-                new = draw(st.one_of(st.sampled_from(LITERALS), st.integers().map(str),
-                                     st.floats().map(repr)))
-                text = text[:m.start()] + new + text[m.end():]
+                new = draw(
+                    st.one_of(
+                        st.sampled_from(LITERALS), st.integers().map(str), st.floats().map(repr)
+                    )
+                )
+                text = text[: m.start()] + new + text[m.end() :]
         elif op == "delete" and lines:
             del lines[draw(st.integers(0, len(lines) - 1))]
             text = "".join(lines)
@@ -183,9 +247,22 @@ def mutated(draw, base: str) -> bytes:
         elif op == "truncate":
             text = text[: draw(st.integers(0, len(text)))]
         elif op == "extends":
-            ref = draw(st.one_of(st.sampled_from(["standard", "../standard", "cove/standard", "/etc/hosts",
-                                                  "..", "standard.toml", "x" * 300]),
-                                 st.text(alphabet=string.printable, max_size=30)))
+            ref = draw(
+                st.one_of(
+                    st.sampled_from(
+                        [
+                            "standard",
+                            "../standard",
+                            "cove/standard",
+                            "/etc/hosts",
+                            "..",
+                            "standard.toml",
+                            "x" * 300,
+                        ]
+                    ),
+                    st.text(alphabet=string.printable, max_size=30),
+                )
+            )
             text = f"extends = {json.dumps(ref)}\n" + text
         elif op == "byte":
             raw = bytearray(text.encode("utf-8"))
@@ -209,9 +286,25 @@ def test_fuzzed_standard_scenario_loads_or_is_one_scenario_error(fuzz_dir, data)
 
 
 SCALARS = st.one_of(st.integers(), st.floats(), st.booleans(), st.text(max_size=12))
-KEYS = st.one_of(st.sampled_from(["game", "rules_version", "name", "extends", "ship_mat", "setup",
-                                  "combat", "num_positions", "hull", "strategies", "params", "kind"]),
-                 st.text(min_size=1, max_size=8))
+KEYS = st.one_of(
+    st.sampled_from(
+        [
+            "game",
+            "rules_version",
+            "name",
+            "extends",
+            "ship_mat",
+            "setup",
+            "combat",
+            "num_positions",
+            "hull",
+            "strategies",
+            "params",
+            "kind",
+        ]
+    ),
+    st.text(min_size=1, max_size=8),
+)
 
 
 def _toml_value(v) -> str:
@@ -230,17 +323,25 @@ def _toml_value(v) -> str:
     raise TypeError(v)
 
 
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                       st.dictionaries(KEYS, inner, max_size=4)),
-                      max_leaves=12)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=100, deadline=None)
-@given(game=st.sampled_from(["cove", "express", "hunt", "chess"]),
-       body=st.dictionaries(KEYS, VALUES, max_size=6))
+@given(
+    game=st.sampled_from(["cove", "express", "hunt", "chess"]),
+    body=st.dictionaries(KEYS, VALUES, max_size=6),
+)
 def test_fuzzed_synthetic_scenario_loads_or_is_one_scenario_error(fuzz_dir, game, body):
     lines = [f'game = "{game}"', 'rules_version = "fuzz"']
-    lines += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in body.items() if k not in ("game", "rules_version")]
+    lines += [
+        f"{json.dumps(k)} = {_toml_value(v)}"
+        for k, v in body.items()
+        if k not in ("game", "rules_version")
+    ]
     path = fuzz_dir / "synthetic.toml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     _load(path)
@@ -249,10 +350,33 @@ def test_fuzzed_synthetic_scenario_loads_or_is_one_scenario_error(fuzz_dir, game
 # ---------------------------------------------------------------------------------------------
 # Fuzzing option values on the command line: exit 0, or exit 2 with one line (never a traceback)
 
-JUNK = st.one_of(st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)),
-                         max_size=12),
-                 st.sampled_from(["", "-1", "0", "nan", "inf", "1e9", "10**15", str(10**15), str(2**200),
-                                  "-99999999999999999999", "0x10", "1_000", " 3", "3 ", "--help", "-", "--"]))
+JUNK = st.one_of(
+    st.text(
+        alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)),
+        max_size=12,
+    ),
+    st.sampled_from(
+        [
+            "",
+            "-1",
+            "0",
+            "nan",
+            "inf",
+            "1e9",
+            "10**15",
+            str(10**15),
+            str(2**200),
+            "-99999999999999999999",
+            "0x10",
+            "1_000",
+            " 3",
+            "3 ",
+            "--help",
+            "-",
+            "--",
+        ]
+    ),
+)
 SMALL = st.integers(-3, 400).map(str)
 
 
@@ -260,8 +384,10 @@ SMALL = st.integers(-3, 400).map(str)
 def volley_args(draw) -> list[str]:
     args = ["odds", draw(st.sampled_from(["volley", "boarding"]))]
     options = {
-        "--dice": st.one_of(SMALL, JUNK), "--hit-on": st.one_of(st.integers(-2, 9).map(str), JUNK),
-        "--masts": st.one_of(SMALL, JUNK), "--vs": st.one_of(SMALL, JUNK),
+        "--dice": st.one_of(SMALL, JUNK),
+        "--hit-on": st.one_of(st.integers(-2, 9).map(str), JUNK),
+        "--masts": st.one_of(SMALL, JUNK),
+        "--vs": st.one_of(SMALL, JUNK),
         "--reroll-misses": st.one_of(st.integers(-1, 70).map(str), JUNK),
         "--extra-dice": st.one_of(st.integers(-1, 70).map(str), JUNK),
         "--mc": st.one_of(st.integers(-5, 3000).map(str), JUNK),
@@ -270,8 +396,10 @@ def volley_args(draw) -> list[str]:
         "--backend": st.one_of(st.sampled_from(["loky", "spark", "LOKY"]), JUNK),
         "--scheduler": JUNK,
         "--format": st.one_of(st.sampled_from(["table", "json", "csv", "xml"]), JUNK),
-        "--out": st.one_of(st.text(alphabet=string.ascii_letters + "._-", min_size=1, max_size=10),
-                           st.sampled_from(["/proc/broadside", "/dev/null/x", "a/../../b"])),
+        "--out": st.one_of(
+            st.text(alphabet=string.ascii_letters + "._-", min_size=1, max_size=10),
+            st.sampled_from(["/proc/broadside", "/dev/null/x", "a/../../b"]),
+        ),
         "--resume": st.text(alphabet=string.ascii_letters, min_size=1, max_size=10),
         "--checkpoint": st.text(alphabet=string.ascii_letters, min_size=1, max_size=10),
     }
@@ -306,7 +434,9 @@ def test_fuzzed_cli_options_exit_0_or_2_with_one_line(fuzz_dir, args):
 
 def _trial_options(command: click.Command) -> list[str]:
     names = {"-n", "--mc", "--games", "--battles", "--trials", "--runs"}
-    return [opt for p in command.params if isinstance(p, click.Option) for opt in p.opts if opt in names]
+    return [
+        opt for p in command.params if isinstance(p, click.Option) for opt in p.opts if opt in names
+    ]
 
 
 def _commands():
@@ -323,7 +453,9 @@ def _commands():
 
 def test_odds_mc_10_to_15_is_refused_naming_the_limit():
     started = time.perf_counter()
-    code, out, err = run_main(["odds", "volley", "--dice", "3", "--hit-on", "5", "--mc", str(10**15)])
+    code, out, err = run_main(
+        ["odds", "volley", "--dice", "3", "--hit-on", "5", "--mc", str(10**15)]
+    )
     assert code == 2 and out == "" and _one_line(err.strip())
     assert "1000000000" in err and time.perf_counter() - started < 5
 
@@ -344,7 +476,9 @@ def test_every_trial_count_option_refuses_10_to_15_at_once():
 
 def test_players_limit_helpers_name_the_limits():
     assert check_players(4, low=3, high=5) == 4
-    with pytest.raises(UserError, match=r"--players 10000 is outside the limits of this game \(allowed: 3\.\.5\)"):
+    with pytest.raises(
+        UserError, match=r"--players 10000 is outside the limits of this game \(allowed: 3\.\.5\)"
+    ):
         check_players(10_000, low=3, high=5)
     with pytest.raises(UserError, match="not a whole number"):
         check_players("4", low=3, high=5)

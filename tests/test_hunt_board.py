@@ -22,7 +22,9 @@ def write(tmp_path, map_text=GOOD, pairs="[[0, 8, 11, 8], [0, 9, 11, 9]]"):
     tail = "[movement]" + rest.split("[movement]", 1)[1]
     board = f"[board]\nmap = '''{map_text}'''\nstrait_pairs = {pairs}\n\n"
     p = tmp_path / "board.toml"
-    p.write_text(head.replace('name = "standard"', 'name = "custom"') + board + tail, encoding="utf-8")
+    p.write_text(
+        head.replace('name = "standard"', 'name = "custom"') + board + tail, encoding="utf-8"
+    )
     return p
 
 
@@ -51,14 +53,27 @@ def test_user_board_file_loads(tmp_path):
 @pytest.mark.parametrize(
     "mutate, message",
     [
-        (lambda m: m.replace("~~~~~~~~~~~~~~~~~~\n", "~~~~~~~~~~~~~~~~~\n", 1), "squares, row 0 has 18"),
+        (
+            lambda m: m.replace("~~~~~~~~~~~~~~~~~~\n", "~~~~~~~~~~~~~~~~~\n", 1),
+            "squares, row 0 has 18",
+        ),
         (lambda m: m.replace("1b~~", "1k~~", 1), "unknown symbol 'k'"),
-        (lambda m: m.replace("bb~~~~~~~~~~~~~~bb\n~~", "b~~~~~~~~~~~~~~~bb\n~~", 1), "port 1 has 2 berths"),
+        (
+            lambda m: m.replace("bb~~~~~~~~~~~~~~bb\n~~", "b~~~~~~~~~~~~~~~bb\n~~", 1),
+            "port 1 has 2 berths",
+        ),
         (lambda m: m.replace("~~~~~~~~@@~~~~~~~~", "~~~~~~~~@~~~~~~~~~", 1), "7 anchorages"),
         (lambda m: m.replace("3b~~", "1b~~", 1), "second anchor"),
-        (lambda m: m.replace("~~~~~~~~~~~~~~~~~~\n~~~~~~~~@@", "~~~~~~~~~~~~~~~~~~\n~~~~~~~~@@", 1)
-         .replace("~~~~~~~~~~~~~~~~~~\n~~~~~~~~~~~~~~~~~~\nbb~~~~~~~~~~~~~~bb\n3b",
-                  "~~~~~~~~~~~~~~~~~~\nXXXXXXXXXXXXXXXXXX\nbb~~~~~~~~~~~~~~bb\n3b", 1), None),
+        (
+            lambda m: m.replace(
+                "~~~~~~~~~~~~~~~~~~\n~~~~~~~~@@", "~~~~~~~~~~~~~~~~~~\n~~~~~~~~@@", 1
+            ).replace(
+                "~~~~~~~~~~~~~~~~~~\n~~~~~~~~~~~~~~~~~~\nbb~~~~~~~~~~~~~~bb\n3b",
+                "~~~~~~~~~~~~~~~~~~\nXXXXXXXXXXXXXXXXXX\nbb~~~~~~~~~~~~~~bb\n3b",
+                1,
+            ),
+            None,
+        ),
     ],
 )
 def test_bad_maps_give_one_line_errors(tmp_path, mutate, message):
@@ -74,7 +89,11 @@ def test_bad_maps_give_one_line_errors(tmp_path, mutate, message):
 
 
 def test_unreachable_square(tmp_path):
-    bad = GOOD.replace("~~~~~~~~~~~~~~~~~~\n~~~~~~~~~~~~~~~~~~\nbb~~", "~~~~~~~~~~~~~~~~~~\nXXXXXXXXXXXXXXXXXX\nbb~~", 1)
+    bad = GOOD.replace(
+        "~~~~~~~~~~~~~~~~~~\n~~~~~~~~~~~~~~~~~~\nbb~~",
+        "~~~~~~~~~~~~~~~~~~\nXXXXXXXXXXXXXXXXXX\nbb~~",
+        1,
+    )
     bad = bad.replace("3b~~~~~~^^~~~~~~b4", "3b~~~~~~~~~~~~~~b4")
     p = write(tmp_path, bad, pairs="[[0, 8, 0, 9]]")
     with pytest.raises(ScenarioError, match="cannot be reached"):
@@ -83,7 +102,9 @@ def test_unreachable_square(tmp_path):
 
 def test_straits_must_be_paired(tmp_path):
     p = write(tmp_path, pairs="[[0, 8, 11, 8]]")
-    with pytest.raises(ScenarioError, match=r"row 0, column 9: strait half is in no board.strait_pairs"):
+    with pytest.raises(
+        ScenarioError, match=r"row 0, column 9: strait half is in no board.strait_pairs"
+    ):
         load_scenario(p, game="hunt")
     p = write(tmp_path, pairs="[[0, 8, 11, 8], [0, 9, 5, 5]]")
     with pytest.raises(ScenarioError, match=r"strait_pairs\[1\].*not a strait half"):

@@ -11,7 +11,11 @@ from simulator.hunt.game import check_state, initial_state
 from simulator.hunt.moves import State, build_tables, turn_options
 from simulator.hunt.variants import load_hunt, variant_names
 
-CASES = [((), 4), ((), 2)] + [((v,), None) for v in variant_names()] + [(("shipwreck", "fleet", "cyclone"), 3)]
+CASES = (
+    [((), 4), ((), 2)]
+    + [((v,), None) for v in variant_names()]
+    + [(("shipwreck", "fleet", "cyclone"), 3)]
+)
 
 
 def random_position(t, rng, st0):
@@ -38,11 +42,17 @@ def random_position(t, rng, st0):
             s = alive[int(rng.integers(len(alive)))]
             carrying[s] = k
             treasure[k] = -1
-    wrecks = frozenset(int(x) for x in rng.integers(n_nodes, size=3)) - set(node) if t.wrecks else frozenset()
+    wrecks = (
+        frozenset(int(x) for x in rng.integers(n_nodes, size=3)) - set(node)
+        if t.wrecks
+        else frozenset()
+    )
     return State(tuple(node), tuple(carrying), tuple(treasure), wrecks)
 
 
-@pytest.mark.parametrize("variants, players", CASES, ids=lambda x: "+".join(x) if isinstance(x, tuple) else str(x))
+@pytest.mark.parametrize(
+    "variants, players", CASES, ids=lambda x: "+".join(x) if isinstance(x, tuple) else str(x)
+)
 def test_same_legal_outcomes_as_the_python_engine(variants, players):
     sc = load_hunt(None, list(variants))
     players = players or (2 if sc.rules.kingdoms.mode != "none" else sc.rules.default_players)
@@ -58,17 +68,28 @@ def test_same_legal_outcomes_as_the_python_engine(variants, players):
         check_state(t, st)
         seat = int(rng.integers(players))
         alive = {t.ship_owner[s] for s, n in enumerate(st.ship_node) if n >= 0}
-        home = any(c >= 0 and st.ship_node[s] == t.board.anchor_node[t.ship_home[s]]
-                   for s, c in enumerate(st.carrying))
+        home = any(
+            c >= 0 and st.ship_node[s] == t.board.anchor_node[t.ship_home[s]]
+            for s, c in enumerate(st.carrying)
+        )
         if seat not in alive or len(alive) < 2 or home:
             continue  # positions no game reaches (already over)
         dice = tuple(sorted(int(x) for x in rng.integers(1, 7, size=n_dice)))
-        py = {(o.state.ship_node, o.state.carrying, o.state.treasure_island, n_dice + 1 if o.won else o.dice_used)
-              for o in turn_options(t, st, seat, dice)}
+        py = {
+            (
+                o.state.ship_node,
+                o.state.carrying,
+                o.state.treasure_island,
+                n_dice + 1 if o.won else o.dice_used,
+            )
+            for o in turn_options(t, st, seat, dice)
+        }
         node, carry, tre, wreck = fast.initial_arrays(t, st)
         for n in st.wrecks:
             wreck[n] = 1
-        k = fast.enumerate_options(A, P, node, carry, tre, wreck, seat, np.array(dice, dtype=np.int64), W)
+        k = fast.enumerate_options(
+            A, P, node, carry, tre, wreck, seat, np.array(dice, dtype=np.int64), W
+        )
         nb = {(tuple(W[6][j]), tuple(W[7][j]), tuple(W[8][j]), int(W[9][j, 0])) for j in range(k)}
         assert nb == py, f"position {i}, seat {seat}, dice {dice}"
 

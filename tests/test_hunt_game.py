@@ -15,7 +15,12 @@ from cli import cli
 from scenarios.loader import load_scenario
 from simulator.hunt.api import play_games
 from simulator.hunt.game import (
-    END_STALEMATE, check_state, cyclone_victim, explosion_victims, initial_state, play_game,
+    END_STALEMATE,
+    check_state,
+    cyclone_victim,
+    explosion_victims,
+    initial_state,
+    play_game,
 )
 from simulator.hunt.moves import State, build_tables
 from simulator.hunt.players import RandomPlayer, make_player
@@ -78,8 +83,13 @@ def test_seat_order_and_first_player():
     t2 = build_tables(STANDARD.rules, 2)
     assert [t2.board.port_numbers[p[0]] for p in t2.seat_ports] == [1, 4]
     players = [Recorder() for _ in range(4)]
-    play_game(t, dataclasses.replace(STANDARD.rules, max_turns=8), players, ScriptedDice([]),
-              np.random.default_rng(0))
+    play_game(
+        t,
+        dataclasses.replace(STANDARD.rules, max_turns=8),
+        players,
+        ScriptedDice([]),
+        np.random.default_rng(0),
+    )
     order = [seat for p in players for (seat, _) in p.seen]
     assert players[0].seen and sorted(order)[:2] == [0, 0]
     firsts = [min(i for i, p in enumerate(players) if p.seen and p.seen[0][1] is not None)]
@@ -89,7 +99,9 @@ def test_seat_order_and_first_player():
 def test_stalemate_at_max_turns():
     rules = dataclasses.replace(STANDARD.rules, max_turns=7)
     t = build_tables(rules, 2)
-    rec = play_game(t, rules, [Recorder(), Recorder()], np.random.default_rng(1), np.random.default_rng(2))
+    rec = play_game(
+        t, rules, [Recorder(), Recorder()], np.random.default_rng(1), np.random.default_rng(2)
+    )
     assert rec.end == END_STALEMATE and rec.turns == 7 and rec.winner == -1
 
 
@@ -112,8 +124,14 @@ def test_eliminated_player_is_skipped():
     original = game_mod.initial_state
     try:
         game_mod.initial_state = lambda tt, rr: st._replace(ship_node=sunk)
-        play_game(t, rules, [Recorder(), Recorder(), Recorder()], ScriptedDice([]), np.random.default_rng(0),
-                  on_turn=hook)
+        play_game(
+            t,
+            rules,
+            [Recorder(), Recorder(), Recorder()],
+            ScriptedDice([]),
+            np.random.default_rng(0),
+            on_turn=hook,
+        )
     finally:
         game_mod.initial_state = original
     assert seen and 1 not in seen and seen[:4] == [0, 2, 0, 2]
@@ -132,20 +150,29 @@ def test_cyclone_triple_loses_the_farthest_ship():
     original = game_mod.initial_state
     try:
         game_mod.initial_state = lambda tt, rr: st
-        rec = play_game(t, rules, [Recorder(), Recorder()], ScriptedDice([5, 5, 5]), np.random.default_rng(0),
-                        check=True)
+        rec = play_game(
+            t,
+            rules,
+            [Recorder(), Recorder()],
+            ScriptedDice([5, 5, 5]),
+            np.random.default_rng(0),
+            check=True,
+        )
     finally:
         game_mod.initial_state = original
     assert rec.cyclone_losses == 1 and rec.lost[0] == 1
-    rec2 = play_game(t, rules, [Recorder(), Recorder()], ScriptedDice([5, 5, 4]), np.random.default_rng(0))
+    rec2 = play_game(
+        t, rules, [Recorder(), Recorder()], ScriptedDice([5, 5, 4]), np.random.default_rng(0)
+    )
     assert rec2.cyclone_losses == 0
 
 
 @pytest.mark.parametrize("radius_rule, low, expect_hit", [("half", 3, False), ("lowest", 3, True)])
 def test_fire_ship_explosion(radius_rule, low, expect_hit):
     sc = load_hunt(None, ["fire-ship"])
-    rules = dataclasses.replace(sc.rules, max_turns=1,
-                                fire_ship=dataclasses.replace(sc.rules.fire_ship, radius=radius_rule))
+    rules = dataclasses.replace(
+        sc.rules, max_turns=1, fire_ship=dataclasses.replace(sc.rules.fire_ship, radius=radius_rule)
+    )
     t = build_tables(rules, 2)
     st0 = initial_state(t, rules)
     # seat 0 ship 0 at (3,3); the fire ship sails east low+4 = 7 squares to (3,10);
@@ -153,7 +180,9 @@ def test_fire_ship_explosion(radius_rule, low, expect_hit):
     nodes = list(st0.ship_node)
     nodes[0] = N(t, 3, 3)
     nodes[3] = N(t, 3, 13)
-    st = State(tuple(nodes), tuple(0 if s == 3 else -1 for s in range(len(nodes))), (-1,), frozenset())
+    st = State(
+        tuple(nodes), tuple(0 if s == 3 else -1 for s in range(len(nodes))), (-1,), frozenset()
+    )
     check_state(t, st)
     from simulator.hunt import game as game_mod
 
@@ -165,8 +194,14 @@ def test_fire_ship_explosion(radius_rule, low, expect_hit):
             def fire_target(self, obs, ship, targets, radius, rng):
                 return targets.index(N(t, 3, 10))
 
-        rec = play_game(t, rules, [Aim(fire=0), Recorder()], ScriptedDice([low, 4]), np.random.default_rng(0),
-                        check=True)
+        rec = play_game(
+            t,
+            rules,
+            [Aim(fire=0), Recorder()],
+            ScriptedDice([low, 4]),
+            np.random.default_rng(0),
+            check=True,
+        )
     finally:
         game_mod.initial_state = original
     assert rec.explosions == 1
@@ -181,13 +216,25 @@ def test_one_two_rolls_again():
     rules = dataclasses.replace(sc.rules, max_turns=1)
     t = build_tables(rules, 2)
     hooks = []
-    rec = play_game(t, rules, [Recorder(), Recorder()], ScriptedDice([1, 2, 2, 1, 5, 6]), np.random.default_rng(0),
-                    on_turn=lambda s, seat, dice, o: hooks.append(dice))
+    rec = play_game(
+        t,
+        rules,
+        [Recorder(), Recorder()],
+        ScriptedDice([1, 2, 2, 1, 5, 6]),
+        np.random.default_rng(0),
+        on_turn=lambda s, seat, dice, o: hooks.append(dice),
+    )
     assert hooks == [(1, 2), (2, 1), (5, 6)] and rec.rerolls == 2 and rec.turns == 1
     base = dataclasses.replace(STANDARD.rules, max_turns=1)
     hooks.clear()
-    play_game(build_tables(base, 2), base, [Recorder(), Recorder()], ScriptedDice([1, 2, 5, 6]),
-              np.random.default_rng(0), on_turn=lambda s, seat, dice, o: hooks.append(dice))
+    play_game(
+        build_tables(base, 2),
+        base,
+        [Recorder(), Recorder()],
+        ScriptedDice([1, 2, 5, 6]),
+        np.random.default_rng(0),
+        on_turn=lambda s, seat, dice, o: hooks.append(dice),
+    )
     assert hooks == [(1, 2)]
 
 
@@ -204,8 +251,9 @@ def test_devils_island_setup():
     check_state(t, st)
 
 
-@pytest.mark.parametrize("variant, ports", [("enemy-kingdoms", [[1, 2], [4, 3]]),
-                                            ("contrary-winds", [[1, 3], [2, 4]])])
+@pytest.mark.parametrize(
+    "variant, ports", [("enemy-kingdoms", [[1, 2], [4, 3]]), ("contrary-winds", [[1, 3], [2, 4]])]
+)
 def test_kingdoms_ports_and_goal(variant, ports):
     sc = load_hunt(None, [variant])
     t = build_tables(sc.rules, 2)
@@ -218,10 +266,16 @@ def test_kingdoms_ports_and_goal(variant, ports):
     second = t.board.anchor_node[t.seat_ports[0][1]]
     first = t.board.anchor_node[t.seat_ports[0][0]]
     carrying = tuple(0 if s == 3 else -1 for s in range(12))
-    at_second = st._replace(ship_node=st.ship_node[:3] + (second,) + st.ship_node[4:], carrying=carrying,
-                            treasure_island=(-1,))
-    at_first = st._replace(ship_node=st.ship_node[:3] + (first,) + st.ship_node[4:], carrying=carrying,
-                           treasure_island=(-1,))
+    at_second = st._replace(
+        ship_node=st.ship_node[:3] + (second,) + st.ship_node[4:],
+        carrying=carrying,
+        treasure_island=(-1,),
+    )
+    at_first = st._replace(
+        ship_node=st.ship_node[:3] + (first,) + st.ship_node[4:],
+        carrying=carrying,
+        treasure_island=(-1,),
+    )
     assert has_won(t, at_second, 0) and not has_won(t, at_first, 0)
     with pytest.raises(Exception, match="2 players"):
         build_tables(sc.rules, 4)
@@ -237,40 +291,86 @@ def test_double_board_two_treasures():
 
 
 def test_api_tidy_table_and_summary():
-    games, summary = play_games(STANDARD, ["runner", "hunter"], 20, seed=11, engine="python", check=True)
+    games, summary = play_games(
+        STANDARD, ["runner", "hunter"], 20, seed=11, engine="python", check=True
+    )
     assert len(games) == 40 and set(games["seat"]) == {0, 1}
     assert games.groupby("game_id")["won"].sum().le(1).all()
-    for key in ("game_id", "seat", "strategy", "won", "stalemate", "turns", "sinkings", "ships_lost",
-                "scenario_hash", "seed"):
+    for key in (
+        "game_id",
+        "seat",
+        "strategy",
+        "won",
+        "stalemate",
+        "turns",
+        "sinkings",
+        "ships_lost",
+        "scenario_hash",
+        "seed",
+    ):
         assert key in games.columns
     assert summary["n_games"] == 20 and len(summary["seats"]) == 2
     assert set(summary["strategies"]) == {"runner", "hunter"}
 
 
 def test_rotate_seats_balances_strategies():
-    games, summary = play_games(STANDARD, ["runner", "random"], 10, seed=2, rotate_seats=True, engine="python")
+    games, summary = play_games(
+        STANDARD, ["runner", "random"], 10, seed=2, rotate_seats=True, engine="python"
+    )
     counts = games.groupby(["seat", "strategy"]).size()
     assert (counts == 5).all()
 
 
 def test_same_seed_same_games_for_any_jobs():
-    a, sa = play_games(STANDARD, ["runner", "hunter", "guard", "random"], 120, seed=5, n_jobs=1, chunk_size=40)
-    b, sb = play_games(STANDARD, ["runner", "hunter", "guard", "random"], 120, seed=5, n_jobs=2, chunk_size=40)
+    a, sa = play_games(
+        STANDARD, ["runner", "hunter", "guard", "random"], 120, seed=5, n_jobs=1, chunk_size=40
+    )
+    b, sb = play_games(
+        STANDARD, ["runner", "hunter", "guard", "random"], 120, seed=5, n_jobs=2, chunk_size=40
+    )
     pd.testing.assert_frame_equal(a, b)
     assert sa["seats"] == sb["seats"]
 
 
 def test_cli_play_json_keys(tmp_path):
-    r = CliRunner().invoke(cli, ["hunt", "play", "--players", "4", "--strategies", "runner,hunter,guard,random",
-                                 "-n", "30", "--seed", "1", "--jobs", "1", "--format", "json",
-                                 "--out", str(tmp_path / "o")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "hunt",
+            "play",
+            "--players",
+            "4",
+            "--strategies",
+            "runner,hunter,guard,random",
+            "-n",
+            "30",
+            "--seed",
+            "1",
+            "--jobs",
+            "1",
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     obj = json.loads(r.output)
-    for key in ("n_games", "seats", "strategies", "stalemate_rate", "turns", "sinkings_per_game", "seed",
-                "provenance"):
+    for key in (
+        "n_games",
+        "seats",
+        "strategies",
+        "stalemate_rate",
+        "turns",
+        "sinkings_per_game",
+        "seed",
+        "provenance",
+    ):
         assert key in obj
     assert obj["n_games"] == 30 and len(obj["seats"]) == 4
-    assert {"win_rate", "ci95"} <= set(obj["seats"][0]) and {"win_rate", "ci95"} <= set(obj["strategies"]["hunter"])
+    assert {"win_rate", "ci95"} <= set(obj["seats"][0]) and {"win_rate", "ci95"} <= set(
+        obj["strategies"]["hunter"]
+    )
     assert set(obj["turns"]) == {"mean", "p50", "p90"}
     df = pd.read_parquet(tmp_path / "o" / "games.parquet")
     assert len(df) == 120 and (tmp_path / "o" / "games.csv").exists()
@@ -279,13 +379,19 @@ def test_cli_play_json_keys(tmp_path):
 def test_cli_table_and_errors():
     r = CliRunner().invoke(cli, ["hunt", "play", "-n", "5", "--seed", "1", "--jobs", "1"])
     assert r.exit_code == 0 and "win_rate" in r.output
-    for args, needle in [(["--strategies", "runer"], "did you mean 'runner'"),
-                         (["--players", "6"], "allowed: 2, 3, 4"),
-                         (["--variant", "cyclon"], "did you mean 'cyclone'"),
-                         (["--strategies", "hunter:zeal=3"], "bad parameter"),
-                         (["--strategies", "runner,hunter,guard"], "3 given for 4 players" if False else "")]:
-        r = CliRunner().invoke(cli, ["hunt", "play", "-n", "2", "--jobs", "1", "--players", "4", *args]
-                               if "--players" not in args else ["hunt", "play", "-n", "2", "--jobs", "1", *args])
+    for args, needle in [
+        (["--strategies", "runer"], "did you mean 'runner'"),
+        (["--players", "6"], "allowed: 2, 3, 4"),
+        (["--variant", "cyclon"], "did you mean 'cyclone'"),
+        (["--strategies", "hunter:zeal=3"], "bad parameter"),
+        (["--strategies", "runner,hunter,guard"], "3 given for 4 players" if False else ""),
+    ]:
+        r = CliRunner().invoke(
+            cli,
+            ["hunt", "play", "-n", "2", "--jobs", "1", "--players", "4", *args]
+            if "--players" not in args
+            else ["hunt", "play", "-n", "2", "--jobs", "1", *args],
+        )
         if needle:
             assert r.exit_code != 0 and needle in str(r.exception or r.output)
 

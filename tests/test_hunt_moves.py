@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 
-
 from scenarios.loader import load_scenario
-from simulator.hunt.moves import State, Step, apply_step, build_tables, turn_options, unit_steps, occupancy
+from simulator.hunt.moves import (
+    State,
+    Step,
+    apply_step,
+    build_tables,
+    occupancy,
+    turn_options,
+    unit_steps,
+)
 
 STANDARD = load_scenario("standard", game="hunt")
 
@@ -77,7 +84,10 @@ def test_two_dice_one_each_on_two_ships():
     t = tables()
     st = position(t, {0: (2, 4), 1: (8, 12), 3: (9, 16)})
     opts = turn_options(t, st, 0, (1, 3))
-    pairs = {(t.board.cells[o.state.ship_node[0]][0], t.board.cells[o.state.ship_node[1]][0]) for o in opts}
+    pairs = {
+        (t.board.cells[o.state.ship_node[0]][0], t.board.cells[o.state.ship_node[1]][0])
+        for o in opts
+    }
     assert ((1, 4), (8, 15)) in pairs  # ship 0 north 1, ship 1 east 3
     assert ((2, 7), (9, 12)) in pairs  # ship 0 east 3, ship 1 south 1
 
@@ -152,8 +162,15 @@ def test_strait_joins_both_long_sides_and_switching_is_free():
     assert t.board.cell_node[(0, 8)] == t.board.cell_node[(11, 8)]
     got = single_dests(t, st, 0, 2, 0)
     assert {(2, 8), (9, 8), (0, 6), (11, 6)} <= got  # out of either half
-    assert {(2, 9), (9, 9), (0, 11), (11, 11)} <= got  # out of the other strait square (free switch)
-    assert (1, 7) not in single_dests(t, st, 0, 1, 0) and (10, 7) not in single_dests(t, st, 0, 1, 0)
+    assert {
+        (2, 9),
+        (9, 9),
+        (0, 11),
+        (11, 11),
+    } <= got  # out of the other strait square (free switch)
+    assert (1, 7) not in single_dests(t, st, 0, 1, 0) and (10, 7) not in single_dests(
+        t, st, 0, 1, 0
+    )
 
 
 def test_no_diagonal_into_a_strait():
@@ -253,18 +270,24 @@ def test_sinking_the_last_opponent_ship_wins():
 
 
 def test_wrecks_block_passing_and_ending():
-    rules = dataclasses.replace(STANDARD.rules, shipwreck=dataclasses.replace(STANDARD.rules.shipwreck, enabled=True))
+    rules = dataclasses.replace(
+        STANDARD.rules, shipwreck=dataclasses.replace(STANDARD.rules.shipwreck, enabled=True)
+    )
     t = build_tables(rules, 2)
     st = position(t, {0: (3, 3), 3: (3, 5), 4: (9, 16)})
     after = apply_step(t, st, 0, Step((0,), (2,), t.board.cell_node[(3, 5)], False))
     assert t.board.cell_node[(3, 5)] in after.wrecks
     st2 = position(t, {1: (3, 3), 4: (9, 16)}, wrecks=[(3, 5)])
-    assert (3, 6) not in single_dests(t, st2, 0, 3, 1) and (3, 5) not in single_dests(t, st2, 0, 2, 1)
+    assert (3, 6) not in single_dests(t, st2, 0, 3, 1) and (3, 5) not in single_dests(
+        t, st2, 0, 2, 1
+    )
 
 
 def test_fleet_moves_as_one_joins_and_is_sunk_whole():
     rules = STANDARD.rules
-    rules = dataclasses.replace(rules, start="fleet", fleet=dataclasses.replace(rules.fleet, enabled=True))
+    rules = dataclasses.replace(
+        rules, start="fleet", fleet=dataclasses.replace(rules.fleet, enabled=True)
+    )
     t = build_tables(rules, 2)
     st = position(t, {0: (3, 3), 1: (3, 3), 2: (3, 6), 3: (9, 16)})
     occ = occupancy(t, st)
@@ -274,6 +297,8 @@ def test_fleet_moves_as_one_joins_and_is_sunk_whole():
     enemy = position(t, {0: (3, 3), 1: (3, 3), 3: (3, 5), 4: (9, 16)})
     after = apply_step(t, enemy, 1, Step((3,), (2,), t.board.cell_node[(3, 3)], False))
     assert after.ship_node[0] == after.ship_node[1] == -1
-    t1 = build_tables(dataclasses.replace(rules, fleet=dataclasses.replace(rules.fleet, sink="one")), 2)
+    t1 = build_tables(
+        dataclasses.replace(rules, fleet=dataclasses.replace(rules.fleet, sink="one")), 2
+    )
     after1 = apply_step(t1, enemy, 1, Step((3,), (2,), t1.board.cell_node[(3, 3)], False))
     assert sorted([after1.ship_node[0], after1.ship_node[1]]).count(-1) == 1

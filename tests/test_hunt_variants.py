@@ -24,21 +24,32 @@ def strategies_for(rules):
     return MIX6 if rules.default_players == 6 else MIX4
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run(variant: str, engine: str = "fast", n: int = N_GAMES):
     sc = load_hunt(None, [variant] if variant else [])
-    games, summary = play_games(sc, strategies_for(sc.rules), n, seed=20240, engine=engine, check=True,
-                                chunk_size=250)
+    games, summary = play_games(
+        sc, strategies_for(sc.rules), n, seed=20240, engine=engine, check=True, chunk_size=250
+    )
     per_game = games[games["seat"] == 0]
     return sc, games, per_game, summary
 
 
 def test_nine_variant_files():
     assert set(variant_names()) == {
-        "devils-island", "cyclone", "double-board", "shipwreck", "fire-ship", "one-two", "enemy-kingdoms",
-        "contrary-winds", "fleet"}
+        "devils-island",
+        "cyclone",
+        "double-board",
+        "shipwreck",
+        "fire-ship",
+        "one-two",
+        "enemy-kingdoms",
+        "contrary-winds",
+        "fleet",
+    }
     for name in variant_names():
-        sc = load_scenario(VARIANT_DIR / f"{name}.toml", game="hunt")  # each file also loads on its own
+        sc = load_scenario(
+            VARIANT_DIR / f"{name}.toml", game="hunt"
+        )  # each file also loads on its own
         assert sc.rules is not None
 
 
@@ -51,7 +62,10 @@ def test_variant_plays_1000_games_without_an_illegal_state(variant):
     wins = games.groupby("game_id")["won"].sum()
     assert (wins == (per_game.set_index("game_id")["end"] == "win").astype(int)).all()
     assert (per_game["turns"] <= sc.rules.max_turns).all()
-    assert (games["ships_lost"] <= sc.rules.ships_per_port * (2 if sc.rules.kingdoms.mode != "none" else 1)).all()
+    assert (
+        games["ships_lost"]
+        <= sc.rules.ships_per_port * (2 if sc.rules.kingdoms.mode != "none" else 1)
+    ).all()
 
 
 @pytest.mark.slow
@@ -118,7 +132,9 @@ def test_devils_island_is_shorter_than_the_base_game():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant, ports", [("enemy-kingdoms", {"1+2", "4+3"}), ("contrary-winds", {"1+3", "2+4"})])
+@pytest.mark.parametrize(
+    "variant, ports", [("enemy-kingdoms", {"1+2", "4+3"}), ("contrary-winds", {"1+3", "2+4"})]
+)
 def test_kingdoms_two_players_six_ships(variant, ports):
     _, games, _, summary = run(variant)
     assert summary["players"] == 2 and set(games["ports"]) == ports
@@ -142,12 +158,15 @@ def test_combinable_variants_play():
     assert sc2.rules.start == "devil" and sc2.rules.num_dice == 4
 
 
-@pytest.mark.parametrize("combo, needle", [
-    (["enemy-kingdoms", "contrary-winds"], "kingdoms.mode"),
-    (["fleet", "devils-island"], "start"),
-    (["enemy-kingdoms", "double-board"], "cannot be combined"),
-    (["cyclone", "nope"], "unknown variant"),
-])
+@pytest.mark.parametrize(
+    "combo, needle",
+    [
+        (["enemy-kingdoms", "contrary-winds"], "kingdoms.mode"),
+        (["fleet", "devils-island"], "start"),
+        (["enemy-kingdoms", "double-board"], "cannot be combined"),
+        (["cyclone", "nope"], "unknown variant"),
+    ],
+)
 def test_incompatible_variants_are_refused(combo, needle):
     with pytest.raises(ScenarioError) as exc:
         load_hunt(None, combo)

@@ -27,9 +27,18 @@ from click.testing import CliRunner
 import cli
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage", "--hide-scrollbars"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+]
 SEED = 20261130
 
 
@@ -39,8 +48,25 @@ def report_dir(tmp_path_factory) -> Path:
     out = Path(base) / "report" if base else tmp_path_factory.mktemp("report") / "broadside-report"
     if out.exists():
         shutil.rmtree(out)
-    res = CliRunner().invoke(cli.cli, ["report", "--size", "test", "--game", "all", "--seed", str(SEED),
-                                       "--jobs", "1", "--quiet", "--out", str(out), "--format", "json"])
+    res = CliRunner().invoke(
+        cli.cli,
+        [
+            "report",
+            "--size",
+            "test",
+            "--game",
+            "all",
+            "--seed",
+            str(SEED),
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        ],
+    )
     assert res.exit_code == 0, res.output + repr(res.exception)
     summary = json.loads(res.stdout)
     assert Path(summary["index"]) == out / "index.html"
@@ -59,7 +85,11 @@ class _Imgs(HTMLParser):
             self.imgs.append(a)
         for key in ("src", "href"):
             v = a.get(key) or ""
-            if tag in ("link", "script", "img", "iframe", "source") and v and not v.startswith(("data:", "#")):
+            if (
+                tag in ("link", "script", "img", "iframe", "source")
+                and v
+                and not v.startswith(("data:", "#"))
+            ):
                 self.external.append((tag, v))
         if tag == "link":
             self.external.append((tag, a.get("href")))
@@ -96,8 +126,11 @@ def test_every_figure_and_table_has_its_files(report_dir):
         assert "<svg" in svg
         assert (report_dir / row.table).exists(), row.table
     html = (report_dir / "index.html").read_text(encoding="utf-8")
-    shown = re.findall(r"<code>([\w\-]+)\.csv</code> \(and \.parquet\)\.</p><table><thead><tr>(.*?)</tr></thead>"
-                       r"<tbody>(.*?)</tbody>", html)
+    shown = re.findall(
+        r"<code>([\w\-]+)\.csv</code> \(and \.parquet\)\.</p><table><thead><tr>(.*?)</tr></thead>"
+        r"<tbody>(.*?)</tbody>",
+        html,
+    )
     assert len(shown) >= 5
     for stem, head, body in shown:
         csv = pd.read_csv(report_dir / f"{stem}.csv")
@@ -130,7 +163,9 @@ def test_provenance_records_seed_scenarios_versions_and_wall_time(report_dir):
     assert run["root seed entropy"] == str(SEED)
     assert run["command line"].startswith("broadside")
     sections = pd.read_csv(report_dir / "provenance_sections.csv")
-    assert {"Dice odds", "Pirate's Cove", "Pirates express", "Les Pirates"} <= set(sections["section"])
+    assert {"Dice odds", "Pirate's Cove", "Pirates express", "Les Pirates"} <= set(
+        sections["section"]
+    )
     assert (sections["wall_time_s"] >= 0).all()
     pkgs = set(pd.read_csv(report_dir / "provenance_packages.csv")["package"])
     assert {"numpy", "pandas", "matplotlib", "python"} <= pkgs
@@ -142,14 +177,27 @@ def test_provenance_records_seed_scenarios_versions_and_wall_time(report_dir):
 
 def test_report_renders_in_headless_chromium_with_every_figure_loaded(report_dir, tmp_path):
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not installed (Debian package 'chromium'; .ci/run installs it): "
-                    "browser rendering not checked")
+        pytest.skip(
+            f"{CHROMIUM} not installed (Debian package 'chromium'; .ci/run installs it): "
+            "browser rendering not checked"
+        )
     url = (report_dir / "index.html").resolve().as_uri()
     profile = tmp_path / "chromium-profile"
     dom = subprocess.run(
-        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-         "--virtual-time-budget=10000", "--dump-dom", url],
-        check=False, capture_output=True, text=True, timeout=180,
+        [
+            CHROMIUM,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            url,
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert dom.returncode == 0, dom.stderr[-2000:]
     body = re.search(r"<body([^>]*)>", dom.stdout)
@@ -163,9 +211,19 @@ def test_report_renders_in_headless_chromium_with_every_figure_loaded(report_dir
     assert not console, console
     shot = report_dir / "screenshot.png"
     res = subprocess.run(
-        [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=10000",
-         f"--screenshot={shot}", "--window-size=1280,2400", url],
-        check=False, capture_output=True, text=True, timeout=180,
+        [
+            CHROMIUM,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            "--virtual-time-budget=10000",
+            f"--screenshot={shot}",
+            "--window-size=1280,2400",
+            url,
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert res.returncode == 0, res.stderr[-2000:]
     w, h = _png_size(shot.read_bytes())
@@ -177,7 +235,9 @@ def test_report_renders_in_headless_chromium_with_every_figure_loaded(report_dir
 def test_same_seed_reproduces_the_tables_whatever_the_jobs(report_dir):
     from reports.sections import dice
 
-    sections = pd.read_csv(report_dir / "provenance_sections.csv", dtype={"seed": str}).set_index("section")
+    sections = pd.read_csv(report_dir / "provenance_sections.csv", dtype={"seed": str}).set_index(
+        "section"
+    )
     seed = int(sections.loc["Dice odds", "seed"])
     again, _, _ = dice.tables(dice.ROLLS["test"], seed, jobs=2, quiet=True)
     first = pd.read_csv(report_dir / "dice_distribution.csv")
@@ -188,8 +248,21 @@ def test_unwritable_out_is_a_one_line_error_before_any_work(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     proc = subprocess.run(
-        [sys.executable, "-c", "import cli; cli.main()", "report", "--out", str(blocker / "sub"), "--size", "test"],
-        check=False, capture_output=True, text=True, timeout=120, cwd=Path(cli.__file__).parent,
+        [
+            sys.executable,
+            "-c",
+            "import cli; cli.main()",
+            "report",
+            "--out",
+            str(blocker / "sub"),
+            "--size",
+            "test",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(cli.__file__).parent,
     )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
@@ -200,9 +273,23 @@ def test_bad_scenario_file_is_a_one_line_error(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('game = "cove"\nrules_version = "x"\nextends = "standard"\nnot_a_rule = 3\n')
     proc = subprocess.run(
-        [sys.executable, "-c", "import cli; cli.main()", "report", "--scenario", str(bad),
-         "--out", str(tmp_path / "o"), "--size", "test"],
-        check=False, capture_output=True, text=True, timeout=120, cwd=Path(cli.__file__).parent,
+        [
+            sys.executable,
+            "-c",
+            "import cli; cli.main()",
+            "report",
+            "--scenario",
+            str(bad),
+            "--out",
+            str(tmp_path / "o"),
+            "--size",
+            "test",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(cli.__file__).parent,
     )
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "not_a_rule" in proc.stderr

@@ -52,14 +52,29 @@ ROUND_TRIP = [
     np.zeros((0, 3), dtype=np.float32),
     np.int16(-7),
     np.float64(0.1),
-    pd.DataFrame({"a": [1, 2], "b": [0.5, np.nan], "c": ["x", None],
-                  "d": pd.Categorical(["u", "v"]), "e": [True, False]}, index=[10, 20]),
+    pd.DataFrame(
+        {
+            "a": [1, 2],
+            "b": [0.5, np.nan],
+            "c": ["x", None],
+            "d": pd.Categorical(["u", "v"]),
+            "e": [True, False],
+        },
+        index=[10, 20],
+    ),
     pd.Series([1.5, 2.5], index=["hull", "sails"], name="damage"),
     {"counts": np.arange(4), "nested": [(1, 2.5), {"x": None}], 3: "int key", (1, 2): "tuple key"},
     [1, 2**80, -0.0, float("nan"), float("inf"), "ünïcode", True, None],
     (Fraction(1, 3), Fraction(-5, 7)),
-    RunResult(results=[np.arange(3)], n=3, chunk_size=3, entropy=2**100, n_jobs=1, wall_time_s=0.5,
-              meta={"k": "v"}),
+    RunResult(
+        results=[np.arange(3)],
+        n=3,
+        chunk_size=3,
+        entropy=2**100,
+        n_jobs=1,
+        wall_time_s=0.5,
+        meta={"k": "v"},
+    ),
 ]
 
 
@@ -72,14 +87,17 @@ def test_chunk_file_round_trip_is_exact(tmp_path, value):
     assert ck.same(value, back), (value, back)
 
 
-@pytest.mark.parametrize("value", [
-    np.array([object(), 1], dtype=object),
-    {1, 2},
-    object(),
-    lambda c: c,
-    pd.DataFrame({"mixed": [1, "a"]}),
-    complex(1, 2),
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.array([object(), 1], dtype=object),
+        {1, 2},
+        object(),
+        lambda c: c,
+        pd.DataFrame({"mixed": [1, "a"]}),
+        complex(1, 2),
+    ],
+)
 def test_results_that_need_pickle_are_refused(tmp_path, value):
     with pytest.raises(UnsupportedResult):
         ck.save_chunk(tmp_path / "chunk-0000000.npz", value, {"chunk": 0})
@@ -98,24 +116,50 @@ def _write_raw_npz(path: Path, spec: object, **arrays) -> None:
     np.savez(path, __spec__=np.frombuffer(blob, dtype=np.uint8), **arrays)
 
 
-@pytest.mark.parametrize("name,maker", [
-    ("pickled object array", lambda p: np.savez(p, __spec__=np.frombuffer(json.dumps(
-        {"header": {}, "result": {"t": "ndarray", "a": "a0"}}).encode(), dtype=np.uint8),
-        a0=np.array([{"evil": 1}], dtype=object))),
-    ("class outside Broadside", lambda p: _write_raw_npz(p, {"t": "dataclass", "cls": "os:system",
-                                                             "fields": []})),
-    ("enum outside Broadside", lambda p: _write_raw_npz(p, {"t": "enum", "cls": "signal:Signals",
-                                                            "v": "SIGKILL"})),
-    ("not a zip", lambda p: p.write_bytes(b"\x80\x04\x95 pickle-looking bytes")),
-    ("no structure", lambda p: np.savez(p, a0=np.arange(3))),
-    ("unknown entry", lambda p: _write_raw_npz(p, {"t": "eval", "v": "__import__('os')"})),
-    ("missing array", lambda p: _write_raw_npz(p, {"t": "ndarray", "a": "a9"})),
-    ("deep nesting", lambda p: _write_raw_npz(p, functools.reduce(
-        lambda acc, _: {"t": "list", "items": [acc]}, range(200), {"t": "none"}))),
-    ("bad parquet", lambda p: _write_raw_npz(p, {"t": "dataframe", "a": "a0"},
-                                             a0=np.frombuffer(b"PAR1garbage", dtype=np.uint8))),
-    ("huge int text", lambda p: _write_raw_npz(p, {"t": "int", "v": "9" * 100_000})),
-])
+@pytest.mark.parametrize(
+    "name,maker",
+    [
+        (
+            "pickled object array",
+            lambda p: np.savez(
+                p,
+                __spec__=np.frombuffer(
+                    json.dumps({"header": {}, "result": {"t": "ndarray", "a": "a0"}}).encode(),
+                    dtype=np.uint8,
+                ),
+                a0=np.array([{"evil": 1}], dtype=object),
+            ),
+        ),
+        (
+            "class outside Broadside",
+            lambda p: _write_raw_npz(p, {"t": "dataclass", "cls": "os:system", "fields": []}),
+        ),
+        (
+            "enum outside Broadside",
+            lambda p: _write_raw_npz(p, {"t": "enum", "cls": "signal:Signals", "v": "SIGKILL"}),
+        ),
+        ("not a zip", lambda p: p.write_bytes(b"\x80\x04\x95 pickle-looking bytes")),
+        ("no structure", lambda p: np.savez(p, a0=np.arange(3))),
+        ("unknown entry", lambda p: _write_raw_npz(p, {"t": "eval", "v": "__import__('os')"})),
+        ("missing array", lambda p: _write_raw_npz(p, {"t": "ndarray", "a": "a9"})),
+        (
+            "deep nesting",
+            lambda p: _write_raw_npz(
+                p,
+                functools.reduce(
+                    lambda acc, _: {"t": "list", "items": [acc]}, range(200), {"t": "none"}
+                ),
+            ),
+        ),
+        (
+            "bad parquet",
+            lambda p: _write_raw_npz(
+                p, {"t": "dataframe", "a": "a0"}, a0=np.frombuffer(b"PAR1garbage", dtype=np.uint8)
+            ),
+        ),
+        ("huge int text", lambda p: _write_raw_npz(p, {"t": "int", "v": "9" * 100_000})),
+    ],
+)
 def test_hostile_chunk_files_are_refused_without_running_code(tmp_path, name, maker):
     path = tmp_path / "chunk-0000000.npz"
     maker(path)
@@ -156,25 +200,43 @@ def test_resumed_mixed_results_are_identical_and_only_missing_chunks_run(tmp_pat
         again = run_chunks(task, 950, seed=3, chunk_size=100, n_jobs=1)
     assert again.meta["chunks_resumed"] == 7
     assert _same_results(first.results, again.results)
-    assert sorted(p.name for p in folder.glob("chunk-*.npz")) == [f"chunk-{i:07d}.npz" for i in range(10)]
+    assert sorted(p.name for p in folder.glob("chunk-*.npz")) == [
+        f"chunk-{i:07d}.npz" for i in range(10)
+    ]
 
 
-@pytest.mark.parametrize("change,fragment", [
-    ({"n": 1200}, "n (1000 in the checkpoint, 1200 now)"),
-    ({"chunk_size": 50}, "chunk_size"),
-    ({"seed": 12}, "--seed 11, not 12"),
-    ({"task": functools.partial(counts_chunk, dice=5)}, "task.arguments"),
-    ({"manifest": {"scenario_hash": "other"}}, "meta.scenario_hash"),
-])
+@pytest.mark.parametrize(
+    "change,fragment",
+    [
+        ({"n": 1200}, "n (1000 in the checkpoint, 1200 now)"),
+        ({"chunk_size": 50}, "chunk_size"),
+        ({"seed": 12}, "--seed 11, not 12"),
+        ({"task": functools.partial(counts_chunk, dice=5)}, "task.arguments"),
+        ({"manifest": {"scenario_hash": "other"}}, "meta.scenario_hash"),
+    ],
+)
 def test_resume_refuses_a_different_run(tmp_path, change, fragment):
-    base = {"task": functools.partial(counts_chunk, dice=3), "n": 1000, "seed": 11, "chunk_size": 100,
-            "manifest": {"scenario_hash": "abc"}}
+    base = {
+        "task": functools.partial(counts_chunk, dice=3),
+        "n": 1000,
+        "seed": 11,
+        "chunk_size": 100,
+        "manifest": {"scenario_hash": "abc"},
+    }
     with execution(checkpoint=_job(tmp_path)):
-        run_chunks(base["task"], base["n"], seed=11, chunk_size=100, n_jobs=1, manifest=base["manifest"])
+        run_chunks(
+            base["task"], base["n"], seed=11, chunk_size=100, n_jobs=1, manifest=base["manifest"]
+        )
     args = {**base, **change}
     with execution(checkpoint=_job(tmp_path, resume=True)), pytest.raises(CheckpointError) as info:
-        run_chunks(args["task"], args["n"], seed=args["seed"], chunk_size=args["chunk_size"], n_jobs=1,
-                   manifest=args["manifest"])
+        run_chunks(
+            args["task"],
+            args["n"],
+            seed=args["seed"],
+            chunk_size=args["chunk_size"],
+            n_jobs=1,
+            manifest=args["manifest"],
+        )
     assert fragment in str(info.value) and "refused" in str(info.value)
     assert "\n" not in str(info.value)
 
@@ -194,7 +256,10 @@ def test_symlinked_checkpoint_folder_is_refused(tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "chunks").symlink_to(tmp_path / "real")
-    with execution(checkpoint=_job(tmp_path / "out")), pytest.raises(CheckpointError, match="symbolic"):
+    with (
+        execution(checkpoint=_job(tmp_path / "out")),
+        pytest.raises(CheckpointError, match="symbolic"),
+    ):
         run_chunks(counts_chunk, 10, seed=1, chunk_size=5, n_jobs=1)
 
 
@@ -212,8 +277,21 @@ def test_fresh_run_replaces_an_old_checkpoint(tmp_path):
 
 def test_odds_volley_out_then_resume_gives_the_same_json(tmp_path):
     out = tmp_path / "volley"
-    args = ["odds", "volley", "--dice", "4", "--hit-on", "5", "--mc", "60000", "--jobs", "1",
-            "--format", "json", "--quiet"]
+    args = [
+        "odds",
+        "volley",
+        "--dice",
+        "4",
+        "--hit-on",
+        "5",
+        "--mc",
+        "60000",
+        "--jobs",
+        "1",
+        "--format",
+        "json",
+        "--quiet",
+    ]
     code, first, err = run_main([*args, "--seed", "21", "--out", str(out)])
     assert code == 0, err
     assert (out / "volley.csv").is_file() and (out / "volley.json").is_file()
@@ -227,7 +305,9 @@ def test_odds_volley_out_then_resume_gives_the_same_json(tmp_path):
     assert json.loads(again)["seed"] == 21
     code, _, err = run_main([*args[:5], "6", *args[6:], "--resume", str(out)])
     assert code == 2
-    assert "option hit_on (5 in the checkpoint, 6 now)" in err and len(err.strip().splitlines()) == 1
+    assert (
+        "option hit_on (5 in the checkpoint, 6 now)" in err and len(err.strip().splitlines()) == 1
+    )
 
 
 @click.command("plain")
@@ -256,8 +336,15 @@ def test_command_without_out_checkpoints_with_checkpoint_option(tmp_path):
 
 def _slow(args, sleep: str, **kw):
     env = {**os.environ, "BROADSIDE_TEST_SLEEP": sleep, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, str(TASKS), "slow", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, str(TASKS), "slow", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        **kw,
+    )
 
 
 @pytest.mark.slow  # two real processes each (about 10 s on a busy machine)
@@ -301,5 +388,7 @@ def test_killed_process_resumes_to_the_uninterrupted_result(tmp_path, sig):
     got = json.loads(stdout)
     assert got["seed"] == 77 and got["resumed"] == saved
     with execution():
-        plain = run_chunks(functools.partial(counts_chunk, dice=5), 4000, seed=77, chunk_size=100, n_jobs=1)
+        plain = run_chunks(
+            functools.partial(counts_chunk, dice=5), 4000, seed=77, chunk_size=100, n_jobs=1
+        )
     assert got["counts"] == np.sum(plain.results, axis=0).tolist()

@@ -37,7 +37,9 @@ def test_jobs_1_and_jobs_2_are_bit_identical():
     two = run_chunks(task, 2_345, seed=2024, chunk_size=200, n_jobs=2)
     assert one.entropy == two.entropy == 2024
     assert len(one.results) == 12
-    assert [r["index"] for r in two.results] == list(range(12))  # chunk order, whatever finished first
+    assert [r["index"] for r in two.results] == list(
+        range(12)
+    )  # chunk order, whatever finished first
     assert _identical(one.results, two.results)
     assert two.results[-1]["frame"]["trial"].iloc[-1] == 2_344  # the short last chunk
 
@@ -67,14 +69,17 @@ def test_execute_keeps_chunk_order():
     assert _identical(got, [counts_chunk(c) for c in chunks])
 
 
-@pytest.mark.parametrize("kwargs,fragment", [
-    ({"n": 10**15}, f"above the limit of {MAX_TRIALS:,} trials"),
-    ({"n": -1}, ">= 0"),
-    ({"n": 10**9, "chunk_size": 1}, f"above the limit of {MAX_CHUNKS:,}"),
-    ({"n": 10, "chunk_size": 0}, "chunk size must be >= 1"),
-    ({"n": 10, "n_jobs": 10_000}, f"above the limit of {MAX_JOBS}"),
-    ({"n": 10, "seed": -3}, "--seed must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs,fragment",
+    [
+        ({"n": 10**15}, f"above the limit of {MAX_TRIALS:,} trials"),
+        ({"n": -1}, ">= 0"),
+        ({"n": 10**9, "chunk_size": 1}, f"above the limit of {MAX_CHUNKS:,}"),
+        ({"n": 10, "chunk_size": 0}, "chunk size must be >= 1"),
+        ({"n": 10, "n_jobs": 10_000}, f"above the limit of {MAX_JOBS}"),
+        ({"n": 10, "seed": -3}, "--seed must be >= 0"),
+    ],
+)
 def test_absurd_sizes_are_refused_up_front(kwargs, fragment):
     started = time.perf_counter()
     with pytest.raises(RunError) as info:
@@ -103,7 +108,9 @@ def test_killed_worker_is_a_clear_error_and_the_run_resumes(tmp_path):
     saved = len(list((tmp_path / "out" / "chunks" / "run-000").glob("chunk-*.npz")))
     assert saved < 12  # the run did not pretend to finish
     marker.unlink()
-    with execution(checkpoint=CheckpointJob(root=tmp_path / "out", command="test", params={}, resume=True)):
+    with execution(
+        checkpoint=CheckpointJob(root=tmp_path / "out", command="test", params={}, resume=True)
+    ):
         resumed = run_chunks(task, 1_200, chunk_size=100, n_jobs=2)
     plain = run_chunks(counts_chunk, 1_200, seed=8, chunk_size=100, n_jobs=1)
     assert resumed.meta["chunks_resumed"] == saved

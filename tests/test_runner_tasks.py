@@ -27,12 +27,16 @@ def mixed_chunk(chunk: Chunk, width: int = 3) -> dict:
     rng = chunk.rng()
     rolls = rng.integers(1, 7, size=(chunk.size, width))
     hits = (rolls >= 5).sum(axis=1)
-    frame = pd.DataFrame({
-        "trial": np.arange(chunk.start, chunk.start + chunk.size),
-        "hits": hits,
-        "score": rng.normal(size=chunk.size),
-        "side": pd.Categorical(np.where(hits % 2 == 0, "navy", "pirate"), categories=["navy", "pirate"]),
-    })
+    frame = pd.DataFrame(
+        {
+            "trial": np.arange(chunk.start, chunk.start + chunk.size),
+            "hits": hits,
+            "score": rng.normal(size=chunk.size),
+            "side": pd.Categorical(
+                np.where(hits % 2 == 0, "navy", "pirate"), categories=["navy", "pirate"]
+            ),
+        }
+    )
     return {
         "counts": np.bincount(hits, minlength=width + 1),
         "frame": frame,
@@ -103,11 +107,25 @@ def _slow_cli() -> None:
     @click.option("--out", type=click.Path(file_okay=False), default=None)
     @simulation_options
     def slow(n, dice, out, seed, jobs, quiet):
-        run = run_chunks(functools.partial(slow_chunk, dice=dice), n, seed=seed, n_jobs=jobs,
-                         quiet=quiet, chunk_size=100, manifest={"test": "slow"})
+        run = run_chunks(
+            functools.partial(slow_chunk, dice=dice),
+            n,
+            seed=seed,
+            n_jobs=jobs,
+            quiet=quiet,
+            chunk_size=100,
+            manifest={"test": "slow"},
+        )
         total = np.sum(run.results, axis=0)
-        click.echo(json.dumps({"counts": total.tolist(), "seed": run.entropy,
-                               "resumed": run.meta.get("chunks_resumed")}))
+        click.echo(
+            json.dumps(
+                {
+                    "counts": total.tolist(),
+                    "seed": run.entropy,
+                    "resumed": run.meta.get("chunks_resumed"),
+                }
+            )
+        )
 
     cli.cli.add_command(slow)
     cli.main(sys.argv[1:])

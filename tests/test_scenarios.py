@@ -14,7 +14,11 @@ BAD_FILES = sorted(BAD.glob("*.toml"))
 
 
 def _expectations(path: Path) -> list[str]:
-    return [ln.split("# expect:", 1)[1].strip() for ln in path.read_text().splitlines() if ln.startswith("# expect:")]
+    return [
+        ln.split("# expect:", 1)[1].strip()
+        for ln in path.read_text().splitlines()
+        if ln.startswith("# expect:")
+    ]
 
 
 @pytest.fixture
@@ -67,7 +71,9 @@ def test_standard_cove_loads_with_every_number():
 
 def test_overlay_overrides_only_what_it_changes(tmp_path):
     p = tmp_path / "house.toml"
-    p.write_text('game = "cove"\nrules_version = "house-1"\nextends = "standard"\n[combat]\nhit_on = 4\n')
+    p.write_text(
+        'game = "cove"\nrules_version = "house-1"\nextends = "standard"\n[combat]\nhit_on = 4\n'
+    )
     base = load_scenario(None, game="cove")
     house = load_scenario(p, game="cove")
     assert house.rules.combat.hit_on == 4
@@ -90,7 +96,9 @@ def test_hash_ignores_formatting_but_not_values(tmp_path):
     a = tmp_path / "a.toml"
     b = tmp_path / "b.toml"
     a.write_text('game = "cove"\nrules_version = "x"\nextends = "standard"\n[bank]\ngold = 100\n')
-    b.write_text('# a comment\ngame="cove"\n\nrules_version="x"\nextends="standard"\n[bank]\ngold=100 # same\n')
+    b.write_text(
+        '# a comment\ngame="cove"\n\nrules_version="x"\nextends="standard"\n[bank]\ngold=100 # same\n'
+    )
     assert load_scenario(a).content_hash == load_scenario(b).content_hash
     merged, _ = read_merged(a)
     merged["bank"]["gold"] = 101
@@ -102,7 +110,9 @@ def test_provenance_keys():
     assert set(prov) == {"scenario", "game", "rules_version", "scenario_hash"}
 
 
-@pytest.mark.parametrize("path", sorted(SCENARIO_ROOT.rglob("*.toml")), ids=lambda p: str(p.relative_to(SCENARIO_ROOT)))
+@pytest.mark.parametrize(
+    "path", sorted(SCENARIO_ROOT.rglob("*.toml")), ids=lambda p: str(p.relative_to(SCENARIO_ROOT))
+)
 def test_every_shipped_scenario_loads(path):
     sc = load_scenario(path)
     assert sc.rules is not None

@@ -50,7 +50,9 @@ def test_crossing_probabilities_match_multivariate_normal(spending):
     mvn = sps.multivariate_normal(mean=np.zeros(3), cov=cov)
     stay = mvn.cdf(c, lower_limit=-c)
     assert 1 - stay == pytest.approx(0.05, abs=3e-4)
-    stay2 = sps.multivariate_normal(mean=np.zeros(2), cov=cov[:2, :2]).cdf(c[:2], lower_limit=-c[:2])
+    stay2 = sps.multivariate_normal(mean=np.zeros(2), cov=cov[:2, :2]).cdf(
+        c[:2], lower_limit=-c[:2]
+    )
     assert 1 - stay2 == pytest.approx(spent_alpha(0.6, 0.05, spending), abs=3e-4)
 
 

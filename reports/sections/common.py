@@ -24,15 +24,22 @@ def engine_module(name: str):
 def unavailable(key: str, title: str, what: str) -> Section:
     """A section that says, without numbers, that its engine is not built yet."""
     sec = Section(key, title, available=False)
-    sec.text(f"Engine not available in this build: {what}. This section shows no numbers rather "
-             "than made-up ones; it fills in once the engine is installed.", "warning")
+    sec.text(
+        f"Engine not available in this build: {what}. This section shows no numbers rather "
+        "than made-up ones; it fills in once the engine is installed.",
+        "warning",
+    )
     return sec
 
 
-def rate_table(df: pd.DataFrame, by: list[str], success: str, weight: str | None = None) -> pd.DataFrame:
+def rate_table(
+    df: pd.DataFrame, by: list[str], success: str, weight: str | None = None
+) -> pd.DataFrame:
     """Counts, n, rate and Wilson 95% interval of ``success`` (0..1, ties may be fractional) by group."""
     g = df.groupby(by, sort=False, observed=True)
-    out = g[success].agg(["sum", "count"]).reset_index().rename(columns={"sum": "wins", "count": "n"})
+    out = (
+        g[success].agg(["sum", "count"]).reset_index().rename(columns={"sum": "wins", "count": "n"})
+    )
     out["win_rate"] = out["wins"] / out["n"]
     lo, hi = wilson_interval(out["wins"].to_numpy(float), out["n"].to_numpy(float))
     out["ci_low"], out["ci_high"] = np.atleast_1d(lo), np.atleast_1d(hi)
@@ -50,21 +57,48 @@ def mean_table(df: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
 
 
 def scenario_row(scen) -> dict:
-    return {"game": scen.game, "name": scen.name, "rules_version": scen.rules_version,
-            "content_hash": scen.content_hash, "path": str(scen.path)}
+    return {
+        "game": scen.game,
+        "name": scen.name,
+        "rules_version": scen.rules_version,
+        "content_hash": scen.content_hash,
+        "path": str(scen.path),
+    }
 
 
-def seat_advantage(ctx, sec: Section, df: pd.DataFrame, success: str, *, stem: str, n_players: int,
-                   n_games: int, title: str, caption: str, table_title: str) -> None:
+def seat_advantage(
+    ctx,
+    sec: Section,
+    df: pd.DataFrame,
+    success: str,
+    *,
+    stem: str,
+    n_players: int,
+    n_games: int,
+    title: str,
+    caption: str,
+    table_title: str,
+) -> None:
     """Win rate by seat (numbered from 1 in turn order) against the fair share: figure and table."""
     from reports import figures
 
     seats = rate_table(df, ["seat"], success)
     seats["seat"] = seats["seat"].astype(int) + 1
     seats = seats.rename(columns={"seat": "seat_in_turn_order"})
-    ctx.figure(sec, stem,
-               figures.rates_with_intervals(seats, label="seat_in_turn_order", title=title, xlabel="games won",
-                                            reference=1 / n_players,
-                                            reference_label=f"fair share (1 in {n_players})"),
-               caption=caption, csv=stem, n=f"{n_games:,} games", n_value=n_games)
+    ctx.figure(
+        sec,
+        stem,
+        figures.rates_with_intervals(
+            seats,
+            label="seat_in_turn_order",
+            title=title,
+            xlabel="games won",
+            reference=1 / n_players,
+            reference_label=f"fair share (1 in {n_players})",
+        ),
+        caption=caption,
+        csv=stem,
+        n=f"{n_games:,} games",
+        n_value=n_games,
+    )
     sec.table(stem, seats, table_title)

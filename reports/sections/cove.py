@@ -20,10 +20,22 @@ from reports.sections.common import (
 )
 
 GAMES = {"test": 12, "quick": 250, "standard": 5_000, "full": 50_000}  # deals; x players rotations
-SOURCE_LABELS = {"plunder": "plunder", "burying": "burying treasure", "combat": "combat",
-                 "pirates": "Legendary Pirates", "fame_cards": "fame cards", "penalties": "penalties"}
-PIRATE_LABELS = {"blackbeard": "Blackbeard", "flying_dutchman": "Flying Dutchman", "captain_hook": "Captain Hook",
-                 "bonny_and_read": "Bonny & Read", "royal_navy": "Royal Navy", "cacafuego": "Cacafuego"}
+SOURCE_LABELS = {
+    "plunder": "plunder",
+    "burying": "burying treasure",
+    "combat": "combat",
+    "pirates": "Legendary Pirates",
+    "fame_cards": "fame cards",
+    "penalties": "penalties",
+}
+PIRATE_LABELS = {
+    "blackbeard": "Blackbeard",
+    "flying_dutchman": "Flying Dutchman",
+    "captain_hook": "Captain Hook",
+    "bonny_and_read": "Bonny & Read",
+    "royal_navy": "Royal Navy",
+    "cacafuego": "Cacafuego",
+}
 
 
 def _label(key: str) -> str:
@@ -42,13 +54,19 @@ def build(ctx, seed: int) -> Section:
     sec = Section("cove", "Pirate's Cove")
     sec.scenarios.append(scenario_row(scen))
     if len(files) > 1:
-        sec.text(f"Only the first --scenario file for Pirate's Cove is used here ({files[0]}); compare "
-                 "house rules with `broadside compare`.", "note")
-    mix = list(getattr(scen.rules, "default_mix", None) or ["plunderer", "brawler", "tavern", "balanced"])
+        sec.text(
+            f"Only the first --scenario file for Pirate's Cove is used here ({files[0]}); compare "
+            "house rules with `broadside compare`.",
+            "note",
+        )
+    mix = list(
+        getattr(scen.rules, "default_mix", None) or ["plunderer", "brawler", "tavern", "balanced"]
+    )
     n_players = len(mix)
     deals = GAMES[ctx.size]
-    seats, battles, _summary = api.play_games(scen, mix, n_players, deals, seed=seed, n_jobs=ctx.jobs,
-                                              rotate_seats=True, quiet=True)
+    seats, battles, _summary = api.play_games(
+        scen, mix, n_players, deals, seed=seed, n_jobs=ctx.jobs, rotate_seats=True, quiet=True
+    )
     n_games = int(seats.groupby(["game", "rotation"]).ngroups)
     sec.text(
         f"{n_games:,} full {n_players}-player games ({deals:,} deals, each played under every rotation of "
@@ -59,31 +77,67 @@ def build(ctx, seed: int) -> Section:
     )
 
     strat = rate_table(seats, ["strategy"], "win")
-    strat = strat.merge(seats.groupby("strategy", as_index=False)["fame"].mean().rename(columns={"fame": "mean_fame"}))
-    ctx.figure(sec, "cove_strategy_win_rates",
-               figures.rates_with_intervals(strat, label="strategy", title="Win rate by strategy",
-                                            xlabel="games won", reference=1 / n_players,
-                                            reference_label=f"fair share (1 in {n_players})"),
-               caption="How often each scripted strategy wins, with 95% intervals.", csv="cove_strategy_win_rates",
-               n=f"{len(seats) // n_players:,} games, {strat['n'].iloc[0]:,} seats per strategy",
-               n_value=n_games)
+    strat = strat.merge(
+        seats.groupby("strategy", as_index=False)["fame"]
+        .mean()
+        .rename(columns={"fame": "mean_fame"})
+    )
+    ctx.figure(
+        sec,
+        "cove_strategy_win_rates",
+        figures.rates_with_intervals(
+            strat,
+            label="strategy",
+            title="Win rate by strategy",
+            xlabel="games won",
+            reference=1 / n_players,
+            reference_label=f"fair share (1 in {n_players})",
+        ),
+        caption="How often each scripted strategy wins, with 95% intervals.",
+        csv="cove_strategy_win_rates",
+        n=f"{len(seats) // n_players:,} games, {strat['n'].iloc[0]:,} seats per strategy",
+        n_value=n_games,
+    )
     sec.table("cove_strategy_win_rates", strat, "Win rate by strategy.")
 
-    seat_advantage(ctx, sec, seats, "win", stem="cove_seat_advantage", n_players=n_players, n_games=n_games,
-                   title="Win rate by seat (1 = first player)",
-                   caption="Does sitting first help? Win rate by seat, strategies rotated through every seat.",
-                   table_title="Win rate by seat (1 = first in turn order).")
+    seat_advantage(
+        ctx,
+        sec,
+        seats,
+        "win",
+        stem="cove_seat_advantage",
+        n_players=n_players,
+        n_games=n_games,
+        title="Win rate by seat (1 = first player)",
+        caption="Does sitting first help? Win rate by seat, strategies rotated through every seat.",
+        table_title="Win rate by seat (1 = first in turn order).",
+    )
 
     src_cols = [c for c in seats.columns if c.startswith("fame_")]
-    long = seats.melt(id_vars=["strategy"], value_vars=src_cols, var_name="source", value_name="fame_points")
+    long = seats.melt(
+        id_vars=["strategy"], value_vars=src_cols, var_name="source", value_name="fame_points"
+    )
     long["source"] = long["source"].str.removeprefix("fame_").map(lambda s: SOURCE_LABELS.get(s, s))
     fame = mean_table(long, ["source", "strategy"], "fame_points")
-    ctx.figure(sec, "cove_fame_by_source",
-               figures.bars_with_intervals(fame, x="source", y="mean", low="ci_low", high="ci_high", hue="strategy",
-                                           title="Where each strategy's fame comes from",
-                                           xlabel="source of fame", ylabel="mean fame per game"),
-               caption="Mean fame per game by source and strategy, with 95% intervals.",
-               csv="cove_fame_by_source", n=f"{n_games:,} games", n_value=n_games)
+    ctx.figure(
+        sec,
+        "cove_fame_by_source",
+        figures.bars_with_intervals(
+            fame,
+            x="source",
+            y="mean",
+            low="ci_low",
+            high="ci_high",
+            hue="strategy",
+            title="Where each strategy's fame comes from",
+            xlabel="source of fame",
+            ylabel="mean fame per game",
+        ),
+        caption="Mean fame per game by source and strategy, with 95% intervals.",
+        csv="cove_fame_by_source",
+        n=f"{n_games:,} games",
+        n_value=n_games,
+    )
     sec.table("cove_fame_by_source", fame, "Mean fame per game by source and strategy.")
 
     _lethality(ctx, sec, scen)
@@ -100,27 +154,47 @@ def _lethality(ctx, sec: Section, scen) -> None:
     mod = engine_module("simulator.cove.lethality")
     fn = getattr(mod, "lethality_table", None) if mod is not None else None
     if fn is None:
-        sec.text("Legendary Pirate lethality over ship builds: engine not available in this build "
-                 "(simulator.cove.lethality.lethality_table is missing).", "warning")
+        sec.text(
+            "Legendary Pirate lethality over ship builds: engine not available in this build "
+            "(simulator.cove.lethality.lethality_table is missing).",
+            "warning",
+        )
         return
     table = fn(scen)
-    if not isinstance(table, pd.DataFrame) or not {"pirate", "build", "p_sink"} <= set(table.columns):
-        sec.text("Legendary Pirate lethality: the engine's table lacks the pirate/build/p_sink columns; "
-                 "not shown.", "warning")
+    if not isinstance(table, pd.DataFrame) or not {"pirate", "build", "p_sink"} <= set(
+        table.columns
+    ):
+        sec.text(
+            "Legendary Pirate lethality: the engine's table lacks the pirate/build/p_sink columns; "
+            "not shown.",
+            "warning",
+        )
         return
     table = table.copy()
     table["pirate_name"] = table["pirate"].map(_label)
     methods = sorted(set(table["method"])) if "method" in table else ["unknown"]
     value = "p_sink"
-    grid = table.pivot_table(index="build", columns="pirate_name", values=value, aggfunc="first", sort=False)
-    ctx.figure(sec, "cove_lethality",
-               figures.heatmap(grid, title="Chance that a ship sinks the pirate (one ship alone)",
-                               xlabel="opponent", ylabel="ship build", cbar="chance to sink it (%)",
-                               cmap="rocket_r"),
-               caption=f"For each Legendary Pirate (and the Royal Navy) and each ship build, the chance that a "
-                       f"lone player ship sinks it; computed {' / '.join(methods)}.",
-               csv="cove_lethality", n=f"{' / '.join(methods)} computation per cell", n_value=None,
-               method="/".join(methods))
+    grid = table.pivot_table(
+        index="build", columns="pirate_name", values=value, aggfunc="first", sort=False
+    )
+    ctx.figure(
+        sec,
+        "cove_lethality",
+        figures.heatmap(
+            grid,
+            title="Chance that a ship sinks the pirate (one ship alone)",
+            xlabel="opponent",
+            ylabel="ship build",
+            cbar="chance to sink it (%)",
+            cmap="rocket_r",
+        ),
+        caption=f"For each Legendary Pirate (and the Royal Navy) and each ship build, the chance that a "
+        f"lone player ship sinks it; computed {' / '.join(methods)}.",
+        csv="cove_lethality",
+        n=f"{' / '.join(methods)} computation per cell",
+        n_value=None,
+        method="/".join(methods),
+    )
     sec.table("cove_lethality", table, "Lethality of each Legendary Pirate by ship build.")
 
 
@@ -128,28 +202,45 @@ def _pirate_record(ctx, sec: Section, battles: pd.DataFrame, n_games: int) -> No
     from reports import figures
 
     if battles.empty:
-        sec.text("No battle against a Legendary Pirate or the Royal Navy happened in these games.", "note")
+        sec.text(
+            "No battle against a Legendary Pirate or the Royal Navy happened in these games.",
+            "note",
+        )
         return
     b = battles.copy()
     b["opponent"] = b["pirate"].map(_label)
     b["beaten"] = b["outcome"].isin(["sunk", "captured"]).astype(float)
-    rec = rate_table(b, ["opponent"], "beaten").rename(columns={"wins": "times_beaten", "n": "battles",
-                                                                "win_rate": "beaten_rate"})
+    rec = rate_table(b, ["opponent"], "beaten").rename(
+        columns={"wins": "times_beaten", "n": "battles", "win_rate": "beaten_rate"}
+    )
     routed = b.groupby("opponent", as_index=False)[["player_ships_routed", "ships"]].sum()
     rec = rec.merge(routed, on="opponent")
     rec["player_ships_routed_per_battle"] = rec["player_ships_routed"] / rec["battles"]
     rec["battles_per_game"] = rec["battles"] / n_games
-    ctx.figure(sec, "cove_pirate_record",
-               figures.rates_with_intervals(rec, label="opponent", rate="beaten_rate",
-                                            title="In-game record: how often the pirate is sunk (or the Cacafuego taken)",
-                                            xlabel="battles the players won"),
-               caption="Share of battles against each Legendary Pirate / the Royal Navy that the players won, "
-                       "with 95% intervals (all battles of the games above).",
-               csv="cove_pirate_record", n=f"{len(b):,} battles in {n_games:,} games", n_value=len(b))
-    sec.table("cove_pirate_record", rec, "In-game record of each Legendary Pirate and the Royal Navy.")
+    ctx.figure(
+        sec,
+        "cove_pirate_record",
+        figures.rates_with_intervals(
+            rec,
+            label="opponent",
+            rate="beaten_rate",
+            title="In-game record: how often the pirate is sunk (or the Cacafuego taken)",
+            xlabel="battles the players won",
+        ),
+        caption="Share of battles against each Legendary Pirate / the Royal Navy that the players won, "
+        "with 95% intervals (all battles of the games above).",
+        csv="cove_pirate_record",
+        n=f"{len(b):,} battles in {n_games:,} games",
+        n_value=len(b),
+    )
+    sec.table(
+        "cove_pirate_record", rec, "In-game record of each Legendary Pirate and the Royal Navy."
+    )
 
 
-def _tavern(ctx, sec: Section, seats: pd.DataFrame, mix: list[str], api, scen, seed: int, deals: int) -> None:
+def _tavern(
+    ctx, sec: Section, seats: pd.DataFrame, mix: list[str], api, scen, seed: int, deals: int
+) -> None:
     """Value of Tavern cards to the card-buying strategy: the same games with it never buying any.
 
     The engine keeps no per-card ledger, so single cards are not valued. Instead the 'tavern'
@@ -174,29 +265,46 @@ def _tavern(ctx, sec: Section, seats: pd.DataFrame, mix: list[str], api, scen, s
         return
     tav = scen.rules.strategies["tavern"]
     if "buy_cards" not in tav.params:
-        sec.text("Tavern card value: the tavern strategy has no buy_cards parameter; not estimated.", "note")
+        sec.text(
+            "Tavern card value: the tavern strategy has no buy_cards parameter; not estimated.",
+            "note",
+        )
         return
     name = "tavern-no-cards"
     params = dict(tav.params)
     params["buy_cards"] = 0
     strategies = dict(scen.rules.strategies)
-    strategies[name] = dataclasses.replace(tav, params=types.MappingProxyType(params),
-                                           description="the tavern strategy, never buying Tavern cards")
-    raw = json.loads(json.dumps(dict(scen.raw), default=lambda o: dict(o) if hasattr(o, "keys") else list(o)))
+    strategies[name] = dataclasses.replace(
+        tav,
+        params=types.MappingProxyType(params),
+        description="the tavern strategy, never buying Tavern cards",
+    )
+    raw = json.loads(
+        json.dumps(dict(scen.raw), default=lambda o: dict(o) if hasattr(o, "keys") else list(o))
+    )
     raw.setdefault("strategies", {})[name] = {"kind": tav.kind, "params": params}
-    no_cards = dataclasses.replace(scen, name=f"{scen.name} (tavern never buys cards)",
-                                   rules=dataclasses.replace(scen.rules, strategies=types.MappingProxyType(strategies)),
-                                   raw=types.MappingProxyType(raw), content_hash=content_hash(raw))
+    no_cards = dataclasses.replace(
+        scen,
+        name=f"{scen.name} (tavern never buys cards)",
+        rules=dataclasses.replace(scen.rules, strategies=types.MappingProxyType(strategies)),
+        raw=types.MappingProxyType(raw),
+        content_hash=content_hash(raw),
+    )
     mix2 = [name if m == "tavern" else m for m in mix]
-    seats2, _, _ = api.play_games(no_cards, mix2, len(mix), deals, seed=seed, n_jobs=ctx.jobs,
-                                  rotate_seats=True, quiet=True)
+    seats2, _, _ = api.play_games(
+        no_cards, mix2, len(mix), deals, seed=seed, n_jobs=ctx.jobs, rotate_seats=True, quiet=True
+    )
     sec.scenarios.append(scenario_row(no_cards))
     key = ["game", "rotation", "seat"]
     a = seats[seats["strategy"] == "tavern"].set_index(key).sort_index()
     b = seats2[seats2["strategy"] == name].set_index(key).sort_index()
     a, b = a.align(b, join="inner", axis=0)
     rows = []
-    for label, col in (("win rate", "win"), ("final fame", "fame"), ("fame from fame cards", "fame_fame_cards")):
+    for label, col in (
+        ("win rate", "win"),
+        ("final fame", "fame"),
+        ("fame from fame cards", "fame_fame_cards"),
+    ):
         if col not in a:
             continue
         d = a[col].to_numpy(float) - b[col].to_numpy(float)
@@ -204,21 +312,48 @@ def _tavern(ctx, sec: Section, seats: pd.DataFrame, mix: list[str], api, scen, s
         mean = float(d.mean())
         se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
         tq = float(sps.t.isf(0.025, n - 1)) if n > 1 else math.nan
-        p = float(2 * sps.t.sf(abs(mean / se), n - 1)) if se and math.isfinite(se) else (1.0 if mean == 0 else 0.0)
-        rows.append({"measure": label, "buying_cards": float(a[col].mean()), "never_buying": float(b[col].mean()),
-                     "difference": mean, "ci_low": mean - tq * se, "ci_high": mean + tq * se, "p_value": p,
-                     "paired_games": n})
+        p = (
+            float(2 * sps.t.sf(abs(mean / se), n - 1))
+            if se and math.isfinite(se)
+            else (1.0 if mean == 0 else 0.0)
+        )
+        rows.append(
+            {
+                "measure": label,
+                "buying_cards": float(a[col].mean()),
+                "never_buying": float(b[col].mean()),
+                "difference": mean,
+                "ci_low": mean - tq * se,
+                "ci_high": mean + tq * se,
+                "p_value": p,
+                "paired_games": n,
+            }
+        )
     value = pd.DataFrame(rows)
     sec.text(
         "Tavern card value: the engine keeps no per-card ledger, so single cards are not valued. Instead the "
         f"same {len(a):,} games were replayed with the tavern strategy never buying Tavern cards (same deals, "
         "seats and dice streams until the games diverge); the difference is what buying and playing cards "
-        "is worth to that strategy, with 95% intervals from the paired games.")
-    ctx.figure(sec, "cove_tavern_card_value",
-               figures.forest(value.assign(what=value["measure"]).iloc[:1], label="what",
-                              panels=[("difference", "ci_low", "ci_high", "change in win rate (points)")],
-                              scale=[100.0], title="What buying Tavern cards is worth to the tavern strategy"),
-               caption="Win rate of the tavern strategy buying cards minus never buying them, same games "
-                       "(95% interval).", csv="cove_tavern_card_value",
-               n=f"{len(a):,} paired games", n_value=len(a))
-    sec.table("cove_tavern_card_value", value, "Tavern strategy with and without buying Tavern cards (paired).")
+        "is worth to that strategy, with 95% intervals from the paired games."
+    )
+    ctx.figure(
+        sec,
+        "cove_tavern_card_value",
+        figures.forest(
+            value.assign(what=value["measure"]).iloc[:1],
+            label="what",
+            panels=[("difference", "ci_low", "ci_high", "change in win rate (points)")],
+            scale=[100.0],
+            title="What buying Tavern cards is worth to the tavern strategy",
+        ),
+        caption="Win rate of the tavern strategy buying cards minus never buying them, same games "
+        "(95% interval).",
+        csv="cove_tavern_card_value",
+        n=f"{len(a):,} paired games",
+        n_value=len(a),
+    )
+    sec.table(
+        "cove_tavern_card_value",
+        value,
+        "Tavern strategy with and without buying Tavern cards (paired).",
+    )

@@ -37,16 +37,32 @@ def _chunk(chunk: Chunk) -> np.ndarray:
 def tables(n: int, seed: int, jobs: int, quiet: bool) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """(distribution table, at-least-one table, entropy)."""
     # small runs stay in-process (starting workers costs more than the rolls); never changes results
-    run = run_chunks(functools.partial(_chunk), n, seed=seed, n_jobs=jobs if n > 200_000 else 1, quiet=quiet,
-                     chunk_size=max(1000, min(100_000, n // 4 or 1)), desc="dice")
+    run = run_chunks(
+        functools.partial(_chunk),
+        n,
+        seed=seed,
+        n_jobs=jobs if n > 200_000 else 1,
+        quiet=quiet,
+        chunk_size=max(1000, min(100_000, n // 4 or 1)),
+        desc="dice",
+    )
     counts = np.sum(run.results, axis=0)
     rows = []
     for i, d in enumerate(DICE_COUNTS):
         for j, h in enumerate(THRESHOLDS):
             pmf = dice.volley_pmf(d, h)
             for k, p in enumerate(pmf):
-                rows.append({"dice": d, "hit_on": h, "hits": k, "p_exact": float(p),
-                             "p_exact_fraction": str(p), "count": int(counts[i, j, k]), "n": n})
+                rows.append(
+                    {
+                        "dice": d,
+                        "hit_on": h,
+                        "hits": k,
+                        "p_exact": float(p),
+                        "p_exact_fraction": str(p),
+                        "count": int(counts[i, j, k]),
+                        "n": n,
+                    }
+                )
     df = pd.DataFrame(rows)
     df["p_mc"] = df["count"] / df["n"]
     lo, hi = wilson_interval(df["count"].to_numpy(), df["n"].to_numpy())
@@ -56,11 +72,18 @@ def tables(n: int, seed: int, jobs: int, quiet: bool) -> tuple[pd.DataFrame, pd.
         df["z"] = np.where(se > 0, (df["p_mc"] - df["p_exact"]) / np.where(se > 0, se, 1), 0.0)
     atleast = (
         df[df["hits"] == 0][["dice", "hit_on", "p_exact", "count", "n"]]
-        .assign(p_at_least_one=lambda t: 1 - t["p_exact"], mc_at_least_one=lambda t: 1 - t["count"] / t["n"])
+        .assign(
+            p_at_least_one=lambda t: 1 - t["p_exact"],
+            mc_at_least_one=lambda t: 1 - t["count"] / t["n"],
+        )
         .drop(columns=["p_exact", "count"])
         .reset_index(drop=True)
     )
-    expected = df.assign(w=df["hits"] * df["p_exact"]).groupby(["dice", "hit_on"], as_index=False)["w"].sum()
+    expected = (
+        df.assign(w=df["hits"] * df["p_exact"])
+        .groupby(["dice", "hit_on"], as_index=False)["w"]
+        .sum()
+    )
     atleast = atleast.merge(expected.rename(columns={"w": "expected_hits"}), on=["dice", "hit_on"])
     return df, atleast, run.entropy
 
@@ -90,16 +113,49 @@ def build(ctx, seed: int) -> Section:
         f"about {p_any:.0%} (z-scores in dice_distribution.csv).",
         "note",
     )
-    ctx.figure(sec, "dice_distribution", figures.dice_distributions(dist),
-               caption="How many hits a volley scores, by number of dice (columns) and the score a die "
-                       "needs to hit (rows).",
-               csv="dice_distribution", n=f"{n:,} simulated volleys per panel plus the exact values",
-               n_value=n, method="exact + monte-carlo")
-    ctx.figure(sec, "dice_at_least_one", figures.dice_at_least_one(atleast),
-               caption="Chance that a volley scores at least one hit (exact).",
-               csv="dice_at_least_one", n="exact enumeration", n_value=None, method="exact")
-    sec.table("dice_distribution", dist, "Hit distribution, exact and simulated (first rows; all cells in the file).",
-              show=dist[["dice", "hit_on", "hits", "p_exact_fraction", "p_exact", "p_mc", "mc_low", "mc_high", "z"]])
-    sec.table("dice_at_least_one", atleast, "Chance of at least one hit and expected hits (exact), with the simulated chance.",
-              show=atleast[["dice", "hit_on", "p_at_least_one", "mc_at_least_one", "expected_hits", "n"]])
+    ctx.figure(
+        sec,
+        "dice_distribution",
+        figures.dice_distributions(dist),
+        caption="How many hits a volley scores, by number of dice (columns) and the score a die "
+        "needs to hit (rows).",
+        csv="dice_distribution",
+        n=f"{n:,} simulated volleys per panel plus the exact values",
+        n_value=n,
+        method="exact + monte-carlo",
+    )
+    ctx.figure(
+        sec,
+        "dice_at_least_one",
+        figures.dice_at_least_one(atleast),
+        caption="Chance that a volley scores at least one hit (exact).",
+        csv="dice_at_least_one",
+        n="exact enumeration",
+        n_value=None,
+        method="exact",
+    )
+    sec.table(
+        "dice_distribution",
+        dist,
+        "Hit distribution, exact and simulated (first rows; all cells in the file).",
+        show=dist[
+            [
+                "dice",
+                "hit_on",
+                "hits",
+                "p_exact_fraction",
+                "p_exact",
+                "p_mc",
+                "mc_low",
+                "mc_high",
+                "z",
+            ]
+        ],
+    )
+    sec.table(
+        "dice_at_least_one",
+        atleast,
+        "Chance of at least one hit and expected hits (exact), with the simulated chance.",
+        show=atleast[["dice", "hit_on", "p_at_least_one", "mc_at_least_one", "expected_hits", "n"]],
+    )
     return sec

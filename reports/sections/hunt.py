@@ -31,9 +31,15 @@ BASE_GAMES = {"test": 16, "quick": 200, "standard": 5_000, "full": 50_000}
 VARIANT_GAMES = {"test": 8, "quick": 100, "standard": 2_000, "full": 20_000}
 MIX = ("runner", "hunter", "guard", "random")
 VARIANT_LABELS = {
-    "contrary-winds": "contrary-wind kingdoms", "cyclone": "cyclone", "devils-island": "devil's island",
-    "double-board": "double board", "enemy-kingdoms": "enemy kingdoms", "fire-ship": "fire ship",
-    "fleet": "fleet", "one-two": "one-two", "shipwreck": "shipwreck",
+    "contrary-winds": "contrary-wind kingdoms",
+    "cyclone": "cyclone",
+    "devils-island": "devil's island",
+    "double-board": "double board",
+    "enemy-kingdoms": "enemy kingdoms",
+    "fire-ship": "fire ship",
+    "fleet": "fleet",
+    "one-two": "one-two",
+    "shipwreck": "shipwreck",
 }
 
 
@@ -54,12 +60,17 @@ def _paired(base: np.ndarray, var: np.ndarray) -> dict:
 
 def _per_game(games: pd.DataFrame) -> pd.DataFrame:
     g = games.groupby("game_id")
-    return pd.DataFrame({
-        "first_seat_won": games[games["seat"] == 0].groupby("game_id")["won"].mean().astype(float),
-        "turns": g["turns"].first().astype(float),
-        "stalemate": g["stalemate"].first().astype(float),
-        "sinkings": g["sinkings"].first().astype(float),
-    }).sort_index()
+    return pd.DataFrame(
+        {
+            "first_seat_won": games[games["seat"] == 0]
+            .groupby("game_id")["won"]
+            .mean()
+            .astype(float),
+            "turns": g["turns"].first().astype(float),
+            "stalemate": g["stalemate"].first().astype(float),
+            "sinkings": g["sinkings"].first().astype(float),
+        }
+    ).sort_index()
 
 
 def build(ctx, seed: int) -> Section:
@@ -76,8 +87,9 @@ def build(ctx, seed: int) -> Section:
     n_players = int(base.rules.default_players)
     mix = list(MIX[:n_players]) if n_players <= len(MIX) else ["runner"] * n_players
     n = BASE_GAMES[ctx.size]
-    games, _summary = api.play_games(base, mix, n, seed=seed, n_jobs=ctx.jobs, rotate_seats=True, quiet=True,
-                                    players=n_players)
+    games, _summary = api.play_games(
+        base, mix, n, seed=seed, n_jobs=ctx.jobs, rotate_seats=True, quiet=True, players=n_players
+    )
     games = games.copy()
     games["won"] = games["won"].astype(float)
     sec.text(
@@ -86,43 +98,80 @@ def build(ctx, seed: int) -> Section:
         f"A game that reaches the turn limit ({base.rules.max_turns} player turns) is a stalemate. "
         "Intervals are 95% Wilson intervals for rates and normal intervals for means."
     )
-    seat_advantage(ctx, sec, games, "won", stem="hunt_seat_advantage", n_players=n_players, n_games=n,
-                   title="Win rate by seat (1 = moves first)",
-                   caption="Does moving first help? Win rate by seat in the base game.",
-                   table_title="Win rate by seat (1 = first to move).")
+    seat_advantage(
+        ctx,
+        sec,
+        games,
+        "won",
+        stem="hunt_seat_advantage",
+        n_players=n_players,
+        n_games=n,
+        title="Win rate by seat (1 = moves first)",
+        caption="Does moving first help? Win rate by seat in the base game.",
+        table_title="Win rate by seat (1 = first to move).",
+    )
     strat = rate_table(games, ["strategy"], "won")
-    ctx.figure(sec, "hunt_strategy_win_rates",
-               figures.rates_with_intervals(strat, label="strategy", title="Win rate by player strategy",
-                                            xlabel="games won", reference=1 / n_players,
-                                            reference_label=f"fair share (1 in {n_players})"),
-               caption="Win rate of each scripted player (seats rotated).", csv="hunt_strategy_win_rates",
-               n=f"{n:,} games, {int(strat['n'].iloc[0]):,} seats per strategy", n_value=n)
+    ctx.figure(
+        sec,
+        "hunt_strategy_win_rates",
+        figures.rates_with_intervals(
+            strat,
+            label="strategy",
+            title="Win rate by player strategy",
+            xlabel="games won",
+            reference=1 / n_players,
+            reference_label=f"fair share (1 in {n_players})",
+        ),
+        caption="Win rate of each scripted player (seats rotated).",
+        csv="hunt_strategy_win_rates",
+        n=f"{n:,} games, {int(strat['n'].iloc[0]):,} seats per strategy",
+        n_value=n,
+    )
     sec.table("hunt_strategy_win_rates", strat, "Win rate by strategy.")
 
     per_game = _per_game(games).reset_index()
-    length = pd.DataFrame([{
-        "games": len(per_game), "mean_turns": per_game["turns"].mean(),
-        "turns_p50": per_game["turns"].quantile(0.5), "turns_p90": per_game["turns"].quantile(0.9),
-        "stalemates": int(per_game["stalemate"].sum()),
-        "stalemate_rate": per_game["stalemate"].mean(),
-        "sinkings_per_game": per_game["sinkings"].mean(),
-    }])
+    length = pd.DataFrame(
+        [
+            {
+                "games": len(per_game),
+                "mean_turns": per_game["turns"].mean(),
+                "turns_p50": per_game["turns"].quantile(0.5),
+                "turns_p90": per_game["turns"].quantile(0.9),
+                "stalemates": int(per_game["stalemate"].sum()),
+                "stalemate_rate": per_game["stalemate"].mean(),
+                "sinkings_per_game": per_game["sinkings"].mean(),
+            }
+        ]
+    )
     from simulator.stats import wilson_interval
 
     lo, hi = wilson_interval(length["stalemates"].iloc[0], length["games"].iloc[0])
     length["stalemate_ci_low"], length["stalemate_ci_high"] = lo, hi
     _, lo, hi = (per_game["turns"].mean(), *_mean_ci(per_game["turns"]))
     length["mean_turns_ci_low"], length["mean_turns_ci_high"] = lo, hi
-    ctx.figure(sec, "hunt_game_length",
-               figures.histogram(per_game, x="turns", hue=None, title="Game length in the base game",
-                                 xlabel="player turns until someone brings a treasure home"),
-               caption="Distribution of game length (player turns) in the base game.",
-               csv="hunt_games", n=f"{n:,} games", n_value=n)
+    ctx.figure(
+        sec,
+        "hunt_game_length",
+        figures.histogram(
+            per_game,
+            x="turns",
+            hue=None,
+            title="Game length in the base game",
+            xlabel="player turns until someone brings a treasure home",
+        ),
+        caption="Distribution of game length (player turns) in the base game.",
+        csv="hunt_games",
+        n=f"{n:,} games",
+        n_value=n,
+    )
     sec.table("hunt_game_length", length, "Game length and stalemates in the base game.")
     sec.data("hunt_games", per_game)
 
     if variants_mod is None:
-        sec.text("Variants: engine not available in this build (simulator.hunt.variants is missing).", "warning")
+        sec.text(
+            "Variants: engine not available in this build (simulator.hunt.variants is missing).",
+            "warning",
+        )
         return sec
     _variants(ctx, sec, api, variants_mod, base, files[0], seed)
     return sec
@@ -159,29 +208,48 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
             continue
         sec.scenarios.append(scenario_row(scen))
         players = int(scen.rules.default_players)
-        var_games, _ = api.play_games(scen, ["runner"], n, seed=vseed, n_jobs=ctx.jobs, quiet=True, players=players)
+        var_games, _ = api.play_games(
+            scen, ["runner"], n, seed=vseed, n_jobs=ctx.jobs, quiet=True, players=players
+        )
         var = _per_game(var_games)
         paired_base = None
         if _seats(base.rules, players):
             if players not in base_cache:
-                b_games, _ = api.play_games(base, ["runner"], n, seed=vseed, n_jobs=ctx.jobs, quiet=True,
-                                            players=players)
+                b_games, _ = api.play_games(
+                    base, ["runner"], n, seed=vseed, n_jobs=ctx.jobs, quiet=True, players=players
+                )
                 base_cache[players] = _per_game(b_games)
             paired_base = base_cache[players]
-        for measure, col in (("first-seat win rate", "first_seat_won"), ("game length (turns)", "turns"),
-                             ("stalemate rate", "stalemate")):
-            row = {"variant": VARIANT_LABELS.get(name, name), "variant_file": name, "players": players,
-                   "measure": measure, "games": n, "variant_value": float(var[col].mean())}
+        for measure, col in (
+            ("first-seat win rate", "first_seat_won"),
+            ("game length (turns)", "turns"),
+            ("stalemate rate", "stalemate"),
+        ):
+            row = {
+                "variant": VARIANT_LABELS.get(name, name),
+                "variant_file": name,
+                "players": players,
+                "measure": measure,
+                "games": n,
+                "variant_value": float(var[col].mean()),
+            }
             if paired_base is not None:
                 row["base_value"] = float(paired_base[col].mean())
                 row.update(_paired(paired_base[col].to_numpy(), var[col].to_numpy()))
             else:
-                row.update(base_value=math.nan, difference=math.nan, ci_low=math.nan, ci_high=math.nan,
-                           p_value=math.nan)
+                row.update(
+                    base_value=math.nan,
+                    difference=math.nan,
+                    ci_low=math.nan,
+                    ci_high=math.nan,
+                    p_value=math.nan,
+                )
             rows.append(row)
         if paired_base is None:
-            notes.append(f"{name}: {players} players, which the base scenario does not seat; shown without a "
-                         "paired base")
+            notes.append(
+                f"{name}: {players} players, which the base scenario does not seat; shown without a "
+                "paired base"
+            )
     if not rows:
         sec.text("No variant could be played on this base scenario.", "warning")
         return
@@ -202,33 +270,60 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
     for note in notes:
         sec.text(note, "note")
     same = table.groupby("variant_file").apply(
-        lambda g: bool(g["difference"].notna().all() and (g["difference"] == 0).all()
-                       and (g["ci_low"] == 0).all() and (g["ci_high"] == 0).all()),
-        include_groups=False)
+        lambda g: bool(
+            g["difference"].notna().all()
+            and (g["difference"] == 0).all()
+            and (g["ci_low"] == 0).all()
+            and (g["ci_high"] == 0).all()
+        ),
+        include_groups=False,
+    )
     for name in same[same].index:
-        sec.text(f"{VARIANT_LABELS.get(name, name)}: every paired game came out exactly as in the base game, "
-                 "so the variant's rule apparently never came into play for these players (not a measured zero effect).",
-                 "note")
+        sec.text(
+            f"{VARIANT_LABELS.get(name, name)}: every paired game came out exactly as in the base game, "
+            "so the variant's rule apparently never came into play for these players (not a measured zero effect).",
+            "note",
+        )
     paired = table[table["difference"].notna()]
     panels: list = []
     scales: list = []
     if not paired.empty:
-        wide = paired.pivot_table(index="variant", columns="measure",
-                                  values=["difference", "ci_low", "ci_high"], sort=False)
+        wide = paired.pivot_table(
+            index="variant",
+            columns="measure",
+            values=["difference", "ci_low", "ci_high"],
+            sort=False,
+        )
         wide.columns = [f"{a}|{b}" for a, b in wide.columns]
         wide = wide.reset_index()
-        for measure, label, sc in (("first-seat win rate", "change in first-seat win rate (points)", 100.0),
-                                   ("game length (turns)", "change in game length (turns)", 1.0),
-                                   ("stalemate rate", "change in stalemate rate (points)", 100.0)):
+        for measure, label, sc in (
+            ("first-seat win rate", "change in first-seat win rate (points)", 100.0),
+            ("game length (turns)", "change in game length (turns)", 1.0),
+            ("stalemate rate", "change in stalemate rate (points)", 100.0),
+        ):
             cols = [f"difference|{measure}", f"ci_low|{measure}", f"ci_high|{measure}"]
-            if cols[0] in wide and (wide[cols].abs() > 0).to_numpy().any():  # skip a panel that is all zero
-                panels.append((f"difference|{measure}", f"ci_low|{measure}", f"ci_high|{measure}", label))
+            if (
+                cols[0] in wide and (wide[cols].abs() > 0).to_numpy().any()
+            ):  # skip a panel that is all zero
+                panels.append(
+                    (f"difference|{measure}", f"ci_low|{measure}", f"ci_high|{measure}", label)
+                )
                 scales.append(sc)
     if panels:
-        ctx.figure(sec, "hunt_variants_vs_base",
-                   figures.forest(wide, label="variant", panels=panels, scale=scales,
-                                  title="Each variant against the base game (95% intervals)"),
-                   caption="What each printed variant changes compared with the base game, with 95% intervals "
-                           "from paired games; the dashed line is no change.",
-                   csv="hunt_variants_vs_base", n=f"{n:,} paired games per variant", n_value=n)
+        ctx.figure(
+            sec,
+            "hunt_variants_vs_base",
+            figures.forest(
+                wide,
+                label="variant",
+                panels=panels,
+                scale=scales,
+                title="Each variant against the base game (95% intervals)",
+            ),
+            caption="What each printed variant changes compared with the base game, with 95% intervals "
+            "from paired games; the dashed line is no change.",
+            csv="hunt_variants_vs_base",
+            n=f"{n:,} paired games per variant",
+            n_value=n,
+        )
     sec.table("hunt_variants_vs_base", table, "Each variant against the base game.")

@@ -13,39 +13,68 @@ import pandas as pd
 from reports.html import Section
 
 
-def build(ctx, sections: list[Section], *, command_line: str, started: float, versions: pd.DataFrame) -> Section:
+def build(
+    ctx, sections: list[Section], *, command_line: str, started: float, versions: pd.DataFrame
+) -> Section:
     sec = Section("provenance", "Provenance")
     total = time.perf_counter() - started
-    run = pd.DataFrame([
-        {"item": "command line", "value": command_line},
-        {"item": "size", "value": ctx.size},
-        {"item": "root seed entropy", "value": str(ctx.entropy)},
-        {"item": "replay with", "value": f"broadside report --size {ctx.size} --seed {ctx.entropy} "
-                                         f"--game {' '.join(s.key for s in sections if s.key != 'dice') or 'dice'}"},
-        {"item": "jobs", "value": str(ctx.jobs)},
-        {"item": "total wall time before this section (s)", "value": f"{total:.1f}"},
-    ])
+    run = pd.DataFrame(
+        [
+            {"item": "command line", "value": command_line},
+            {"item": "size", "value": ctx.size},
+            {"item": "root seed entropy", "value": str(ctx.entropy)},
+            {
+                "item": "replay with",
+                "value": f"broadside report --size {ctx.size} --seed {ctx.entropy} "
+                f"--game {' '.join(s.key for s in sections if s.key != 'dice') or 'dice'}",
+            },
+            {"item": "jobs", "value": str(ctx.jobs)},
+            {"item": "total wall time before this section (s)", "value": f"{total:.1f}"},
+        ]
+    )
     sec.text(
         "Everything needed to reproduce this page. Passing the root seed back with --seed replays "
         "every number exactly (results never depend on --jobs). Each section draws its own seed from "
         "the root seed by a fixed position, so adding or removing a game leaves the others unchanged."
     )
     sec.table("provenance_run", run, "The run.")
-    timing = pd.DataFrame([
-        {"section": s.title, "engine_available": s.available, "seed": str(s.seed) if s.seed is not None else "",
-         "wall_time_s": round(s.wall_time_s, 2), "figures": len(s.figures_n), "tables": len(s.tables)}
-        for s in sections
-    ])
+    timing = pd.DataFrame(
+        [
+            {
+                "section": s.title,
+                "engine_available": s.available,
+                "seed": str(s.seed) if s.seed is not None else "",
+                "wall_time_s": round(s.wall_time_s, 2),
+                "figures": len(s.figures_n),
+                "tables": len(s.tables),
+            }
+            for s in sections
+        ]
+    )
     sec.table("provenance_sections", timing, "Wall time and seed of each section.")
     scen = [dict(row, section=s.title) for s in sections for row in s.scenarios]
-    scen_df = pd.DataFrame(scen) if scen else pd.DataFrame(columns=["section", "game", "name", "rules_version", "content_hash", "path"])
+    scen_df = (
+        pd.DataFrame(scen)
+        if scen
+        else pd.DataFrame(
+            columns=["section", "game", "name", "rules_version", "content_hash", "path"]
+        )
+    )
     if "section" in scen_df:
         scen_df = scen_df[["section", *[c for c in scen_df.columns if c != "section"]]]
-    sec.table("provenance_scenarios", scen_df, "Scenario files used, with the hash of their merged rules and the rules version.")
+    sec.table(
+        "provenance_scenarios",
+        scen_df,
+        "Scenario files used, with the hash of their merged rules and the rules version.",
+    )
     figs = pd.DataFrame([row for s in sections for row in s.figures_n])
     if figs.empty:
         figs = pd.DataFrame(columns=["section", "figure", "n", "n_in_words", "method", "table"])
     figs["n"] = figs["n"].astype("Int64")
-    sec.table("provenance_figures", figs, "What each figure rests on (n) and how its numbers were computed.")
+    sec.table(
+        "provenance_figures",
+        figs,
+        "What each figure rests on (n) and how its numbers were computed.",
+    )
     sec.table("provenance_packages", versions, "Package versions.")
     return sec

@@ -44,11 +44,33 @@ CHUNK_SIZE = 250  # games (deals) per chunk; part of the seed tree
 SEAT_COLUMNS = (
     ["game", "rotation", "seat", "strategy", "fame"]
     + [f"fame_{s}" for s in FAME_SOURCES]
-    + ["gold", "chests", "battles", "routed", "fled", "mutinies", "pirates_fought", "pirates_sunk",
-       "win", "tie", "duel"]
+    + [
+        "gold",
+        "chests",
+        "battles",
+        "routed",
+        "fled",
+        "mutinies",
+        "pirates_fought",
+        "pirates_sunk",
+        "win",
+        "tie",
+        "duel",
+    ]
 )
-BATTLE_COLUMNS = ["game", "rotation", "month", "island", "pirate", "ships", "seats", "outcome",
-                  "player_ships_routed", "player_ships_fled", "exchanges"]
+BATTLE_COLUMNS = [
+    "game",
+    "rotation",
+    "month",
+    "island",
+    "pirate",
+    "ships",
+    "seats",
+    "outcome",
+    "player_ships_routed",
+    "player_ships_fled",
+    "exchanges",
+]
 
 
 def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -> list[str]:
@@ -56,7 +78,11 @@ def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -
     s = rules.setup
     if not s.min_players <= n_players <= s.max_players:
         raise UserError(f"--players {n_players} (allowed: {s.min_players}..{s.max_players})")
-    names = [x.strip() for x in strategies.split(",")] if isinstance(strategies, str) else list(strategies)
+    names = (
+        [x.strip() for x in strategies.split(",")]
+        if isinstance(strategies, str)
+        else list(strategies)
+    )
     if len(names) == 1:
         names = names * n_players
     if len(names) != n_players:
@@ -66,14 +92,24 @@ def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -
     check_strategies(rules)
     for name in names:
         if name not in rules.strategies:
-            raise UserError(f"--strategies: unknown strategy {name!r} (allowed: {', '.join(rules.strategies)})")
+            raise UserError(
+                f"--strategies: unknown strategy {name!r} (allowed: {', '.join(rules.strategies)})"
+            )
     return names
 
 
-def play_one(rules, names: Sequence[str], seed: np.random.SeedSequence, *, check: bool = False,
-             trace: list | None = None, record_dice: bool = False,
-             odds_cache: dict | None = None, factory: PlayerFactory | None = None,
-             tables: ScenarioTables | None = None) -> tuple[Game, Any]:
+def play_one(
+    rules,
+    names: Sequence[str],
+    seed: np.random.SeedSequence,
+    *,
+    check: bool = False,
+    trace: list | None = None,
+    record_dice: bool = False,
+    odds_cache: dict | None = None,
+    factory: PlayerFactory | None = None,
+    tables: ScenarioTables | None = None,
+) -> tuple[Game, Any]:
     """Play one game: ``names[i]`` sits at seat ``i``; engine and players get child seeds.
 
     ``odds_cache`` (optional) is shared by the players' exact-odds memo across games;
@@ -82,15 +118,27 @@ def play_one(rules, names: Sequence[str], seed: np.random.SeedSequence, *, check
     # children derived from the seed's own key rather than by seed.spawn(): spawn() advances the
     # SeedSequence, and every seat rotation of a deal must get the same engine dice and the same
     # per-seat player streams (the first spawn() would give exactly these children)
-    kids = [np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, k), pool_size=seed.pool_size)
-            for k in range(1 + len(names))]
+    kids = [
+        np.random.SeedSequence(
+            seed.entropy, spawn_key=(*seed.spawn_key, k), pool_size=seed.pool_size
+        )
+        for k in range(1 + len(names))
+    ]
     if factory is None:
-        players = [make_player(rules, nm, np.random.default_rng(kids[1 + i]), odds_cache)
-                   for i, nm in enumerate(names)]
+        players = [
+            make_player(rules, nm, np.random.default_rng(kids[1 + i]), odds_cache)
+            for i, nm in enumerate(names)
+        ]
     else:
         players = [factory(nm, np.random.default_rng(kids[1 + i])) for i, nm in enumerate(names)]
-    game = Game(rules, players, GameDice(np.random.default_rng(kids[0]), record=record_dice),
-                trace=trace, check_invariants=check, tables=tables)
+    game = Game(
+        rules,
+        players,
+        GameDice(np.random.default_rng(kids[0]), record=record_dice),
+        trace=trace,
+        check_invariants=check,
+        tables=tables,
+    )
     return game, game.play()
 
 
@@ -110,21 +158,52 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
             _game, res = play_one(rules, seated, gseed, check=check, factory=factory, tables=tables)
             for sr in res.seats:
                 seat_rows.append(
-                    (gid, r, sr.seat, seated[sr.seat], sr.fame, *(sr.fame_src[k] for k in FAME_SOURCES),
-                     sr.gold, sr.chests, sr.battles, sr.routed, sr.fled, sr.mutinies, sr.pirates_fought,
-                     sr.pirates_sunk, sr.win, res.tie, res.duel)
+                    (
+                        gid,
+                        r,
+                        sr.seat,
+                        seated[sr.seat],
+                        sr.fame,
+                        *(sr.fame_src[k] for k in FAME_SOURCES),
+                        sr.gold,
+                        sr.chests,
+                        sr.battles,
+                        sr.routed,
+                        sr.fled,
+                        sr.mutinies,
+                        sr.pirates_fought,
+                        sr.pirates_sunk,
+                        sr.win,
+                        res.tie,
+                        res.duel,
+                    )
                 )
             for b in res.battles:
-                battle_rows.append((gid, r, b["month"], b["island"], b["pirate"], b["ships"], b["seats"],
-                                    b["outcome"], b["player_ships_routed"], b["player_ships_fled"],
-                                    b["exchanges"]))
+                battle_rows.append(
+                    (
+                        gid,
+                        r,
+                        b["month"],
+                        b["island"],
+                        b["pirate"],
+                        b["ships"],
+                        b["seats"],
+                        b["outcome"],
+                        b["player_ships_routed"],
+                        b["player_ships_fled"],
+                        b["exchanges"],
+                    )
+                )
     # DataFrames: compact between workers and stored as Parquet by run checkpoints (--out DIR)
-    return (pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
-            pd.DataFrame(battle_rows, columns=BATTLE_COLUMNS))
+    return (
+        pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
+        pd.DataFrame(battle_rows, columns=BATTLE_COLUMNS),
+    )
 
 
-def summarise(seats_df: pd.DataFrame, battles_df: pd.DataFrame, names: Sequence[str],
-              pirates: Sequence[str]) -> dict[str, Any]:
+def summarise(
+    seats_df: pd.DataFrame, battles_df: pd.DataFrame, names: Sequence[str], pirates: Sequence[str]
+) -> dict[str, Any]:
     """The summary object (without provenance) from the two tables."""
     out: dict[str, Any] = {}
     games = int(seats_df.groupby(["game", "rotation"]).ngroups) if len(seats_df) else 0
@@ -133,15 +212,25 @@ def summarise(seats_df: pd.DataFrame, battles_df: pd.DataFrame, names: Sequence[
         d = seats_df[seats_df["strategy"] == name]
         k, m = float(d["win"].sum()), len(d)
         lo, hi = wilson_interval(k, m)
-        strat[name] = {"win_rate": k / m if m else None, "ci95": [lo, hi],
-                       "mean_fame": float(d["fame"].mean()) if m else None, "games": m,
-                       "fame_by_source": {s: float(d[f"fame_{s}"].mean()) if m else None for s in FAME_SOURCES}}
+        strat[name] = {
+            "win_rate": k / m if m else None,
+            "ci95": [lo, hi],
+            "mean_fame": float(d["fame"].mean()) if m else None,
+            "games": m,
+            "fame_by_source": {
+                s: float(d[f"fame_{s}"].mean()) if m else None for s in FAME_SOURCES
+            },
+        }
     seats: dict[str, Any] = {}
     for seat, d in seats_df.groupby("seat"):
         k, m = float(d["win"].sum()), len(d)
         lo, hi = wilson_interval(k, m)
-        seats[str(int(seat))] = {"win_rate": k / m, "ci95": [lo, hi], "mean_fame": float(d["fame"].mean()),
-                                 "games": m}
+        seats[str(int(seat))] = {
+            "win_rate": k / m,
+            "ci95": [lo, hi],
+            "mean_fame": float(d["fame"].mean()),
+            "games": m,
+        }
     pir: dict[str, Any] = {}
     for key in pirates:
         d = battles_df[battles_df["pirate"] == key] if len(battles_df) else battles_df
@@ -151,9 +240,14 @@ def summarise(seats_df: pd.DataFrame, battles_df: pd.DataFrame, names: Sequence[
             "times_sunk": int(d["outcome"].isin(["sunk", "captured"]).sum()) if len(d) else 0,
         }
     first = seats_df.drop_duplicates(["game", "rotation"]) if len(seats_df) else seats_df
-    out.update(n_games=games, strategies=strat, seats=seats, pirates=pir,
-               ties=int(first["tie"].sum()) if len(first) else 0,
-               duels=int(first["duel"].sum()) if len(first) else 0)
+    out.update(
+        n_games=games,
+        strategies=strat,
+        seats=seats,
+        pirates=pir,
+        ties=int(first["tie"].sum()) if len(first) else 0,
+        duels=int(first["duel"].sum()) if len(first) else 0,
+    )
     return out
 
 
@@ -191,18 +285,38 @@ def play_games(
     names = tuple(resolve_strategies(rules, strategies, n_players))
     if n < 1:
         raise UserError(f"-n {n} (allowed: >= 1)")
-    task = functools.partial(_chunk, rules=rules, names=names, rotate=rotate_seats, check=check_invariants)
-    manifest = {"scenario": scenario.provenance(), "strategies": list(names), "players": n_players,
-                "rotate_seats": rotate_seats}
-    run = run_chunks(task, n, seed=seed, chunk_size=CHUNK_SIZE, n_jobs=n_jobs, quiet=quiet, desc="games",
-                     manifest=manifest)
+    task = functools.partial(
+        _chunk, rules=rules, names=names, rotate=rotate_seats, check=check_invariants
+    )
+    manifest = {
+        "scenario": scenario.provenance(),
+        "strategies": list(names),
+        "players": n_players,
+        "rotate_seats": rotate_seats,
+    }
+    run = run_chunks(
+        task,
+        n,
+        seed=seed,
+        chunk_size=CHUNK_SIZE,
+        n_jobs=n_jobs,
+        quiet=quiet,
+        desc="games",
+        manifest=manifest,
+    )
     seats_df = pd.concat([res[0] for res in run.results], ignore_index=True)
     battles_df = pd.concat([res[1] for res in run.results], ignore_index=True)
     if battles_df.empty:
         battles_df = pd.DataFrame(columns=BATTLE_COLUMNS)
     pirates = [*rules.pirates, "royal_navy"]
     summary = summarise(seats_df, battles_df, names, pirates)
-    summary.update(n_deals=n, n_players=n_players, rotate_seats=rotate_seats, seed=run.entropy,
-                   provenance=scenario.provenance(), chunk_size=CHUNK_SIZE,
-                   wall_time_s=run.wall_time_s)
+    summary.update(
+        n_deals=n,
+        n_players=n_players,
+        rotate_seats=rotate_seats,
+        seed=run.entropy,
+        provenance=scenario.provenance(),
+        chunk_size=CHUNK_SIZE,
+        wall_time_s=run.wall_time_s,
+    )
     return seats_df, battles_df, summary

@@ -59,7 +59,6 @@ TREASURE_ISLAND = "treasure_island"
 ROYAL_NAVY = "royal_navy"
 
 
-
 @dataclass
 class BattleShip:
     """One player ship entering a battle."""
@@ -154,7 +153,9 @@ class _Ship:
     def __init__(self, rules: CoveRules, bs: BattleShip, policy: BattlePolicy, index: int):
         mat = rules.ship_mat
         if len(bs.positions) != 4 or not all(1 <= p <= mat.num_positions for p in bs.positions):
-            raise ValueError(f"seat {bs.seat}: positions {bs.positions} (allowed: 4 values 1..{mat.num_positions})")
+            raise ValueError(
+                f"seat {bs.seat}: positions {bs.positions} (allowed: 4 values 1..{mat.num_positions})"
+            )
         c = rules.combat
         if c.artisan_limit == "per_ship" and len(bs.artisans) > 1:
             raise ValueError(f"seat {bs.seat}: {len(bs.artisans)} Artisans (allowed: 1 per ship)")
@@ -167,23 +168,31 @@ class _Ship:
         self.art_lost: list[str] = []
         for sec, used in bs.artisans.items():
             if sec not in SECTIONS or not 0 <= used < c.artisan_absorbs:
-                raise ValueError(f"seat {bs.seat}: Artisan {sec}={used} (allowed: section -> 0..{c.artisan_absorbs - 1})")
+                raise ValueError(
+                    f"seat {bs.seat}: Artisan {sec}={used} (allowed: section -> 0..{c.artisan_absorbs - 1})"
+                )
             self.art[SECTIONS.index(sec)] = c.artisan_absorbs - used
             self.art_used[SECTIONS.index(sec)] = used
         if bs.parrot is not None and bs.parrot not in rules.parrots:
-            raise ValueError(f"seat {bs.seat}: parrot {bs.parrot!r} (allowed: {', '.join(rules.parrots)})")
+            raise ValueError(
+                f"seat {bs.seat}: parrot {bs.parrot!r} (allowed: {', '.join(rules.parrots)})"
+            )
         self.parrot = bs.parrot
         self.parrot_hp = 0
         if bs.parrot is not None:
             self.parrot_hp = c.parrot_hits_to_kill - (1 if bs.parrot_wounded else 0)
             if self.parrot_hp <= 0:
-                raise ValueError(f"seat {bs.seat}: a wounded parrot with parrot_hits_to_kill=1 is dead")
+                raise ValueError(
+                    f"seat {bs.seat}: a wounded parrot with parrot_hits_to_kill=1 is dead"
+                )
         self.parrot_died = False
         self.chests = bs.chests
         self.gold = bs.gold
         for card in bs.battle_cards:
             if card not in BATTLE_CARDS and card not in VOLLEY_CARDS:
-                raise ValueError(f"seat {bs.seat}: card {card!r} (allowed: {', '.join(BATTLE_CARDS + VOLLEY_CARDS)})")
+                raise ValueError(
+                    f"seat {bs.seat}: card {card!r} (allowed: {', '.join(BATTLE_CARDS + VOLLEY_CARDS)})"
+                )
         self.hand = list(bs.battle_cards)
         self.played: list[str] = []
         self.present = True
@@ -200,9 +209,17 @@ class _Ship:
 
 
 class _Battle:
-    def __init__(self, rules: CoveRules, ships: Sequence[BattleShip], npc: str | None,
-                 policies: Sequence[BattlePolicy], rng: np.random.Generator, island: str,
-                 royal_navy_controller: int | None, royal_navy_policy: RoyalNavyPolicy | None):
+    def __init__(
+        self,
+        rules: CoveRules,
+        ships: Sequence[BattleShip],
+        npc: str | None,
+        policies: Sequence[BattlePolicy],
+        rng: np.random.Generator,
+        island: str,
+        royal_navy_controller: int | None,
+        royal_navy_policy: RoyalNavyPolicy | None,
+    ):
         if len(policies) != len(ships):
             raise ValueError(f"{len(policies)} policies for {len(ships)} ships")
         if len({s.seat for s in ships}) != len(ships):
@@ -224,7 +241,9 @@ class _Battle:
             self.npc = rules.royal_navy
         elif npc is not None:
             if npc not in rules.pirates:
-                raise ValueError(f"npc {npc!r} (allowed: {', '.join(list(rules.pirates) + [ROYAL_NAVY])})")
+                raise ValueError(
+                    f"npc {npc!r} (allowed: {', '.join(list(rules.pirates) + [ROYAL_NAVY])})"
+                )
             self.npc = rules.pirates[npc]
         self.rn_controller = royal_navy_controller
         self.rn_policy = royal_navy_policy or RoyalNavyPolicy()
@@ -248,7 +267,11 @@ class _Battle:
         return getattr(self.mat, SECTIONS[sec])[p - 1] if p >= 1 else 0
 
     def parrot_alive(self, ship: _Ship):
-        return self.rules.parrots[ship.parrot] if ship.parrot is not None and ship.parrot_hp > 0 else None
+        return (
+            self.rules.parrots[ship.parrot]
+            if ship.parrot is not None and ship.parrot_hp > 0
+            else None
+        )
 
     def speed(self, ship: _Ship) -> int:
         sp = self.value(ship, SAILS) + ship.wind * self.c.favourable_wind_speed
@@ -285,21 +308,42 @@ class _Battle:
     def view(self, me: _Ship) -> BattleView:
         ships = tuple(
             ShipView(
-                seat=s.seat, positions=tuple(s.pos), start_positions=s.start,
-                protection=self.protection(s), parrot=s.parrot if s.parrot_hp > 0 else None,
-                parrot_wounded=s.parrot is not None and 0 < s.parrot_hp < self.c.parrot_hits_to_kill,
-                speed=self.speed(s), present=s.present, was_hit=s.was_hit, smoke=s.smoke,
-                can_fire=s.can_fire, hand_size=len(s.hand), chests=s.chests,
+                seat=s.seat,
+                positions=tuple(s.pos),
+                start_positions=s.start,
+                protection=self.protection(s),
+                parrot=s.parrot if s.parrot_hp > 0 else None,
+                parrot_wounded=s.parrot is not None
+                and 0 < s.parrot_hp < self.c.parrot_hits_to_kill,
+                speed=self.speed(s),
+                present=s.present,
+                was_hit=s.was_hit,
+                smoke=s.smoke,
+                can_fire=s.can_fire,
+                hand_size=len(s.hand),
+                chests=s.chests,
             )
             for s in self.by_seat
         )
         npc = None
         if self.npc is not None and self.npc_fights:
-            npc = NpcView(key=self.npc_key, hull=self.npc_hull, max_hull=self.npc.hull,
-                          sails=self.npc.sails, present=self.npc_present)
-        return BattleView(me=me.seat if me is not None else -1, island=self.island,
-                          exchange=self.exchange, ships=ships, npc=npc, grapple=self.grapple,
-                          becalmed=self.becalmed, card_round=self.card_round)
+            npc = NpcView(
+                key=self.npc_key,
+                hull=self.npc_hull,
+                max_hull=self.npc.hull,
+                sails=self.npc.sails,
+                present=self.npc_present,
+            )
+        return BattleView(
+            me=me.seat if me is not None else -1,
+            island=self.island,
+            exchange=self.exchange,
+            ships=ships,
+            npc=npc,
+            grapple=self.grapple,
+            becalmed=self.becalmed,
+            card_round=self.card_round,
+        )
 
     # ---------------------------------------------------------------- order
     def break_ties(self, items: list, key) -> list:
@@ -345,8 +389,12 @@ class _Battle:
             k -= a
             if ship.art[sec] == 0:
                 ship.art_lost.append(SECTIONS[sec])
-        if k and ship.parrot is not None and ship.parrot_hp > 0 and \
-                SECTIONS.index(self.rules.parrots[ship.parrot].section) == sec:
+        if (
+            k
+            and ship.parrot is not None
+            and ship.parrot_hp > 0
+            and SECTIONS.index(self.rules.parrots[ship.parrot].section) == sec
+        ):
             p = min(k, ship.parrot_hp)
             ship.parrot_hp -= p
             if self.c.parrot_absorbs_hits:
@@ -399,7 +447,9 @@ class _Battle:
                 if card is None:
                     continue
                 if card not in playable:
-                    raise ValueError(f"seat {s.seat} played {card!r}, not a battle card in its hand")
+                    raise ValueError(
+                        f"seat {s.seat} played {card!r}, not a battle card in its hand"
+                    )
                 played_any = True
                 s.hand.remove(card)
                 s.played.append(card)
@@ -463,8 +513,11 @@ class _Battle:
                 raise ValueError(f"seat {s.seat} fired at {act.target!r}, not a present opponent")
             thr = self.c.smoke_hit_on if tgt.smoke else self.c.hit_on
             if grapeshot:
-                thr = self.c.grapeshot_hit_on if (self.c.grapeshot_beats_smoke or not tgt.smoke) \
+                thr = (
+                    self.c.grapeshot_hit_on
+                    if (self.c.grapeshot_beats_smoke or not tgt.smoke)
                     else max(thr, self.c.grapeshot_hit_on)
+                )
         hits = int((dice >= thr).sum())
         if tgt is None:
             self.npc_hull -= hits
@@ -514,14 +567,18 @@ class _Battle:
             seat, section = self.rn_policy.target(self.view(None))
             tgt = next((o for o in self.ships if o.seat == seat and o.present), None)
             if tgt is None:
-                raise ValueError(f"the Royal Navy's controller fired at {seat!r}, not a present ship")
+                raise ValueError(
+                    f"the Royal Navy's controller fired at {seat!r}, not a present ship"
+                )
             sections = [SECTIONS.index(section)]
         else:
             tgt = self.npc_target()
             if npc.damages == "every_section":
                 sections = [0, 1, 2, 3]
             elif npc.damages == "controller":
-                raise ValueError(f"{npc.title}: damages='controller' needs first_target='controller'")
+                raise ValueError(
+                    f"{npc.title}: damages='controller' needs first_target='controller'"
+                )
             else:
                 sections = [SECTIONS.index(npc.damages)]
         sharers = self.present_ships()
@@ -564,7 +621,8 @@ class _Battle:
                 if self.npc_present:
                     actors.append("npc")
                 order = self.break_ties(
-                    actors, lambda a: self.npc.sails if a == "npc" else self.speed(a))
+                    actors, lambda a: self.npc.sails if a == "npc" else self.speed(a)
+                )
                 for a in order:
                     if self.over():
                         break
@@ -597,21 +655,42 @@ class _Battle:
         out = []
         for s in self.ships:
             arts = {SECTIONS[i]: s.art_used[i] for i in range(4) if s.art[i] > 0}
-            out.append(ShipResult(
-                seat=s.seat, outcome=s.outcome, positions=list(s.pos),
-                destroyed=[SECTIONS[i] for i in range(4) if s.pos[i] <= 0],
-                cards_played=list(s.played), chests_overboard=s.overboard, chests=s.chests,
-                gold=s.gold, gold_lost=s.gold_lost, chests_lost=s.chests_lost, fame=dict(s.fame),
-                parrot=None if s.parrot_died else s.parrot,
-                parrot_wounded=(not s.parrot_died and s.parrot is not None
-                                and s.parrot_hp < self.c.parrot_hits_to_kill),
-                parrot_died=s.parrot_died, artisans=arts, artisans_lost=list(s.art_lost),
-                was_hit=s.was_hit, hand=list(s.hand),
-            ))
+            out.append(
+                ShipResult(
+                    seat=s.seat,
+                    outcome=s.outcome,
+                    positions=list(s.pos),
+                    destroyed=[SECTIONS[i] for i in range(4) if s.pos[i] <= 0],
+                    cards_played=list(s.played),
+                    chests_overboard=s.overboard,
+                    chests=s.chests,
+                    gold=s.gold,
+                    gold_lost=s.gold_lost,
+                    chests_lost=s.chests_lost,
+                    fame=dict(s.fame),
+                    parrot=None if s.parrot_died else s.parrot,
+                    parrot_wounded=(
+                        not s.parrot_died
+                        and s.parrot is not None
+                        and s.parrot_hp < self.c.parrot_hits_to_kill
+                    ),
+                    parrot_died=s.parrot_died,
+                    artisans=arts,
+                    artisans_lost=list(s.art_lost),
+                    was_hit=s.was_hit,
+                    hand=list(s.hand),
+                )
+            )
         return BattleResult(
-            ships=out, npc=self.npc_key, npc_sunk=self.npc_sunk, npc_hull=self.npc_hull,
-            npc_fame_shared_by=list(self.shared_by), npc_fame_each=self.fame_each,
-            captured_by=self.captured_by, exchanges=self.exchange, capped=capped,
+            ships=out,
+            npc=self.npc_key,
+            npc_sunk=self.npc_sunk,
+            npc_hull=self.npc_hull,
+            npc_fame_shared_by=list(self.shared_by),
+            npc_fame_each=self.fame_each,
+            captured_by=self.captured_by,
+            exchanges=self.exchange,
+            capped=capped,
             dice_rolled=self.dice,
         )
 
@@ -642,8 +721,9 @@ def resolve_battle(
     Returns:
         A :class:`BattleResult`.
     """
-    return _Battle(rules, ships, npc, policies, rng, island, royal_navy_controller,
-                   royal_navy_policy).run()
+    return _Battle(
+        rules, ships, npc, policies, rng, island, royal_navy_controller, royal_navy_policy
+    ).run()
 
 
 def start_ship(rules: CoveRules, seat: int = 0, **kw) -> BattleShip:

@@ -128,9 +128,17 @@ class BatchResult:
 
 
 class _Engine:
-    def __init__(self, rules: CoveRules, ships: Sequence[BattleShip], npc: str | None,
-                 policies: Sequence[BattlePolicy], n: int, rng: np.random.Generator, island: str,
-                 royal_navy_policy: RoyalNavyPolicy | None):
+    def __init__(
+        self,
+        rules: CoveRules,
+        ships: Sequence[BattleShip],
+        npc: str | None,
+        policies: Sequence[BattlePolicy],
+        n: int,
+        rng: np.random.Generator,
+        island: str,
+        royal_navy_policy: RoyalNavyPolicy | None,
+    ):
         # the scalar battle validates the input and plays the battle-card rounds
         self.args = (rules, list(ships), npc, list(policies), rng, island, None, royal_navy_policy)
         self.proto = _Battle(*self.args)
@@ -166,8 +174,14 @@ class _Engine:
         if self.npc_fights:
             st.npc_hull[:] = self.npc.hull
             st.npc_present[:] = True
-        self.max_dice = int(max(self.val[CREW].max(), self.val[CANNONS].max(), self.parrot_fixed.max(initial=0),
-                                self.npc.dice if self.npc is not None else 0))
+        self.max_dice = int(
+            max(
+                self.val[CREW].max(),
+                self.val[CANNONS].max(),
+                self.parrot_fixed.max(initial=0),
+                self.npc.dice if self.npc is not None else 0,
+            )
+        )
         self.card_results: list[dict] = []
         self.volley_in_hand = np.zeros(S, bool)
 
@@ -235,7 +249,9 @@ class _Engine:
             if self.c.parrot_absorbs_hits:
                 k = k - p
             if died.any():
-                st.fame[t[died], (fs[died] - t[died] * self.S), F_PARROT] -= self.c.parrot_death_fame_loss
+                st.fame[t[died], (fs[died] - t[died] * self.S), F_PARROT] -= (
+                    self.c.parrot_death_fame_loss
+                )
         new = np.maximum(st.pos_f[fi] - k, 0)
         st.pos_f[fi] = new
         gone = new == 0
@@ -266,7 +282,9 @@ class _Engine:
             out = st.outcome[tr]
             out[r] = ROUTED
             st.outcome[tr] = out
-            st.fame[tr, :, F_ROUT] += (pres * (r.sum(axis=1, keepdims=True) * self.c.rout_fame)).astype(np.int16)
+            st.fame[tr, :, F_ROUT] += (
+                pres * (r.sum(axis=1, keepdims=True) * self.c.rout_fame)
+            ).astype(np.int16)
         self.update_active(t)
 
     def update_active(self, t: np.ndarray) -> None:
@@ -312,11 +330,18 @@ class _Engine:
         ships = [b.ships[i] for i in self.seat_order]
         return {
             "smoke": np.array([s.smoke for s in ships]),
-            "speed_bonus": np.array([s.wind * c.favourable_wind_speed + s.overboard * c.overboard_speed_per_chest
-                                     for s in ships], np.int16),
+            "speed_bonus": np.array(
+                [
+                    s.wind * c.favourable_wind_speed + s.overboard * c.overboard_speed_per_chest
+                    for s in ships
+                ],
+                np.int16,
+            ),
             "hand": np.array([[s.hand.count(v) for v in VOLLEY_CARDS] for s in ships], np.int8),
-            "grapple": b.grapple, "becalmed": b.becalmed,
-            "played": [list(s.played) for s in ships], "overboard": [s.overboard for s in ships],
+            "grapple": b.grapple,
+            "becalmed": b.becalmed,
+            "played": [list(s.played) for s in ships],
+            "overboard": [s.overboard for s in ships],
             "chests": [s.chests for s in ships],
         }
 
@@ -330,7 +355,9 @@ class _Engine:
             st.present[t, a] = False
             st.outcome[t, a] = FLED
             hit = st.was_hit[t, a]
-            st.fame[t, :, F_FLIGHT] += (st.present[t] & hit[:, None]) * np.int16(c.flight_fame_if_hit)
+            st.fame[t, :, F_FLIGHT] += (st.present[t] & hit[:, None]) * np.int16(
+                c.flight_fame_if_hit
+            )
             if c.mutiny_on > 0:
                 die = self.rng.integers(1, 7, size=len(t), dtype=np.int8)
                 st.dice_used += len(t)
@@ -354,7 +381,9 @@ class _Engine:
             target = np.asarray(d["target"])[fire]
             section = np.asarray(d["section"])[fire]
         if self.volley_in_hand[a]:
-            volley = np.asarray(d["volley"], bool)[fire] & (st.hand[f, a] > 0) & ~st.becalmed[f][:, None]
+            volley = (
+                np.asarray(d["volley"], bool)[fire] & (st.hand[f, a] > 0) & ~st.becalmed[f][:, None]
+            )
             st.hand[f, a] -= volley.astype(np.int8)
             st.played_volley[f, a] += volley.astype(np.int8)
             grape, keg, canno = volley[:, GRAPESHOT], volley[:, POWDER_KEG], volley[:, CANNONADE]
@@ -364,7 +393,9 @@ class _Engine:
         tgt = np.where(at_npc, 0, target)
         tgt_smoke = st.smoke_f[f * self.S + tgt] & ~at_npc
         thr = np.where(tgt_smoke, c.smoke_hit_on, c.hit_on)
-        g_thr = c.grapeshot_hit_on if c.grapeshot_beats_smoke else np.maximum(thr, c.grapeshot_hit_on)
+        g_thr = (
+            c.grapeshot_hit_on if c.grapeshot_beats_smoke else np.maximum(thr, c.grapeshot_hit_on)
+        )
         thr = np.where(grape, g_thr, thr).astype(np.int8)
         sharers = st.present[f] if self.npc_fights else None  # only pirate fame needs them
         _, _, hits = self.roll_hits(self.num_dice(f, a), thr, self.max_dice)
@@ -438,7 +469,9 @@ class _Engine:
             number = np.where(others & (number <= npc.misfire_positions), number, 0)
             miss = used & (dice < thr[:, None])  # (m, dice)
             face = np.where(miss, dice, 0)
-            misfire = (face[:, :, None] == number[:, None, :]) & (number[:, None, :] > 0)  # (m, dice, S)
+            misfire = (face[:, :, None] == number[:, None, :]) & (
+                number[:, None, :] > 0
+            )  # (m, dice, S)
             if c.smoke_blocks_misfire:  # a smoked victim is hit only by a face that beats Smoke
                 misfire &= ~(st.smoke[idx][:, None, :] & (face[:, :, None] < c.smoke_hit_on))
             misfire = misfire.sum(axis=1).astype(np.int16)  # (m, S) hull hits
@@ -550,9 +583,14 @@ class _Engine:
         cap = st.captured_by.astype(np.int64)
         cap_arg = np.where(cap >= 0, np.asarray(self.seat_order)[np.maximum(cap, 0)], -1)
         return BatchResult(
-            outcome=st.outcome[:, inv], fame=st.fame[:, inv], positions=st.pos[:, inv],
-            npc_sunk=st.npc_sunk.copy(), captured_by=cap_arg.astype(np.int8),
-            exchanges=st.exchanges.copy(), capped=capped, dice_used=st.dice_used,
+            outcome=st.outcome[:, inv],
+            fame=st.fame[:, inv],
+            positions=st.pos[:, inv],
+            npc_sunk=st.npc_sunk.copy(),
+            captured_by=cap_arg.astype(np.int8),
+            exchanges=st.exchanges.copy(),
+            capped=capped,
+            dice_used=st.dice_used,
         )
 
 
@@ -595,10 +633,21 @@ def simulate_battles(
     if engine != "numpy":
         from simulator.cove import combat_kernel  # numba: imported only when needed
 
-        if engine == "kernel" or combat_kernel.kernel_applies(rules, ships, npc, policies, island,
-                                                              royal_navy_policy) is None:
-            return combat_kernel.simulate_battles_kernel(rules, ships, npc, policies, n, rng, island=island,
-                                                         royal_navy_policy=royal_navy_policy)
+        if (
+            engine == "kernel"
+            or combat_kernel.kernel_applies(rules, ships, npc, policies, island, royal_navy_policy)
+            is None
+        ):
+            return combat_kernel.simulate_battles_kernel(
+                rules,
+                ships,
+                npc,
+                policies,
+                n,
+                rng,
+                island=island,
+                royal_navy_policy=royal_navy_policy,
+            )
     return _Engine(rules, ships, npc, policies, n, rng, island, royal_navy_policy).run()
 
 

@@ -40,14 +40,47 @@ WON, ROUTED, FLED, MUTINY, STAYED = range(5)  # OUTCOMES order
 F_FLIGHT, F_ROUT, F_PIRATE, F_CAPTURE, F_PARROT, F_MUTINY = range(6)  # FAME_CAUSES order
 
 # ship table columns (one row per ship, argument order)
-(C_POS, C_ART, C_PHP, C_PSEC, C_PFIXED, C_PBONES, C_PSPEED, C_SEAT, C_FLEE, C_FLEE_N) = (0, 4, 8, 9, 10, 11, 12, 13, 14, 15)
+(C_POS, C_ART, C_PHP, C_PSEC, C_PFIXED, C_PBONES, C_PSPEED, C_SEAT, C_FLEE, C_FLEE_N) = (
+    0,
+    4,
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+    14,
+    15,
+)
 SHIP_COLS = 16
 FLEE_STAND, FLEE_WHEN_HIT, FLEE_WHEN_CRITICAL, FLEE_AFTER_N = range(4)
 
 # parameter vector indices
-(P_S, P_HIT_ON, P_FLIGHT_FAME, P_ROUT_FAME, P_MUTINY_ON, P_MUTINY_LOSS, P_PARROT_LOSS, P_MAX_EXCH,
- P_ABSORBS, P_TI, P_NPC, P_NPC_DICE, P_NPC_HULL, P_NPC_SAILS, P_NPC_FAME, P_NPC_REGEN, P_MISFIRE,
- P_MISFIRE_POS, P_NPC_TARGET, P_NPC_DAMAGE, P_FAME_DIE, P_TI_FASTEST, P_EXCH_BOUND) = range(23)
+(
+    P_S,
+    P_HIT_ON,
+    P_FLIGHT_FAME,
+    P_ROUT_FAME,
+    P_MUTINY_ON,
+    P_MUTINY_LOSS,
+    P_PARROT_LOSS,
+    P_MAX_EXCH,
+    P_ABSORBS,
+    P_TI,
+    P_NPC,
+    P_NPC_DICE,
+    P_NPC_HULL,
+    P_NPC_SAILS,
+    P_NPC_FAME,
+    P_NPC_REGEN,
+    P_MISFIRE,
+    P_MISFIRE_POS,
+    P_NPC_TARGET,
+    P_NPC_DAMAGE,
+    P_FAME_DIE,
+    P_TI_FASTEST,
+    P_EXCH_BOUND,
+) = range(23)
 N_PARAMS = 23
 NPC_NONE, NPC_FIGHTS, NPC_GALLEON = range(3)
 T_MOST_CANNONS, T_LARGEST_CREW, T_STRONGEST_HULL, T_FASTEST, T_CONTROLLER = range(5)
@@ -244,8 +277,29 @@ def _over(players, npc_present, ti):
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
-def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome, fame, fired,
-            sharers, order, keys, rolls, stack, npc_state, clockwise, victims):
+def _battle(
+    dice,
+    ctx,
+    val,
+    ship,
+    prm,
+    pos,
+    art,
+    php,
+    present,
+    was_hit,
+    outcome,
+    fame,
+    fired,
+    sharers,
+    order,
+    keys,
+    rolls,
+    stack,
+    npc_state,
+    clockwise,
+    victims,
+):
     """One battle from the state set up by the caller. Returns the number of exchanges, or -1 when
     the dice ran out, -2 - exchanges when the exchange cap was reached. The die pointer is kept in
     a local (``dp``) and written back to ctx[X_P] at the end."""
@@ -390,12 +444,28 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                     dp = p + nd
                     fallen = 0
                     for sec in range(first_sec, last_sec):
-                        fallen += _hit(ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits)
+                        fallen += _hit(
+                            ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits
+                        )
                     if nv > 0:
                         for s in range(S):
                             if victims[s] > 0:
-                                fallen += _hit(ship, prm, pos, art, php, present, was_hit, fame, s, HULL, victims[s])
-                    npres -= _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, fallen)
+                                fallen += _hit(
+                                    ship,
+                                    prm,
+                                    pos,
+                                    art,
+                                    php,
+                                    present,
+                                    was_hit,
+                                    fame,
+                                    s,
+                                    HULL,
+                                    victims[s],
+                                )
+                    npres -= _resolve(
+                        prm, pos, present, outcome, fame, sharers, S, npc_state, fallen
+                    )
                     continue
                 if not present[a]:
                     continue
@@ -463,7 +533,9 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
                     else:
                         tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
                     if _hit(ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits):
-                        npres -= _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, 1)
+                        npres -= _resolve(
+                            prm, pos, present, outcome, fame, sharers, S, npc_state, 1
+                        )
             if npc_state[0] and prm[P_NPC_REGEN] > 0:
                 lost = hull_start - npc_state[1]
                 lost = min(lost, prm[P_NPC_REGEN])
@@ -505,9 +577,36 @@ def _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome,
 
 
 @njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
-def _run(dice, ctx, val, ship, prm, out_outcome, out_fame, out_pos, out_sunk, out_captured, out_exch, out_capped,
-         pos, art, php, present, was_hit, outcome, fame, fired, sharers, order, keys, rolls, stack, npc_state,
-         clockwise, victims):
+def _run(
+    dice,
+    ctx,
+    val,
+    ship,
+    prm,
+    out_outcome,
+    out_fame,
+    out_pos,
+    out_sunk,
+    out_captured,
+    out_exch,
+    out_capped,
+    pos,
+    art,
+    php,
+    present,
+    was_hit,
+    outcome,
+    fame,
+    fired,
+    sharers,
+    order,
+    keys,
+    rolls,
+    stack,
+    npc_state,
+    clockwise,
+    victims,
+):
     """Battles ctx[X_B] .. n-1. Returns 0 when done, 1 when the dice ran out (ctx says where the
     unfinished battle's first die is and which battle it is). The scratch arrays after
     ``out_capped`` come from :func:`_scratch` (no allocation and no reference counting here:
@@ -532,8 +631,29 @@ def _run(dice, ctx, val, ship, prm, out_outcome, out_fame, out_pos, out_sunk, ou
         npc_state[1] = prm[P_NPC_HULL]
         npc_state[2] = 0
         npc_state[3] = -1
-        r = _battle(dice, ctx, val, ship, prm, pos, art, php, present, was_hit, outcome, fame, fired,
-                    sharers, order, keys, rolls, stack, npc_state, clockwise, victims)
+        r = _battle(
+            dice,
+            ctx,
+            val,
+            ship,
+            prm,
+            pos,
+            art,
+            php,
+            present,
+            was_hit,
+            outcome,
+            fame,
+            fired,
+            sharers,
+            order,
+            keys,
+            rolls,
+            stack,
+            npc_state,
+            clockwise,
+            victims,
+        )
         if r == -1:
             ctx[X_P] = start
             ctx[X_B] = b
@@ -556,9 +676,14 @@ def _run(dice, ctx, val, ship, prm, out_outcome, out_fame, out_pos, out_sunk, ou
 
 
 # ------------------------------------------------------------------------------------------
-def kernel_applies(rules: CoveRules, ships: Sequence[BattleShip], npc: str | None,
-                   policies: Sequence[BattlePolicy], island: str,
-                   royal_navy_policy: RoyalNavyPolicy | None = None) -> str | None:
+def kernel_applies(
+    rules: CoveRules,
+    ships: Sequence[BattleShip],
+    npc: str | None,
+    policies: Sequence[BattlePolicy],
+    island: str,
+    royal_navy_policy: RoyalNavyPolicy | None = None,
+) -> str | None:
     """``None`` when the compiled kernel plays this battle, else the reason it does not."""
     if not 1 <= len(ships) <= 5:
         return f"{len(ships)} ships (kernel: 1-5)"
@@ -595,8 +720,8 @@ def _tables(rules: CoveRules, proto: _Battle, policies, npc: str | None, island:
         val[k, 1:] = getattr(mat, sec)
     ship = np.zeros((S, SHIP_COLS), np.int64)
     for i, (ps, pol) in enumerate(zip(proto.ships, policies)):
-        ship[i, C_POS:C_POS + 4] = ps.pos
-        ship[i, C_ART:C_ART + 4] = ps.art
+        ship[i, C_POS : C_POS + 4] = ps.pos
+        ship[i, C_ART : C_ART + 4] = ps.art
         ship[i, C_PHP] = ps.parrot_hp
         ship[i, C_PSEC] = -1
         if ps.parrot is not None:
@@ -636,7 +761,9 @@ def _tables(rules: CoveRules, proto: _Battle, policies, npc: str | None, island:
                 prm[P_NPC_TARGET] = T_CONTROLLER
             else:
                 prm[P_NPC_TARGET] = _TARGETS.index(n.first_target)
-                prm[P_NPC_DAMAGE] = D_EVERY_SECTION if n.damages == "every_section" else SECTIONS.index(n.damages)
+                prm[P_NPC_DAMAGE] = (
+                    D_EVERY_SECTION if n.damages == "every_section" else SECTIONS.index(n.damages)
+                )
     max_dice = max(int(val[CREW].max()), int(val[CANNONS].max()), int(ship[:, C_PFIXED].max()))
     prm[P_EXCH_BOUND] = S * (max_dice + 1) + int(prm[P_NPC_DICE]) + 1
     return val, ship, prm
@@ -645,22 +772,24 @@ def _tables(rules: CoveRules, proto: _Battle, policies, npc: str | None, island:
 def _scratch(S: int) -> tuple[np.ndarray, ...]:
     """Per-battle working state of :func:`_run` (reset by it at every battle)."""
     i8 = np.int64
-    return (np.empty((S, 4), i8),  # pos: ring positions
-            np.empty((S, 4), i8),  # art: Artisan hits left
-            np.empty(S, i8),  # php: parrot hits left
-            np.empty(S, np.bool_),  # present
-            np.empty(S, np.bool_),  # was_hit
-            np.empty(S, i8),  # outcome
-            np.empty((S, 6), i8),  # fame by cause
-            np.empty(S, np.bool_),  # fired: the pirate fired at it in its current cycle
-            np.empty(S, np.bool_),  # sharers of pirate fame
-            np.empty(2 * S + 2, i8),  # order: speed order, then the pirate's tied targets
-            np.empty(S + 1, i8),  # keys
-            np.empty(S + 1, i8),  # rolls of a roll-off
-            np.empty((2 * S + 4, 2), i8),  # stack of tied segments
-            np.empty(4, i8),  # npc_state: present, hull, sunk, captor
-            np.empty(S, i8),  # clockwise: Hook's numbering
-            np.zeros(S, i8))  # victims: misfire hits per ship
+    return (
+        np.empty((S, 4), i8),  # pos: ring positions
+        np.empty((S, 4), i8),  # art: Artisan hits left
+        np.empty(S, i8),  # php: parrot hits left
+        np.empty(S, np.bool_),  # present
+        np.empty(S, np.bool_),  # was_hit
+        np.empty(S, i8),  # outcome
+        np.empty((S, 6), i8),  # fame by cause
+        np.empty(S, np.bool_),  # fired: the pirate fired at it in its current cycle
+        np.empty(S, np.bool_),  # sharers of pirate fame
+        np.empty(2 * S + 2, i8),  # order: speed order, then the pirate's tied targets
+        np.empty(S + 1, i8),  # keys
+        np.empty(S + 1, i8),  # rolls of a roll-off
+        np.empty((2 * S + 4, 2), i8),  # stack of tied segments
+        np.empty(4, i8),  # npc_state: present, hull, sunk, captor
+        np.empty(S, i8),  # clockwise: Hook's numbering
+        np.zeros(S, i8),
+    )  # victims: misfire hits per ship
 
 
 #: dice per bulk generation, at least (and the first bulk's estimate per battle)
@@ -669,9 +798,17 @@ FIRST_DICE_PER_BATTLE = 16
 MAX_BULK = 1 << 22
 
 
-def simulate_battles_kernel(rules: CoveRules, ships: Sequence[BattleShip], npc: str | None,
-                            policies: Sequence[BattlePolicy], n: int, rng: np.random.Generator, *,
-                            island: str = "hull", royal_navy_policy: RoyalNavyPolicy | None = None):
+def simulate_battles_kernel(
+    rules: CoveRules,
+    ships: Sequence[BattleShip],
+    npc: str | None,
+    policies: Sequence[BattlePolicy],
+    n: int,
+    rng: np.random.Generator,
+    *,
+    island: str = "hull",
+    royal_navy_policy: RoyalNavyPolicy | None = None,
+):
     """Play ``n`` independent trials of one battle with the compiled kernel.
 
     Same arguments and result as :func:`simulator.cove.combat.simulate_battles`; raises
@@ -685,7 +822,9 @@ def simulate_battles_kernel(rules: CoveRules, ships: Sequence[BattleShip], npc: 
     why = kernel_applies(rules, ships, npc, policies, island, royal_navy_policy)
     if why is not None:
         raise ValueError(f"the compiled kernel does not play this battle: {why}")
-    proto = _Battle(rules, list(ships), npc, list(policies), rng, island, None, royal_navy_policy)  # validates
+    proto = _Battle(
+        rules, list(ships), npc, list(policies), rng, island, None, royal_navy_policy
+    )  # validates
     val, ship, prm = _tables(rules, proto, policies, npc, island)
     S = len(ships)
     out_outcome = np.zeros((n, S), np.int8)
@@ -703,14 +842,35 @@ def simulate_battles_kernel(rules: CoveRules, ships: Sequence[BattleShip], npc: 
         b = int(ctx[X_B])
         rate = ctx[X_USED] / b if b else FIRST_DICE_PER_BATTLE
         want = int(min(max((n - b) * rate * 1.03 + 64, MIN_BULK), MAX_BULK))
-        tail = dice[int(ctx[X_P]):]
+        tail = dice[int(ctx[X_P]) :]
         fresh = rng.integers(1, 7, size=want, dtype=np.int8)
         dice = np.concatenate([tail, fresh]) if len(tail) else fresh
         ctx[X_P] = 0
-        _run(dice, ctx, val, ship, prm, out_outcome, out_fame, out_pos, out_sunk, out_captured, out_exch,
-             out_capped, *scratch)
-    return BatchResult(outcome=out_outcome, fame=out_fame, positions=out_pos, npc_sunk=out_sunk,
-                       captured_by=out_captured, exchanges=out_exch, capped=out_capped, dice_used=int(ctx[X_USED]))
+        _run(
+            dice,
+            ctx,
+            val,
+            ship,
+            prm,
+            out_outcome,
+            out_fame,
+            out_pos,
+            out_sunk,
+            out_captured,
+            out_exch,
+            out_capped,
+            *scratch,
+        )
+    return BatchResult(
+        outcome=out_outcome,
+        fame=out_fame,
+        positions=out_pos,
+        npc_sunk=out_sunk,
+        captured_by=out_captured,
+        exchanges=out_exch,
+        capped=out_capped,
+        dice_used=int(ctx[X_USED]),
+    )
 
 
 def warm_up() -> None:
@@ -718,8 +878,14 @@ def warm_up() -> None:
     from scenarios import load_scenario
 
     rules = load_scenario(None, game="cove").rules
-    simulate_battles_kernel(rules, [BattleShip(0, [2, 2, 2, 2]), BattleShip(1, [2, 2, 2, 2])], None,
-                            [RulePolicy(), RulePolicy()], 2, np.random.default_rng(0))
+    simulate_battles_kernel(
+        rules,
+        [BattleShip(0, [2, 2, 2, 2]), BattleShip(1, [2, 2, 2, 2])],
+        None,
+        [RulePolicy(), RulePolicy()],
+        2,
+        np.random.default_rng(0),
+    )
 
 
 __all__ = ["kernel_applies", "simulate_battles_kernel", "warm_up"]

@@ -133,8 +133,12 @@ class BattlePolicy:
         """
         flee = np.zeros(len(idx), dtype=bool)
         target, section = weakest_target_batch(state, me, idx)
-        return {"flee": flee, "target": target, "section": section,
-                "volley": np.zeros((len(idx), 3), dtype=bool)}
+        return {
+            "flee": flee,
+            "target": target,
+            "section": section,
+            "volley": np.zeros((len(idx), 3), dtype=bool),
+        }
 
 
 def weakest_target(view: BattleView) -> tuple[int, str]:
@@ -192,7 +196,9 @@ class RulePolicy(BattlePolicy):
 
     def __post_init__(self) -> None:
         if not (isinstance(self.flee, int) or self.flee in FLEE_RULES):
-            raise ValueError(f"flee rule {self.flee!r} (allowed: {', '.join(FLEE_RULES)} or an int)")
+            raise ValueError(
+                f"flee rule {self.flee!r} (allowed: {', '.join(FLEE_RULES)} or an int)"
+            )
         for c in self.battle_cards:
             if c not in BATTLE_CARDS:
                 raise ValueError(f"battle card {c!r} (allowed: {', '.join(BATTLE_CARDS)})")
@@ -260,8 +266,8 @@ def policy_from_name(name: str) -> RulePolicy:
         return RulePolicy("when-hit")
     if name == "flee-when-critical":
         return RulePolicy("when-critical")
-    if name.startswith("flee-after-") and name[len("flee-after-"):].isdigit():
-        n = int(name[len("flee-after-"):])
+    if name.startswith("flee-after-") and name[len("flee-after-") :].isdigit():
+        n = int(name[len("flee-after-") :])
         if n >= 1:
             return RulePolicy(n)
     raise ValueError(
@@ -339,4 +345,6 @@ class ScriptedPolicy(BattlePolicy):
         return Broadside(target=target, section=section, volley=volley)
 
     def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
-        raise NotImplementedError("ScriptedPolicy is for the scalar engine only (its script follows exchange numbers)")
+        raise NotImplementedError(
+            "ScriptedPolicy is for the scalar engine only (its script follows exchange numbers)"
+        )

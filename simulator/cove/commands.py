@@ -51,8 +51,10 @@ def parse_ship(spec: str, rules, where: str = "--ship") -> Build:
     seen = set()
     for part in [p.strip() for p in spec.split(",") if p.strip()]:
         if "=" not in part:
-            raise click.BadParameter(f"{part!r} is not KEY=VALUE (allowed keys: {', '.join(SECTIONS)}, artisan, parrot)",
-                                     param_hint=where)
+            raise click.BadParameter(
+                f"{part!r} is not KEY=VALUE (allowed keys: {', '.join(SECTIONS)}, artisan, parrot)",
+                param_hint=where,
+            )
         key, value = (x.strip() for x in part.split("=", 1))
         key = key.lower()
         if key in seen:
@@ -60,11 +62,15 @@ def parse_ship(spec: str, rules, where: str = "--ship") -> Build:
         seen.add(key)
         if key in SECTIONS:
             if not value.isdigit() or not 1 <= int(value) <= n:
-                raise click.BadParameter(f"{key}={value!r} (allowed: a ship-mat position 1..{n})", param_hint=where)
+                raise click.BadParameter(
+                    f"{key}={value!r} (allowed: a ship-mat position 1..{n})", param_hint=where
+                )
             pos[key] = int(value)
         elif key == "artisan":
             if value not in SECTIONS:
-                raise click.BadParameter(f"artisan={value!r} (allowed: {', '.join(SECTIONS)})", param_hint=where)
+                raise click.BadParameter(
+                    f"artisan={value!r} (allowed: {', '.join(SECTIONS)})", param_hint=where
+                )
             artisan = value
         elif key == "parrot":
             k = value.replace("-", "_").lower()
@@ -73,8 +79,10 @@ def parse_ship(spec: str, rules, where: str = "--ship") -> Build:
                 raise click.BadParameter(f"parrot={value!r} (allowed: {allowed})", param_hint=where)
             parrot = k
         else:
-            raise click.BadParameter(f"unknown key {key!r} (allowed: {', '.join(SECTIONS)}, artisan, parrot)",
-                                     param_hint=where)
+            raise click.BadParameter(
+                f"unknown key {key!r} (allowed: {', '.join(SECTIONS)}, artisan, parrot)",
+                param_hint=where,
+            )
     name = ",".join(f"{s}={pos[s]}" for s in SECTIONS)
     name += f",artisan={artisan}" if artisan else ""
     name += f",parrot={parrot.replace('_', '-')}" if parrot else ""
@@ -95,17 +103,37 @@ def cove():
 
 
 @cove.command()
-@click.option("--ship", "ships", multiple=True, required=True, metavar="SPEC",
-              help="hull=P,crew=P,cannons=P,sails=P[,artisan=SECTION][,parrot=NAME]; positions 1-8 "
-                   "(2 = start, the default). Give a second --ship as the opponent.")
-@click.option("--vs", "vs", default=None, metavar="OPPONENT",
-              help=f"One of {', '.join(OPPONENT_NAMES)} (or give a second --ship).")
+@click.option(
+    "--ship",
+    "ships",
+    multiple=True,
+    required=True,
+    metavar="SPEC",
+    help="hull=P,crew=P,cannons=P,sails=P[,artisan=SECTION][,parrot=NAME]; positions 1-8 "
+    "(2 = start, the default). Give a second --ship as the opponent.",
+)
+@click.option(
+    "--vs",
+    "vs",
+    default=None,
+    metavar="OPPONENT",
+    help=f"One of {', '.join(OPPONENT_NAMES)} (or give a second --ship).",
+)
 @click.option("--exact", "exact", is_flag=True, help="Exact Markov chain (the default when no -n).")
-@click.option("-n", "n", type=click.IntRange(min=1), default=None, help="Monte Carlo with N battles.")
+@click.option(
+    "-n", "n", type=click.IntRange(min=1), default=None, help="Monte Carlo with N battles."
+)
 @click.option("--policy", default="stand", show_default=True, help=f"First ship: {POLICY_HELP}.")
-@click.option("--vs-policy", default="stand", show_default=True, help="Second ship's policy (ship duels).")
-@click.option("--scenario", "scenario_path", type=click.Path(dir_okay=False), default=None,
-              help="Scenario TOML (default: the standard rules).")
+@click.option(
+    "--vs-policy", default="stand", show_default=True, help="Second ship's policy (ship duels)."
+)
+@click.option(
+    "--scenario",
+    "scenario_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Scenario TOML (default: the standard rules).",
+)
 @seed_option
 @jobs_option
 @quiet_option
@@ -117,48 +145,91 @@ def duel(ships, vs, exact, n, policy, vs_policy, scenario_path, seed, jobs, quie
     _policy(policy, "--policy")
     _policy(vs_policy, "--vs-policy")
     if len(ships) > 2:
-        raise click.BadParameter(f"{len(ships)} ships (allowed: 1 with --vs, or 2)", param_hint="--ship")
+        raise click.BadParameter(
+            f"{len(ships)} ships (allowed: 1 with --vs, or 2)", param_hint="--ship"
+        )
     a = parse_ship(ships[0], rules)
     if len(ships) == 2:
         if vs is not None:
-            raise click.BadParameter("give either --vs or a second --ship, not both", param_hint="--vs")
+            raise click.BadParameter(
+                "give either --vs or a second --ship, not both", param_hint="--vs"
+            )
         opp_build = parse_ship(ships[1], rules, "--ship (second)")
         opponent_key, opponent_label = None, opp_build.name
     else:
         if vs is None:
-            raise click.BadParameter(f"missing opponent (allowed: {', '.join(OPPONENT_NAMES)}, or a second --ship)",
-                                     param_hint="--vs")
+            raise click.BadParameter(
+                f"missing opponent (allowed: {', '.join(OPPONENT_NAMES)}, or a second --ship)",
+                param_hint="--vs",
+            )
         key = vs.strip().lower().replace("-", "_")
         fighting = [k for k in rules.pirates if rules.pirates[k].fights] + ["royal_navy"]
         if key not in fighting:
-            raise click.BadParameter(f"{vs!r} (allowed: {', '.join(k.replace('_', '-') for k in fighting)}, "
-                                     "or a second --ship)", param_hint="--vs")
+            raise click.BadParameter(
+                f"{vs!r} (allowed: {', '.join(k.replace('_', '-') for k in fighting)}, "
+                "or a second --ship)",
+                param_hint="--vs",
+            )
         opp_build, opponent_key, opponent_label = None, key, key.replace("_", "-")
     if exact and n is not None:
         raise click.BadParameter("give either --exact or -n, not both", param_hint="-n")
     info = {
-        "ship": a.name, "vs": opponent_label, "policy": policy, **sc.provenance(),
+        "ship": a.name,
+        "vs": opponent_label,
+        "policy": policy,
+        **sc.provenance(),
     }
     if opp_build is not None:
         info["vs_policy"] = vs_policy
     if n is None:
         t0 = time.perf_counter()
         opp = opp_build.duel_ship(seat=1) if opp_build is not None else opponent_key
-        d = exact_duel(rules, a.duel_ship(), opp, policy_from_name(policy), policy_from_name(vs_policy))
+        d = exact_duel(
+            rules, a.duel_ship(), opp, policy_from_name(policy), policy_from_name(vs_policy)
+        )
         ms = (time.perf_counter() - t0) * 1000
-        probs = {"win": float(d.win), "routed": float(d.routed), "fled": float(d.fled), "mutiny": float(d.mutiny)}
-        obj = {**probs, "expected_fame": float(d.expected_fame), "method": "exact", "states": d.states,
-               "ms": round(ms, 3), **info}
-        df = pd.DataFrame({"outcome": list(probs) + ["expected_fame"],
-                           "value": list(probs.values()) + [float(d.expected_fame)]})
-        emit(fmt, df, obj, title=f"{a.name} vs {opponent_label} ({policy}): exact, {d.states} states")
+        probs = {
+            "win": float(d.win),
+            "routed": float(d.routed),
+            "fled": float(d.fled),
+            "mutiny": float(d.mutiny),
+        }
+        obj = {
+            **probs,
+            "expected_fame": float(d.expected_fame),
+            "method": "exact",
+            "states": d.states,
+            "ms": round(ms, 3),
+            **info,
+        }
+        df = pd.DataFrame(
+            {
+                "outcome": list(probs) + ["expected_fame"],
+                "value": list(probs.values()) + [float(d.expected_fame)],
+            }
+        )
+        emit(
+            fmt, df, obj, title=f"{a.name} vs {opponent_label} ({policy}): exact, {d.states} states"
+        )
         return
     builds = (a,) + ((opp_build,) if opp_build is not None else ())
-    task = functools.partial(duel_monte_carlo_chunk, scenario_path=str(sc.path) if scenario_path else None,
-                             ships=builds, npc=opponent_key,
-                             policies=(policy, vs_policy) if opp_build is not None else (policy,))
-    run = run_chunks(task, n, seed=seed, n_jobs=jobs, quiet=quiet, chunk_size=MC_CHUNK, desc="battles",
-                     manifest={"command": "cove duel", **info})
+    task = functools.partial(
+        duel_monte_carlo_chunk,
+        scenario_path=str(sc.path) if scenario_path else None,
+        ships=builds,
+        npc=opponent_key,
+        policies=(policy, vs_policy) if opp_build is not None else (policy,),
+    )
+    run = run_chunks(
+        task,
+        n,
+        seed=seed,
+        n_jobs=jobs,
+        quiet=quiet,
+        chunk_size=MC_CHUNK,
+        desc="battles",
+        manifest={"command": "cove duel", **info},
+    )
     tot = np.sum(run.results, axis=0)
     won, routed, fled, mutiny, stayed = tot[:5]
     counts = {"win": won, "routed": routed, "fled": fled + mutiny, "mutiny": mutiny}
@@ -169,33 +240,82 @@ def duel(ships, vs, exact, n, policy, vs_policy, scenario_path, seed, jobs, quie
     var = max(tot[6] / n - mean**2, 0.0) * n / max(n - 1, 1)
     half = Z95 * math.sqrt(var / n)
     ci["expected_fame"] = [mean - half, mean + half]
-    obj = {**probs, "expected_fame": float(mean), "method": "monte-carlo", "n": n, "ci95": ci,
-           "stayed": int(stayed), "seed": run.entropy, "chunk_size": MC_CHUNK, **info}
-    df = pd.DataFrame({"outcome": list(probs) + ["expected_fame"], "value": list(probs.values()) + [float(mean)],
-                       "ci95_low": [ci[k][0] for k in probs] + [ci["expected_fame"][0]],
-                       "ci95_high": [ci[k][1] for k in probs] + [ci["expected_fame"][1]]})
+    obj = {
+        **probs,
+        "expected_fame": float(mean),
+        "method": "monte-carlo",
+        "n": n,
+        "ci95": ci,
+        "stayed": int(stayed),
+        "seed": run.entropy,
+        "chunk_size": MC_CHUNK,
+        **info,
+    }
+    df = pd.DataFrame(
+        {
+            "outcome": list(probs) + ["expected_fame"],
+            "value": list(probs.values()) + [float(mean)],
+            "ci95_low": [ci[k][0] for k in probs] + [ci["expected_fame"][0]],
+            "ci95_high": [ci[k][1] for k in probs] + [ci["expected_fame"][1]],
+        }
+    )
     emit(fmt, df, obj, title=f"{a.name} vs {opponent_label} ({policy}): Monte Carlo, n={n}")
     replay_note(run.entropy, seed is not None, quiet or fmt == "json")
 
 
 @cove.command()
-@click.option("--builds", "builds_path", type=click.Path(dir_okay=False), default=None,
-              help="CSV of builds: name,hull,crew,cannons,sails[,artisan][,parrot] (default: the standard grid).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Folder for lethality.csv and lethality.parquet.")
-@click.option("--policy", default="stand", show_default=True, help=f"The ship's policy: {POLICY_HELP}.")
-@click.option("--company", type=click.IntRange(0, 4), default=0, show_default=True,
-              help="Other player ships beside the build (Monte Carlo; pirates met at Treasure Island).")
-@click.option("--company-ship", default=None, metavar="SPEC", help="Build of the company ships (default: start ship).")
-@click.option("-n", "n", type=click.IntRange(min=1), default=20_000, show_default=True,
-              help="Battles per row with --company.")
-@click.option("--scenario", "scenario_path", type=click.Path(dir_okay=False), default=None,
-              help="Scenario TOML (default: the standard rules).")
+@click.option(
+    "--builds",
+    "builds_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="CSV of builds: name,hull,crew,cannons,sails[,artisan][,parrot] (default: the standard grid).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for lethality.csv and lethality.parquet.",
+)
+@click.option(
+    "--policy", default="stand", show_default=True, help=f"The ship's policy: {POLICY_HELP}."
+)
+@click.option(
+    "--company",
+    type=click.IntRange(0, 4),
+    default=0,
+    show_default=True,
+    help="Other player ships beside the build (Monte Carlo; pirates met at Treasure Island).",
+)
+@click.option(
+    "--company-ship",
+    default=None,
+    metavar="SPEC",
+    help="Build of the company ships (default: start ship).",
+)
+@click.option(
+    "-n",
+    "n",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="Battles per row with --company.",
+)
+@click.option(
+    "--scenario",
+    "scenario_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Scenario TOML (default: the standard rules).",
+)
 @seed_option
 @jobs_option
 @quiet_option
 @format_option
-def lethality(builds_path, out_dir, policy, company, company_ship, n, scenario_path, seed, jobs, quiet, fmt):
+def lethality(
+    builds_path, out_dir, policy, company, company_ship, n, scenario_path, seed, jobs, quiet, fmt
+):
     """Each Legendary Pirate and the Royal Navy against a grid of builds: odds and fame (exact alone)."""
     sc = _scenario(scenario_path)
     _policy(policy, "--policy")
@@ -211,8 +331,18 @@ def lethality(builds_path, out_dir, policy, company, company_ship, n, scenario_p
         from simulator.runner import fresh_entropy
 
         entropy = fresh_entropy() if seed is None else seed
-    df = lethality_table(sc, builds, policy=policy, opponents=opponents, company=company, company_build=mates,
-                         n=n, seed=entropy or 0, n_jobs=jobs, quiet=quiet)
+    df = lethality_table(
+        sc,
+        builds,
+        policy=policy,
+        opponents=opponents,
+        company=company,
+        company_build=mates,
+        n=n,
+        seed=entropy or 0,
+        n_jobs=jobs,
+        quiet=quiet,
+    )
     for k, v in sc.provenance().items():
         df[k] = v
     shown = df.drop(columns=["ms", "states", *sc.provenance().keys()])
@@ -225,8 +355,13 @@ def lethality(builds_path, out_dir, policy, company, company_ship, n, scenario_p
         obj.update(n=n, seed=entropy, company_ship=mates.name if mates else "start")
     else:
         shown = shown.drop(columns=["n", "p_sink_low", "p_sink_high", "company"])
-    emit(fmt, shown, obj, title=f"legendary-pirate lethality ({policy}), "
-         + (f"with {company} other ship(s), Monte Carlo n={n}" if company else "alone, exact duels"))
+    emit(
+        fmt,
+        shown,
+        obj,
+        title=f"legendary-pirate lethality ({policy}), "
+        + (f"with {company} other ship(s), Monte Carlo n={n}" if company else "alone, exact duels"),
+    )
     if company:
         replay_note(entropy, seed is not None, quiet or fmt == "json")
 

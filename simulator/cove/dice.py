@@ -56,11 +56,11 @@ class GameDice:
         """``n`` d6 faces as an int64 array: the same faces as ``n`` calls of :meth:`d6` (a copy
         of the block's slice when the block holds them all)."""
         i = self._i
-        if self._arr is not None and 0 < n and i + n <= len(self._buf):
+        if self._arr is not None and n > 0 and i + n <= len(self._buf):
             self._i = i + n
             if self.record:
-                self.faces += self._buf[i:i + n]
-            return self._arr[i:i + n].copy()
+                self.faces += self._buf[i : i + n]
+            return self._arr[i : i + n].copy()
         return np.array([self.d6() for _ in range(n)], dtype=np.int64)
 
     def die(self, sides: int) -> int:

@@ -68,8 +68,15 @@ class DuelResult:
     method: str = "exact"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"win": self.win, "routed": self.routed, "fled": self.fled, "mutiny": self.mutiny,
-                "expected_fame": self.expected_fame, "states": self.states, "method": self.method}
+        return {
+            "win": self.win,
+            "routed": self.routed,
+            "fled": self.fled,
+            "mutiny": self.mutiny,
+            "expected_fame": self.expected_fame,
+            "states": self.states,
+            "method": self.method,
+        }
 
 
 class _Side:
@@ -88,7 +95,9 @@ class _Side:
             raise ValueError(f"{len(ship.artisans)} Artisans (allowed: 1 per ship)")
         for sec, used in ship.artisans.items():
             if sec not in SECTIONS or not 0 <= used < c.artisan_absorbs:
-                raise ValueError(f"Artisan {sec}={used} (allowed: section -> 0..{c.artisan_absorbs - 1})")
+                raise ValueError(
+                    f"Artisan {sec}={used} (allowed: section -> 0..{c.artisan_absorbs - 1})"
+                )
             art[SECTIONS.index(sec)] = c.artisan_absorbs - used
         if ship.parrot is not None and ship.parrot not in rules.parrots:
             raise ValueError(f"parrot {ship.parrot!r} (allowed: {', '.join(rules.parrots)})")
@@ -146,11 +155,19 @@ class _Side:
         if self.parrot_sec >= 0 and st[8] > 0 and self.parrot_absorbs:
             prot[self.parrot_sec] += st[8]
         return ShipView(
-            seat=self.seat, positions=tuple(st[:4]), start_positions=tuple(self.start[:4]),
-            protection=tuple(prot), parrot=self.parrot_name if st[8] > 0 else None,
+            seat=self.seat,
+            positions=tuple(st[:4]),
+            start_positions=tuple(self.start[:4]),
+            protection=tuple(prot),
+            parrot=self.parrot_name if st[8] > 0 else None,
             parrot_wounded=self.parrot is not None and 0 < st[8] < self.kill,
-            speed=self.speed(st), present=present, was_hit=st != self.start, smoke=False,
-            can_fire=True, hand_size=0, chests=0,
+            speed=self.speed(st),
+            present=present,
+            was_hit=st != self.start,
+            smoke=False,
+            can_fire=True,
+            hand_size=0,
+            chests=0,
         )
 
 
@@ -195,8 +212,13 @@ def exact_duel(
     pvp = isinstance(opponent, DuelShip)
     if pvp:
         if opponent.seat == ship.seat:
-            opponent = DuelShip(opponent.positions, opponent.artisans, opponent.parrot,
-                                opponent.parrot_wounded, seat=ship.seat + 1)
+            opponent = DuelShip(
+                opponent.positions,
+                opponent.artisans,
+                opponent.parrot,
+                opponent.parrot_wounded,
+                seat=ship.seat + 1,
+            )
         B = _Side(rules, opponent)
         npc = None
         start = (A.start, B.start)
@@ -206,9 +228,13 @@ def exact_duel(
         elif opponent in rules.pirates:
             npc = rules.pirates[opponent]
         else:
-            raise ValueError(f"opponent {opponent!r} (allowed: {', '.join(list(rules.pirates) + [ROYAL_NAVY])})")
+            raise ValueError(
+                f"opponent {opponent!r} (allowed: {', '.join(list(rules.pirates) + [ROYAL_NAVY])})"
+            )
         if not npc.fights:
-            raise ValueError(f"{npc.title} does not fight (allowed: a fighting pirate or royal_navy)")
+            raise ValueError(
+                f"{npc.title} does not fight (allowed: a fighting pirate or royal_navy)"
+            )
         B = None
         start = (A.start, npc.hull)
 
@@ -235,9 +261,18 @@ def exact_duel(
             ships.append(B.view(opp))
             ships.sort(key=lambda v: v.seat)
         else:
-            npc_view = NpcView(key=str(opponent), hull=opp, max_hull=npc.hull, sails=npc.sails, present=True)
-        return BattleView(me=me_seat, island="hull", exchange=1, ships=tuple(ships), npc=npc_view,
-                          grapple=False, becalmed=False)
+            npc_view = NpcView(
+                key=str(opponent), hull=opp, max_hull=npc.hull, sails=npc.sails, present=True
+            )
+        return BattleView(
+            me=me_seat,
+            island="hull",
+            exchange=1,
+            ships=tuple(ships),
+            npc=npc_view,
+            grapple=False,
+            becalmed=False,
+        )
 
     # -- one actor's turn: list of (prob, reward_for_A, ("abs", k) | ("go", a_st, opp)) -------
     def a_turn(a_st, opp):
@@ -375,8 +410,20 @@ def exact_duel(
     finally:
         sys.setrecursionlimit(old)
     win, routed, fled, mutiny, fame = v
-    return DuelResult(win=win, routed=routed, fled=fled + mutiny, mutiny=mutiny,
-                      expected_fame=fame, states=len(memo))
+    return DuelResult(
+        win=win,
+        routed=routed,
+        fled=fled + mutiny,
+        mutiny=mutiny,
+        expected_fame=fame,
+        states=len(memo),
+    )
 
 
-FIGHTING_OPPONENTS = ("blackbeard", "flying_dutchman", "captain_hook", "bonny_and_read", "royal_navy")
+FIGHTING_OPPONENTS = (
+    "blackbeard",
+    "flying_dutchman",
+    "captain_hook",
+    "bonny_and_read",
+    "royal_navy",
+)

@@ -39,7 +39,9 @@ class DiceRng:
         if endpoint:
             high += 1
         if (low, high) != (1, 7):
-            raise ValueError(f"the combat engine asked for integers({low}, {high}); only d6 are supported")
+            raise ValueError(
+                f"the combat engine asked for integers({low}, {high}); only d6 are supported"
+            )
         if size is None:
             return self.dice.d6()
         return self.dice.roll_array(int(size))
@@ -58,8 +60,18 @@ def _battle_ship(game, s) -> BattleShip:
     )
 
 
-_COMBAT_CARDS = frozenset(("becalmed", "favourable_wind", "grapple", "smoke", "overboard",
-                           "grapeshot", "powder_keg", "cannonade"))
+_COMBAT_CARDS = frozenset(
+    (
+        "becalmed",
+        "favourable_wind",
+        "grapple",
+        "smoke",
+        "overboard",
+        "grapeshot",
+        "powder_keg",
+        "cannonade",
+    )
+)
 
 
 def island_combat(game, isl: int, present: list, pirate_key: str | None, navy: bool) -> None:
@@ -81,8 +93,13 @@ def island_combat(game, isl: int, present: list, pirate_key: str | None, navy: b
         if not here:
             return
         pirate = game.rules.pirates.get(npc)
-        if pirate is not None and not pirate.fights and isl != TREASURE and len(here) == 1 \
-                and not d.cacafuego_lone_ship_captures:
+        if (
+            pirate is not None
+            and not pirate.fights
+            and isl != TREASURE
+            and len(here) == 1
+            and not d.cacafuego_lone_ship_captures
+        ):
             continue
         _one_battle(game, isl, here, npc)
 
@@ -97,8 +114,14 @@ def _one_battle(game, isl: int, seats: list, npc: str | None) -> None:
         controller = game.rn_controller
         rn_policy = game.navy_policy(controller)
     result = resolve_battle(
-        rules, [_battle_ship(game, s) for s in seats], npc, policies, DiceRng(game.dice),
-        island=island, royal_navy_controller=controller, royal_navy_policy=rn_policy,
+        rules,
+        [_battle_ship(game, s) for s in seats],
+        npc,
+        policies,
+        DiceRng(game.dice),
+        island=island,
+        royal_navy_controller=controller,
+        royal_navy_policy=rn_policy,
     )
     apply_result(game, isl, seats, npc, result)
 
@@ -107,8 +130,12 @@ def apply_result(game, isl: int, seats: list, npc: str | None, result) -> None:
     """Write a :class:`BattleResult` back into the game (see the module docstring)."""
     rules = game.rules
     pirate = rules.pirates.get(npc) if npc is not None else None
-    fought = result.exchanges > 0 or npc is None or (pirate is not None and pirate.fights) \
+    fought = (
+        result.exchanges > 0
+        or npc is None
+        or (pirate is not None and pirate.fights)
         or npc == "royal_navy"
+    )
     heal_on = rules.decisions.parrot_heals_on
     n_routed = n_fled = 0
     for s, r in zip(seats, result.ships):
@@ -186,12 +213,19 @@ def apply_result(game, isl: int, seats: list, npc: str | None, result) -> None:
             outcome = "not_captured"
         else:
             outcome = "survived"
-        game.battle_log.append({
-            "month": game.month, "island": rules.islands[isl], "pirate": npc,
-            "ships": len(seats), "seats": ",".join(str(s.index) for s in seats),
-            "outcome": outcome, "player_ships_routed": n_routed, "player_ships_fled": n_fled,
-            "exchanges": result.exchanges,
-        })
+        game.battle_log.append(
+            {
+                "month": game.month,
+                "island": rules.islands[isl],
+                "pirate": npc,
+                "ships": len(seats),
+                "seats": ",".join(str(s.index) for s in seats),
+                "outcome": outcome,
+                "player_ships_routed": n_routed,
+                "player_ships_fled": n_fled,
+                "exchanges": result.exchanges,
+            }
+        )
 
 
 def duel(game, tied: list[int]) -> list[int]:
@@ -206,7 +240,9 @@ def duel(game, tied: list[int]) -> list[int]:
             for b in ships:
                 b.battle_cards = []
         policies = [game.battle_policy(s.index) for s in seats]
-        result = resolve_battle(game.rules, ships, None, policies, DiceRng(game.dice), island=island)
+        result = resolve_battle(
+            game.rules, ships, None, policies, DiceRng(game.dice), island=island
+        )
         left = [r.seat for r in result.ships if r.outcome in ("won", "stayed")]
         if len(left) == 1:
             return left

@@ -38,7 +38,13 @@ ISLAND_NAMES = ("tavern", "hull", "sails", "cannons", "crew", "treasure_island",
 BATTLE_CARDS = ("becalmed", "favourable_wind", "grapple", "smoke", "overboard")
 VOLLEY_CARDS = ("grapeshot", "powder_keg", "cannonade")
 EVENT_CARDS = (
-    "sneak_away", "royal_navy", "letter_of_marque", "treasure_map", "plunder", "lookout", "shipwright",
+    "sneak_away",
+    "royal_navy",
+    "letter_of_marque",
+    "treasure_map",
+    "plunder",
+    "lookout",
+    "shipwright",
 )
 FAME_SOURCES = ("plunder", "burying", "combat", "pirates", "fame_cards", "penalties")
 
@@ -51,9 +57,15 @@ def build_tavern_deck(rules: CoveRules) -> list[str]:
     """Every Tavern card of the scenario, unshuffled."""
     t = rules.tavern
     counts = {name: getattr(t, name) for name in BATTLE_CARDS + VOLLEY_CARDS + EVENT_CARDS}
-    if rules.decisions.royal_navy_doubled_title == "letter_of_marque" and counts["royal_navy"] > counts["letter_of_marque"]:
+    if (
+        rules.decisions.royal_navy_doubled_title == "letter_of_marque"
+        and counts["royal_navy"] > counts["letter_of_marque"]
+    ):
         # the doubled event title is unknown: this switch gives the extra copy to the Letter of marque
-        counts["royal_navy"], counts["letter_of_marque"] = counts["letter_of_marque"], counts["royal_navy"]
+        counts["royal_navy"], counts["letter_of_marque"] = (
+            counts["letter_of_marque"],
+            counts["royal_navy"],
+        )
     deck = [f"parrot:{p}" for p in t.parrots]
     deck += ["artisan"] * t.artisan
     for name in BATTLE_CARDS + VOLLEY_CARDS + EVENT_CARDS:
@@ -148,7 +160,9 @@ class SeatResult:
 @dataclass(frozen=True, slots=True)
 class GameResult:
     seats: tuple[SeatResult, ...]
-    battles: tuple[dict[str, Any], ...]  # one per battle against a Legendary Pirate or the Royal Navy
+    battles: tuple[
+        dict[str, Any], ...
+    ]  # one per battle against a Legendary Pirate or the Royal Navy
     tie: bool  # the top fame was tied
     duel: bool  # a tie-breaking duel was fought
     winners: tuple[int, ...]
@@ -168,8 +182,16 @@ class Game:
             ``rules`` when omitted).
     """
 
-    def __init__(self, rules: CoveRules, players, dice: GameDice, *, trace: list | None = None,
-                 check_invariants: bool = False, tables: ScenarioTables | None = None):
+    def __init__(
+        self,
+        rules: CoveRules,
+        players,
+        dice: GameDice,
+        *,
+        trace: list | None = None,
+        check_invariants: bool = False,
+        tables: ScenarioTables | None = None,
+    ):
         if tables is None:
             tables = ScenarioTables(rules)
         elif tables.rules is not rules:
@@ -192,8 +214,10 @@ class Game:
         self.npos = mat.num_positions
         self.start_pos = mat.start_position
         self.parrot_rules = rules.parrots
-        self.seats = [Seat(i, mat.start_position, rules.setup.start_gold, rules.setup.start_fame)
-                      for i in range(n)]
+        self.seats = [
+            Seat(i, mat.start_position, rules.setup.start_gold, rules.setup.start_fame)
+            for i in range(n)
+        ]
         self._views: list = [None] * n  # (public state key, ShipView) per seat
         # the ships' views while a simultaneous decision is open (nothing changes between its asks)
         self._board: tuple[ShipView, ...] | None = None
@@ -350,8 +374,20 @@ class Game:
     def _ship_view(self, s: Seat) -> ShipView:
         """The public view of one ship, rebuilt only when something public about it changed."""
         r = s.ring
-        key = (r[0], r[1], r[2], r[3], s.gold, s.chests, s.fame, len(s.hand), s.parrot,
-               s.parrot_wounds, s.location, tuple(s.artisans.items()) if s.artisans else ())
+        key = (
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            s.gold,
+            s.chests,
+            s.fame,
+            len(s.hand),
+            s.parrot,
+            s.parrot_wounds,
+            s.location,
+            tuple(s.artisans.items()) if s.artisans else (),
+        )
         cached = self._views[s.index]
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -360,10 +396,18 @@ class Game:
         sail = sails[sl - 1] if sl else 0
         sp = sail + self.parrot_rules[s.parrot].speed_bonus if s.parrot is not None else sail
         view = ShipView(
-            s.index, (h, c, k, sl),
+            s.index,
+            (h, c, k, sl),
             (hull[h - 1] if h else 0, crew[c - 1] if c else 0, cannons[k - 1] if k else 0, sail),
-            sp, s.gold, s.chests, s.fame, len(s.hand), s.parrot, s.parrot_wounds,
-            tuple(sorted(s.artisans.items())) if s.artisans else (), s.location,
+            sp,
+            s.gold,
+            s.chests,
+            s.fame,
+            len(s.hand),
+            s.parrot,
+            s.parrot_wounds,
+            tuple(sorted(s.artisans.items())) if s.artisans else (),
+            s.location,
         )
         self._views[s.index] = (key, view)
         return view
@@ -377,8 +421,20 @@ class Game:
         out = []
         for s in self.seats:
             r = s.ring
-            key = (r[0], r[1], r[2], r[3], s.gold, s.chests, s.fame, len(s.hand), s.parrot,
-                   s.parrot_wounds, s.location, tuple(s.artisans.items()) if s.artisans else ())
+            key = (
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                s.gold,
+                s.chests,
+                s.fame,
+                len(s.hand),
+                s.parrot,
+                s.parrot_wounds,
+                s.location,
+                tuple(s.artisans.items()) if s.artisans else (),
+            )
             cached = views[s.index]
             out.append(cached[1] if cached is not None and cached[0] == key else self._ship_view(s))
         return tuple(out)
@@ -394,14 +450,26 @@ class Game:
     def observe(self, seat: int, kind: str, extra: dict | None = None) -> Observation:
         """What ``seat`` sees: its own hand and the public board, nothing else."""
         return Observation(
-            seat, self.month, self.num_months, self.phase, kind,
-            tuple(self.seats[seat].hand), self.ship_views(),
+            seat,
+            self.month,
+            self.num_months,
+            self.phase,
+            kind,
+            tuple(self.seats[seat].hand),
+            self.ship_views(),
             tuple(self.face_up),
             tuple([(b[0], b[1]) for b in self.black_ships if not b[2]]),
-            self.rn_island, self.rn_controller, tuple(self.map_islands),
-            tuple(sorted(self.plunder.items())) if self.plunder else (), tuple(self.chosen),
-            self.bank_gold, self.bank_chests, len(self.tavern_deck), tuple(self.pirate_discard),
-            len(self.pirate_deck), dict(extra) if extra else {},
+            self.rn_island,
+            self.rn_controller,
+            tuple(self.map_islands),
+            tuple(sorted(self.plunder.items())) if self.plunder else (),
+            tuple(self.chosen),
+            self.bank_gold,
+            self.bank_chests,
+            len(self.tavern_deck),
+            tuple(self.pirate_discard),
+            len(self.pirate_deck),
+            dict(extra) if extra else {},
         )
 
     def ask(self, seat: int, kind: str, legal: tuple, extra: dict | None = None) -> Any:
@@ -423,7 +491,7 @@ class Game:
         treasure = list(self.tables.treasure_deck)
         self.dice.shuffle(treasure)
         size = r.treasure.stack_size
-        self.stacks = [treasure[i * size:(i + 1) * size] for i in range(r.treasure.num_stacks)]
+        self.stacks = [treasure[i * size : (i + 1) * size] for i in range(r.treasure.num_stacks)]
         self.stacks += [[] for _ in range(5 - len(self.stacks))]
         self.dice.shuffle(self.pirate_deck)
         count = r.black_ships.count_by_players.get(str(self.n), 0)
@@ -452,10 +520,11 @@ class Game:
         plan: list[int] = []
         while True:
             legal = [None] + [
-                i for i in range(4)
-                if 0 < ring[i] < self.npos and self.step_cost[ring[i]] <= gold
+                i for i in range(4) if 0 < ring[i] < self.npos and self.step_cost[ring[i]] <= gold
             ]
-            choice = self.ask(seat.index, "arm", tuple(legal), {"planned": tuple(plan), "gold_left": gold})
+            choice = self.ask(
+                seat.index, "arm", tuple(legal), {"planned": tuple(plan), "gold_left": gold}
+            )
             if choice is None:
                 return plan
             gold -= self.step_cost[ring[choice]]
@@ -533,12 +602,17 @@ class Game:
                     break
         self._open_board()  # no ship changes while the islands are chosen
         try:
-            if start is not None:  # choices one at a time, clockwise from the named player, seen by all
+            if (
+                start is not None
+            ):  # choices one at a time, clockwise from the named player, seen by all
                 for k in range(self.n):
                     si = (start + k) % self.n
                     self.chosen[si] = self.ask(si, "navigate", NAV_ISLANDS, {"lookout": True})
             else:  # secret and simultaneous: nobody sees another's choice
-                picks = [self.ask(si, "navigate", NAV_ISLANDS, {"lookout": False}) for si in range(self.n)]
+                picks = [
+                    self.ask(si, "navigate", NAV_ISLANDS, {"lookout": False})
+                    for si in range(self.n)
+                ]
                 self.chosen = picks
         finally:
             self._close_board()
@@ -561,7 +635,11 @@ class Game:
         # Royal Navy: sent to an outer island where its sender is not
         for si in order:
             s = self.seats[si]
-            if "royal_navy" in s.hand and self.rn_sent < d.royal_navy_per_month and self.rn_island is None:
+            if (
+                "royal_navy" in s.hand
+                and self.rn_sent < d.royal_navy_per_month
+                and self.rn_island is None
+            ):
                 legal = tuple(i for i in OUTER if i != s.location)
                 pick = self.ask(si, "royal_navy", (None, *legal))
                 if pick is not None:
@@ -601,16 +679,21 @@ class Game:
         from simulator.cove import fight
 
         self.phase = "combat"
-        at: dict[int, list[Seat]] = {}  # ships by island, seat order (ships only leave, to the Cove)
+        at: dict[
+            int, list[Seat]
+        ] = {}  # ships by island, seat order (ships only leave, to the Cove)
         for s in self.seats:
             at.setdefault(s.location, []).append(s)
         for isl in NAV_ISLANDS:
             present = at.get(isl)
             if present:
-                bs = next((b for b in self.black_ships
-                           if b[0] == isl and not b[2] and b[1] is not None), None)
-                fight.island_combat(self, isl, present, bs[1] if bs is not None else None,
-                                    self.rn_island == isl)
+                bs = next(
+                    (b for b in self.black_ships if b[0] == isl and not b[2] and b[1] is not None),
+                    None,
+                )
+                fight.island_combat(
+                    self, isl, present, bs[1] if bs is not None else None, self.rn_island == isl
+                )
         self.rn_island = None  # the Royal Navy is removed after the battle
         self.rn_controller = None
         self._check()
@@ -696,7 +779,11 @@ class Game:
 
     def _tavern(self, s: Seat) -> None:
         e = self.rules.economy
-        most = min(e.tavern_max_buy, s.gold // e.tavern_card_price) if e.tavern_card_price else e.tavern_max_buy
+        most = (
+            min(e.tavern_max_buy, s.gold // e.tavern_card_price)
+            if e.tavern_card_price
+            else e.tavern_max_buy
+        )
         if most <= 0 or not (self.tavern_deck or self.tavern_discard):
             return
         k = self.ask(s.index, "buy_cards", tuple(range(most + 1)))
@@ -737,8 +824,11 @@ class Game:
             self._bury_fame(s, fame)  # one share-out of the visit's fame (Plunder rounds once)
         for _ in range(e.treasure_island_upgrade_levels):
             mult = e.treasure_island_cost_multiplier
-            legal = tuple(i for i in range(4)
-                          if 0 < s.ring[i] < self.npos and self.step_cost[s.ring[i]] * mult <= s.gold)
+            legal = tuple(
+                i
+                for i in range(4)
+                if 0 < s.ring[i] < self.npos and self.step_cost[s.ring[i]] * mult <= s.gold
+            )
             if not legal:
                 return
             pick = self.ask(s.index, "treasure_island_upgrade", (None, *legal))
@@ -791,8 +881,11 @@ class Game:
                     s.hand.remove("artisan")
                     s.artisans[pick] = 0
         for sec, hits in sorted(s.artisans.items()) if s.artisans else ():
-            if hits > 0 and s.gold >= c.artisan_repair_cost \
-                    and self.ask(s.index, "artisan_repair", (False, True), {"section": sec}):
+            if (
+                hits > 0
+                and s.gold >= c.artisan_repair_cost
+                and self.ask(s.index, "artisan_repair", (False, True), {"section": sec})
+            ):
                 self.pay_bank(s, c.artisan_repair_cost)
                 s.artisans[sec] = 0
         if "shipwright" in s.hand:
@@ -854,16 +947,29 @@ class Game:
         share = 1.0 / len(winners)
         seats = tuple(
             SeatResult(
-                seat=s.index, fame=s.fame, fame_src=dict(s.fame_src), gold=s.gold, chests=s.chests,
-                battles=s.battles, routed=s.routed, fled=s.fled, mutinies=s.mutinies,
-                pirates_fought=s.pirates_fought, pirates_sunk=s.pirates_sunk,
+                seat=s.index,
+                fame=s.fame,
+                fame_src=dict(s.fame_src),
+                gold=s.gold,
+                chests=s.chests,
+                battles=s.battles,
+                routed=s.routed,
+                fled=s.fled,
+                mutinies=s.mutinies,
+                pirates_fought=s.pirates_fought,
+                pirates_sunk=s.pirates_sunk,
                 win=share if s.index in winners else 0.0,
             )
             for s in self.seats
         )
         self._check()
-        return GameResult(seats=seats, battles=tuple(self.battle_log), tie=self.tie, duel=self.duel,
-                          winners=tuple(winners))
+        return GameResult(
+            seats=seats,
+            battles=tuple(self.battle_log),
+            tie=self.tie,
+            duel=self.duel,
+            winners=tuple(winners),
+        )
 
     # ------------------------------------------------------------------ invariants
     def card_count(self) -> int:
@@ -914,8 +1020,11 @@ def _main(argv: list[str] | None = None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m simulator.cove.game")
-    ap.add_argument("--regenerate-goldens", action="store_true",
-                    help="rewrite tests/data/cove_golden_*.json from their recorded seeds")
+    ap.add_argument(
+        "--regenerate-goldens",
+        action="store_true",
+        help="rewrite tests/data/cove_golden_*.json from their recorded seeds",
+    )
     args = ap.parse_args(argv)
     if args.regenerate_goldens:
         from simulator.cove.golden import regenerate

@@ -18,17 +18,33 @@ from simulator.cove.api import play_games
 
 def summary_tables(summary: dict) -> dict[str, pd.DataFrame]:
     """The three human tables (strategies, seats, pirates) of a summary."""
-    strat = pd.DataFrame([
-        {"strategy": k, "games": v["games"], "win_rate": v["win_rate"], "ci95_low": v["ci95"][0],
-         "ci95_high": v["ci95"][1], "mean_fame": v["mean_fame"],
-         **{f"fame_{s}": x for s, x in v["fame_by_source"].items()}}
-        for k, v in summary["strategies"].items()
-    ])
-    seats = pd.DataFrame([
-        {"seat": int(k), "games": v["games"], "win_rate": v["win_rate"], "ci95_low": v["ci95"][0],
-         "ci95_high": v["ci95"][1], "mean_fame": v["mean_fame"]}
-        for k, v in summary["seats"].items()
-    ])
+    strat = pd.DataFrame(
+        [
+            {
+                "strategy": k,
+                "games": v["games"],
+                "win_rate": v["win_rate"],
+                "ci95_low": v["ci95"][0],
+                "ci95_high": v["ci95"][1],
+                "mean_fame": v["mean_fame"],
+                **{f"fame_{s}": x for s, x in v["fame_by_source"].items()},
+            }
+            for k, v in summary["strategies"].items()
+        ]
+    )
+    seats = pd.DataFrame(
+        [
+            {
+                "seat": int(k),
+                "games": v["games"],
+                "win_rate": v["win_rate"],
+                "ci95_low": v["ci95"][0],
+                "ci95_high": v["ci95"][1],
+                "mean_fame": v["mean_fame"],
+            }
+            for k, v in summary["seats"].items()
+        ]
+    )
     pirates = pd.DataFrame([{"pirate": k, **v} for k, v in summary["pirates"].items()])
     return {"strategies": strat, "seats": seats, "pirates": pirates}
 
@@ -46,17 +62,39 @@ def long_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 
 @click.command("play")
-@click.option("--scenario", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Scenario TOML (default: scenarios/cove/standard.toml).")
-@click.option("--players", "n_players", type=click.IntRange(3, 5), required=True,
-              help="Players at the table (3, 4 or 5).")
-@click.option("--strategies", required=True, metavar="A,B,C[,...]",
-              help="One strategy per seat (names of the scenario's [strategies.*]), comma-separated.")
+@click.option(
+    "--scenario",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Scenario TOML (default: scenarios/cove/standard.toml).",
+)
+@click.option(
+    "--players",
+    "n_players",
+    type=click.IntRange(3, 5),
+    required=True,
+    help="Players at the table (3, 4 or 5).",
+)
+@click.option(
+    "--strategies",
+    required=True,
+    metavar="A,B,C[,...]",
+    help="One strategy per seat (names of the scenario's [strategies.*]), comma-separated.",
+)
 @click.option("-n", "n", type=click.IntRange(min=1), required=True, help="Number of games (deals).")
-@click.option("--rotate-seats", is_flag=True,
-              help="Play every game under each rotation of seats (n x players games, same dice).")
-@click.option("--out", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="Write seats and battles tables (CSV + Parquet) and the summary JSON to DIR.")
+@click.option(
+    "--rotate-seats",
+    is_flag=True,
+    help="Play every game under each rotation of seats (n x players games, same dice).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Write seats and battles tables (CSV + Parquet) and the summary JSON to DIR.",
+)
 @format_option
 @simulation_options
 def play(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs, quiet):
@@ -64,8 +102,16 @@ def play(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs,
     scen = load_scenario(scenario, game="cove")
     if out is not None:
         ensure_writable_dir(out)
-    seats_df, battles_df, summary = play_games(scen, strategies, n_players, n, seed=seed, n_jobs=jobs,
-                                               rotate_seats=rotate_seats, quiet=quiet)
+    seats_df, battles_df, summary = play_games(
+        scen,
+        strategies,
+        n_players,
+        n,
+        seed=seed,
+        n_jobs=jobs,
+        rotate_seats=rotate_seats,
+        quiet=quiet,
+    )
     replay_note(summary["seed"], seed is not None, quiet)
     tables = summary_tables(summary)
     if out is not None:
@@ -78,9 +124,11 @@ def play(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs,
         write_table(battles_df, out, "battles")
         write_text(f"{out}/summary.json", dumps(summary) + "\n")
         note(f"wrote {out}/seats.csv|parquet, {out}/battles.csv|parquet, {out}/summary.json", quiet)
-    head = (f"Pirate's Cove: {summary['n_games']} games, {n_players} players, scenario "
-            f"{summary['provenance']['scenario']} ({summary['provenance']['scenario_hash']}), seed "
-            f"{summary['seed']}; ties {summary['ties']}, duels {summary['duels']}")
+    head = (
+        f"Pirate's Cove: {summary['n_games']} games, {n_players} players, scenario "
+        f"{summary['provenance']['scenario']} ({summary['provenance']['scenario_hash']}), seed "
+        f"{summary['seed']}; ties {summary['ties']}, duels {summary['duels']}"
+    )
     if fmt == "json":
         emit("json", tables["strategies"], summary)
     elif fmt == "csv":
@@ -88,4 +136,9 @@ def play(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs,
     else:
         emit("table", tables["strategies"], summary, title=head + "\n\nstrategies")
         emit("table", tables["seats"], summary, title="\nseats")
-        emit("table", tables["pirates"], summary, title="\npirates (battles against; sunk includes captures)")
+        emit(
+            "table",
+            tables["pirates"],
+            summary,
+            title="\npirates (battles against; sunk includes captures)",
+        )

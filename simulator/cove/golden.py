@@ -31,7 +31,11 @@ CASES: dict[str, tuple[str | None, tuple[str, ...], int]] = {
     "three_players": (None, ("brawler", "plunderer", "balanced"), 101),
     "four_players": (None, ("plunderer", "brawler", "tavern", "balanced"), 202),
     "five_players_random": (None, ("random", "tavern", "random", "brawler", "balanced"), 303),
-    "artisan_per_section": ("scenarios/cove/artisan-per-section.toml", ("tavern", "tavern", "brawler", "random"), 404),
+    "artisan_per_section": (
+        "scenarios/cove/artisan-per-section.toml",
+        ("tavern", "tavern", "brawler", "random"),
+        404,
+    ),
 }
 
 
@@ -39,10 +43,20 @@ def final_state(game: Game, result) -> dict[str, Any]:
     """Everything that identifies how a game ended."""
     return {
         "seats": [
-            {"fame": s.fame, "fame_src": s.fame_src, "gold": s.gold, "chests": s.chests,
-             "ring": list(s.ring), "hand": sorted(s.hand), "parrot": s.parrot,
-             "artisans": {str(k): v for k, v in sorted(s.artisans.items())}, "battles": s.battles,
-             "routed": s.routed, "fled": s.fled, "pirates_sunk": s.pirates_sunk}
+            {
+                "fame": s.fame,
+                "fame_src": s.fame_src,
+                "gold": s.gold,
+                "chests": s.chests,
+                "ring": list(s.ring),
+                "hand": sorted(s.hand),
+                "parrot": s.parrot,
+                "artisans": {str(k): v for k, v in sorted(s.artisans.items())},
+                "battles": s.battles,
+                "routed": s.routed,
+                "fled": s.fled,
+                "pirates_sunk": s.pirates_sunk,
+            }
             for s in game.seats
         ],
         "bank": [game.bank_gold, game.bank_chests],
@@ -69,14 +83,20 @@ def record(name: str) -> dict[str, Any]:
     rules = _rules(scenario)
     ss = np.random.SeedSequence(seed)
     kids = ss.spawn(1 + len(names))
-    players = [make_player(rules, nm, np.random.default_rng(kids[1 + i])) for i, nm in enumerate(names)]
+    players = [
+        make_player(rules, nm, np.random.default_rng(kids[1 + i])) for i, nm in enumerate(names)
+    ]
     trace: list = []
     dice = GameDice(np.random.default_rng(kids[0]), record=True)
     game = Game(rules, players, dice, trace=trace, check_invariants=True)
     result = game.play()
     return {
-        "case": name, "scenario": scenario, "strategies": list(names), "seed": seed,
-        "faces": dice.faces, "perms": dice.perms,
+        "case": name,
+        "scenario": scenario,
+        "strategies": list(names),
+        "seed": seed,
+        "faces": dice.faces,
+        "perms": dice.perms,
         "decisions": json.loads(json.dumps(trace)),
         "final": json.loads(json.dumps(final_state(game, result))),
     }

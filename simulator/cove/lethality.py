@@ -35,9 +35,29 @@ from simulator.runner import run_chunks
 from simulator.stats import wilson_interval
 
 BALANCED_GOLD = (9, 15, 24, 36)
-COLUMNS = ("pirate", "build", "hull", "crew", "cannons", "sails", "artisan", "parrot", "policy", "company",
-           "p_sink", "p_routed", "p_fled", "p_mutiny", "expected_fame", "method", "n", "p_sink_low",
-           "p_sink_high", "states", "ms")
+COLUMNS = (
+    "pirate",
+    "build",
+    "hull",
+    "crew",
+    "cannons",
+    "sails",
+    "artisan",
+    "parrot",
+    "policy",
+    "company",
+    "p_sink",
+    "p_routed",
+    "p_fled",
+    "p_mutiny",
+    "expected_fame",
+    "method",
+    "n",
+    "p_sink_low",
+    "p_sink_high",
+    "states",
+    "ms",
+)
 
 
 @dataclass(frozen=True)
@@ -48,10 +68,14 @@ class Build:
     parrot: str | None = None
 
     def duel_ship(self, seat: int = 0) -> DuelShip:
-        return DuelShip(self.positions, {self.artisan: 0} if self.artisan else {}, self.parrot, seat=seat)
+        return DuelShip(
+            self.positions, {self.artisan: 0} if self.artisan else {}, self.parrot, seat=seat
+        )
 
     def battle_ship(self, seat: int = 0) -> BattleShip:
-        return BattleShip(seat, list(self.positions), {self.artisan: 0} if self.artisan else {}, self.parrot)
+        return BattleShip(
+            seat, list(self.positions), {self.artisan: 0} if self.artisan else {}, self.parrot
+        )
 
 
 def balanced_positions(rules: CoveRules, gold: int) -> tuple[int, int, int, int]:
@@ -91,7 +115,9 @@ def standard_builds(rules: CoveRules) -> list[Build]:
 def _parrot_key(rules: CoveRules, name: str, where: str) -> str:
     key = name.strip().replace("-", "_").lower()
     if key not in rules.parrots:
-        raise UserError(f"{where}: parrot {name!r} (allowed: {', '.join(k.replace('_', '-') for k in rules.parrots)})")
+        raise UserError(
+            f"{where}: parrot {name!r} (allowed: {', '.join(k.replace('_', '-') for k in rules.parrots)})"
+        )
     return key
 
 
@@ -106,8 +132,10 @@ def read_builds(path: str | Path, rules: CoveRules) -> list[Build]:
     missing = [c for c in need if c not in df.columns]
     extra = [c for c in df.columns if c not in (*need, "artisan", "parrot")]
     if missing or extra:
-        raise UserError(f"{path}: columns {list(df.columns)} (allowed: name, hull, crew, cannons, sails, artisan, parrot; "
-                        f"missing: {missing or 'none'})")
+        raise UserError(
+            f"{path}: columns {list(df.columns)} (allowed: name, hull, crew, cannons, sails, artisan, parrot; "
+            f"missing: {missing or 'none'})"
+        )
     n = rules.ship_mat.num_positions
     out = []
     for i, row in df.iterrows():
@@ -130,10 +158,19 @@ def read_builds(path: str | Path, rules: CoveRules) -> list[Build]:
     return out
 
 
-def lethality_table(scenario: Scenario | CoveRules | None = None, builds: list[Build] | None = None,
-                    policy: str = "stand", opponents: tuple[str, ...] = FIGHTING_OPPONENTS, *,
-                    company: int = 0, company_build: Build | None = None, n: int = 20_000,
-                    seed: int = 0, n_jobs: int = 1, quiet: bool = True) -> pd.DataFrame:
+def lethality_table(
+    scenario: Scenario | CoveRules | None = None,
+    builds: list[Build] | None = None,
+    policy: str = "stand",
+    opponents: tuple[str, ...] = FIGHTING_OPPONENTS,
+    *,
+    company: int = 0,
+    company_build: Build | None = None,
+    n: int = 20_000,
+    seed: int = 0,
+    n_jobs: int = 1,
+    quiet: bool = True,
+) -> pd.DataFrame:
     """Tidy table, one row per (pirate, build): p_sink, p_routed, p_fled, expected_fame.
 
     Alone (``company=0``) every row is an exact duel. With ``company`` other player ships
@@ -164,29 +201,66 @@ def lethality_table(scenario: Scenario | CoveRules | None = None, builds: list[B
     for r, opp in enumerate(opponents):
         for k, b in enumerate(builds):
             t0 = time.perf_counter()
-            base = {"pirate": opp, "build": b.name, **dict(zip(SECTIONS, b.positions)),
-                    "artisan": b.artisan or "", "parrot": b.parrot or "", "policy": policy, "company": company}
+            base = {
+                "pirate": opp,
+                "build": b.name,
+                **dict(zip(SECTIONS, b.positions)),
+                "artisan": b.artisan or "",
+                "parrot": b.parrot or "",
+                "policy": policy,
+                "company": company,
+            }
             if company == 0:
                 d = exact_duel(rules, b.duel_ship(), opp, pol)
-                row = {"p_sink": float(d.win), "p_routed": float(d.routed), "p_fled": float(d.fled),
-                       "p_mutiny": float(d.mutiny), "expected_fame": float(d.expected_fame),
-                       "method": "exact", "n": 0, "states": d.states}
+                row = {
+                    "p_sink": float(d.win),
+                    "p_routed": float(d.routed),
+                    "p_fled": float(d.fled),
+                    "p_mutiny": float(d.mutiny),
+                    "expected_fame": float(d.expected_fame),
+                    "method": "exact",
+                    "n": 0,
+                    "states": d.states,
+                }
                 row["p_sink_low"] = row["p_sink_high"] = row["p_sink"]
             else:
                 mates = company_build or Build("start", (rules.ship_mat.start_position,) * 4)
-                source = str(scenario.path) if isinstance(scenario, Scenario) else rules  # paths pickle
+                source = (
+                    str(scenario.path) if isinstance(scenario, Scenario) else rules
+                )  # paths pickle
                 island = "hull" if opp == "royal_navy" else "treasure_island"
-                task = functools.partial(duel_monte_carlo_chunk, scenario_path=source,
-                                         ships=(b,) + (mates,) * company, npc=opp,
-                                         policies=(policy,) * (company + 1), island=island)
+                task = functools.partial(
+                    duel_monte_carlo_chunk,
+                    scenario_path=source,
+                    ships=(b,) + (mates,) * company,
+                    npc=opp,
+                    policies=(policy,) * (company + 1),
+                    island=island,
+                )
                 row_seed = int(np.random.SeedSequence([seed, r, k]).generate_state(1)[0])
-                run = run_chunks(task, n, seed=row_seed, n_jobs=n_jobs, quiet=quiet, chunk_size=20_000,
-                                 desc=f"{opp} vs {b.name}")
+                run = run_chunks(
+                    task,
+                    n,
+                    seed=row_seed,
+                    n_jobs=n_jobs,
+                    quiet=quiet,
+                    chunk_size=20_000,
+                    desc=f"{opp} vs {b.name}",
+                )
                 tot = np.sum(run.results, axis=0)
                 lo, hi = wilson_interval(tot[7], n)
-                row = {"p_sink": tot[7] / n, "p_routed": tot[1] / n, "p_fled": (tot[2] + tot[3]) / n,
-                       "p_mutiny": tot[3] / n, "expected_fame": tot[5] / n, "method": "monte-carlo",
-                       "n": n, "states": 0, "p_sink_low": float(lo), "p_sink_high": float(hi)}
+                row = {
+                    "p_sink": tot[7] / n,
+                    "p_routed": tot[1] / n,
+                    "p_fled": (tot[2] + tot[3]) / n,
+                    "p_mutiny": tot[3] / n,
+                    "expected_fame": tot[5] / n,
+                    "method": "monte-carlo",
+                    "n": n,
+                    "states": 0,
+                    "p_sink_low": float(lo),
+                    "p_sink_high": float(hi),
+                }
             row["ms"] = (time.perf_counter() - t0) * 1000
             rows.append({**base, **row})
     return pd.DataFrame(rows, columns=list(COLUMNS))
@@ -200,8 +274,14 @@ def _rules_from(path: str | None) -> CoveRules:
     return load_scenario(path, game="cove").rules
 
 
-def duel_monte_carlo_chunk(chunk, scenario_path, ships: tuple[Build, ...], npc: str | None,
-                           policies: tuple[str, ...], island: str = "hull") -> np.ndarray:
+def duel_monte_carlo_chunk(
+    chunk,
+    scenario_path,
+    ships: tuple[Build, ...],
+    npc: str | None,
+    policies: tuple[str, ...],
+    island: str = "hull",
+) -> np.ndarray:
     """One chunk of battles: [won, routed, fled, mutiny, stayed, fame_sum, fame_sq_sum] of ship 0,
     then the number of battles where the non-player ship was sunk.
 
@@ -217,5 +297,12 @@ def duel_monte_carlo_chunk(chunk, scenario_path, ships: tuple[Build, ...], npc: 
     return np.concatenate([counts, [fame.sum(), (fame**2).sum(), float(res.npc_sunk.sum())]])
 
 
-__all__ = ["Build", "RulePolicy", "balanced_positions", "duel_monte_carlo_chunk", "lethality_table",
-           "read_builds", "standard_builds"]
+__all__ = [
+    "Build",
+    "RulePolicy",
+    "balanced_positions",
+    "duel_monte_carlo_chunk",
+    "lethality_table",
+    "read_builds",
+    "standard_builds",
+]

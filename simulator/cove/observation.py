@@ -39,7 +39,9 @@ class Observation(NamedTuple):
     kind: str  # which decision is asked (see docs/rules-cove.md, "Decisions")
     hand: tuple[str, ...]  # this player's own hand only
     ships: tuple[ShipView, ...]  # every player's ship, by seat
-    treasure: tuple[tuple[int, int, int, int] | None, ...]  # face-up (fame, gold, chests, tavern) by outer island
+    treasure: tuple[
+        tuple[int, int, int, int] | None, ...
+    ]  # face-up (fame, gold, chests, tavern) by outer island
     black_ships: tuple[tuple[int, str | None], ...]  # (island, Legendary Pirate card face up)
     royal_navy: int | None  # island of the Royal Navy this month
     royal_navy_controller: int | None

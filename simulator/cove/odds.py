@@ -20,8 +20,17 @@ def _pmf(n: int, p: float) -> tuple[float, ...]:
     return tuple(comb(n, k) * p**k * q ** (n - k) for k in range(n + 1))
 
 
-def win_probability(my_dice, my_p: float, their_hits: int, their_dice: int, their_p: float,
-                    my_hits: int, i_fire_first: bool, regen: int = 0, regen_cap: int = 99) -> float:
+def win_probability(
+    my_dice,
+    my_p: float,
+    their_hits: int,
+    their_dice: int,
+    their_p: float,
+    my_hits: int,
+    i_fire_first: bool,
+    regen: int = 0,
+    regen_cap: int = 99,
+) -> float:
     """P(we sink / rout the opponent before it routs us), both standing and firing every exchange.
 
     Args:
@@ -36,13 +45,33 @@ def win_probability(my_dice, my_p: float, their_hits: int, their_dice: int, thei
     """
     if isinstance(my_dice, int):
         my_dice = (my_dice,) * (my_hits + 1)
-    return _win(tuple(my_dice), my_p, their_hits, their_dice, their_p, my_hits, i_fire_first, regen,
-                regen_cap, my_hits)
+    return _win(
+        tuple(my_dice),
+        my_p,
+        their_hits,
+        their_dice,
+        their_p,
+        my_hits,
+        i_fire_first,
+        regen,
+        regen_cap,
+        my_hits,
+    )
 
 
 @lru_cache(maxsize=200_000)
-def _win(dice_by_taken: tuple[int, ...], my_p: float, their_hits: int, their_dice: int, their_p: float,
-         my_hits: int, i_fire_first: bool, regen: int, regen_cap: int, start_hits: int) -> float:
+def _win(
+    dice_by_taken: tuple[int, ...],
+    my_p: float,
+    their_hits: int,
+    their_dice: int,
+    their_p: float,
+    my_hits: int,
+    i_fire_first: bool,
+    regen: int,
+    regen_cap: int,
+    start_hits: int,
+) -> float:
     if their_hits <= 0:
         return 1.0
     if my_hits <= 0:
@@ -79,8 +108,18 @@ def _win(dice_by_taken: tuple[int, ...], my_p: float, their_hits: int, their_dic
             if h == their_hits and k == my_hits:
                 loop += p
             else:
-                total += p * _win(dice_by_taken, my_p, h, their_dice, their_p, k, i_fire_first,
-                                  regen, regen_cap, start_hits)
+                total += p * _win(
+                    dice_by_taken,
+                    my_p,
+                    h,
+                    their_dice,
+                    their_p,
+                    k,
+                    i_fire_first,
+                    regen,
+                    regen_cap,
+                    start_hits,
+                )
     if loop >= 1.0:
         return 0.0
     return total / (1.0 - loop)

@@ -54,8 +54,14 @@ BASE_PARAMS: dict[str, float] = {
     "w_gold": 0.3,  # value of 1 gold
     "w_chest": 0.8,  # value of 1 chest it can hold
     "w_card": 0.5,  # value of 1 Tavern card
-    "target_hull": 4, "target_crew": 3, "target_cannons": 3, "target_sails": 4,  # ring positions
-    "prio_hull": 1.0, "prio_crew": 1.0, "prio_cannons": 1.0, "prio_sails": 1.0,
+    "target_hull": 4,
+    "target_crew": 3,
+    "target_cannons": 3,
+    "target_sails": 4,  # ring positions
+    "prio_hull": 1.0,
+    "prio_crew": 1.0,
+    "prio_cannons": 1.0,
+    "prio_sails": 1.0,
     "gold_reserve": 2,  # gold kept back from upgrades
     "arming_reserve": 0,  # gold kept back at the secret initial arming
     "bury_reserve": 3,  # gold kept when burying (none in the last month)
@@ -76,30 +82,66 @@ BASE_PARAMS: dict[str, float] = {
     "opponent_model": 0,  # 1: predict opponents' islands (balanced)
     "ti_upgrade": 0,  # use the double-cost upgrade at Treasure Island
     "noise": 0.05,  # random tie-breaking noise on island scores
-    "parrot_flint": 1.0, "parrot_long_john_silver": 1.0, "parrot_billy_bones": 1.0,
+    "parrot_flint": 1.0,
+    "parrot_long_john_silver": 1.0,
+    "parrot_billy_bones": 1.0,
     "parrot_squire_trelawney": 1.0,  # how much it likes each parrot (swap if gain > 1 fame)
 }
 
 KIND_DEFAULTS: dict[str, dict[str, float]] = {
     "plunderer": {
-        "w_chest": 1.0, "target_hull": 5, "target_sails": 5, "target_crew": 2, "target_cannons": 2,
-        "prio_hull": 2.0, "prio_sails": 1.5, "fight_bias": -2.0, "pirate_odds_min": 0.9,
-        "bury_reserve": 2, "flee_hits_left": 2, "parrot_flint": 3.0, "parrot_squire_trelawney": 2.0,
+        "w_chest": 1.0,
+        "target_hull": 5,
+        "target_sails": 5,
+        "target_crew": 2,
+        "target_cannons": 2,
+        "prio_hull": 2.0,
+        "prio_sails": 1.5,
+        "fight_bias": -2.0,
+        "pirate_odds_min": 0.9,
+        "bury_reserve": 2,
+        "flee_hits_left": 2,
+        "parrot_flint": 3.0,
+        "parrot_squire_trelawney": 2.0,
         "cove_cards": 0,
     },
     "brawler": {
-        "target_cannons": 5, "target_crew": 5, "target_hull": 3, "target_sails": 3,
-        "prio_cannons": 2.0, "prio_crew": 2.0, "fight_bias": 1.0, "opponent_model": 1, "pirate_odds_min": 0.55,
-        "flee_hits_left": 0, "flee_pirate_odds": 0.0, "rout_cost": 1.5, "ti_upgrade": 1,
-        "parrot_long_john_silver": 3.0, "parrot_billy_bones": 2.5, "buy_cards": 1,
+        "target_cannons": 5,
+        "target_crew": 5,
+        "target_hull": 3,
+        "target_sails": 3,
+        "prio_cannons": 2.0,
+        "prio_crew": 2.0,
+        "fight_bias": 1.0,
+        "opponent_model": 1,
+        "pirate_odds_min": 0.55,
+        "flee_hits_left": 0,
+        "flee_pirate_odds": 0.0,
+        "rout_cost": 1.5,
+        "ti_upgrade": 1,
+        "parrot_long_john_silver": 3.0,
+        "parrot_billy_bones": 2.5,
+        "buy_cards": 1,
     },
     "tavern": {
-        "buy_cards": 3, "card_gold_reserve": 0, "w_card": 1.0, "tavern_bias": 2.0,
-        "target_hull": 3, "target_sails": 4, "fight_bias": -0.5, "bury_reserve": 6,
+        "buy_cards": 3,
+        "card_gold_reserve": 0,
+        "w_card": 1.0,
+        "tavern_bias": 2.0,
+        "target_hull": 3,
+        "target_sails": 4,
+        "fight_bias": -0.5,
+        "bury_reserve": 6,
     },
     "balanced": {
-        "opponent_model": 1, "fight_bias": 0.0, "pirate_odds_min": 0.7, "buy_cards": 1,
-        "target_hull": 4, "target_sails": 5, "target_cannons": 4, "target_crew": 4,
+        "opponent_model": 1,
+        "fight_bias": 0.0,
+        "pirate_odds_min": 0.7,
+        "buy_cards": 1,
+        "target_hull": 4,
+        "target_sails": 5,
+        "target_cannons": 4,
+        "target_crew": 4,
         "w_chest": 0.9,
     },
     "random": {},
@@ -108,7 +150,9 @@ KIND_DEFAULTS: dict[str, dict[str, float]] = {
 KINDS = tuple(KIND_DEFAULTS)
 
 
-def strategy_params(kind: str, overrides: Mapping[str, float], where: str = "strategies") -> dict[str, float]:
+def strategy_params(
+    kind: str, overrides: Mapping[str, float], where: str = "strategies"
+) -> dict[str, float]:
     """Defaults of ``kind`` overlaid with a scenario's ``params`` (unknown names refused)."""
     if kind not in KIND_DEFAULTS:
         raise UserError(f"{where}.kind: {kind!r} (allowed: {', '.join(KINDS)})")
@@ -116,7 +160,9 @@ def strategy_params(kind: str, overrides: Mapping[str, float], where: str = "str
     params.update(KIND_DEFAULTS[kind])
     for k, v in overrides.items():
         if k not in BASE_PARAMS:
-            raise UserError(f"{where}.params.{k}: unknown parameter (allowed: {', '.join(BASE_PARAMS)})")
+            raise UserError(
+                f"{where}.params.{k}: unknown parameter (allowed: {', '.join(BASE_PARAMS)})"
+            )
         params[k] = float(v)
     return params
 
@@ -124,8 +170,15 @@ def strategy_params(kind: str, overrides: Mapping[str, float], where: str = "str
 class HeuristicPlayer(BattlePolicy):
     """One scripted player (see the module docstring); ``rng`` is its own generator."""
 
-    def __init__(self, name: str, kind: str, params: Mapping[str, float], rules: CoveRules,
-                 rng: np.random.Generator, odds_cache: dict | None = None):
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        params: Mapping[str, float],
+        rules: CoveRules,
+        rng: np.random.Generator,
+        odds_cache: dict | None = None,
+    ):
         self.name = name
         self.kind = kind
         self.p = dict(params)
@@ -136,9 +189,18 @@ class HeuristicPlayer(BattlePolicy):
         self.mat = (mat.hull, mat.crew, mat.cannons, mat.sails)
         self.step_cost = mat.step_cost
         self.npos = mat.num_positions
-        self.target = (int(self.p["target_hull"]), int(self.p["target_crew"]),
-                       int(self.p["target_cannons"]), int(self.p["target_sails"]))
-        self.prio = (self.p["prio_hull"], self.p["prio_crew"], self.p["prio_cannons"], self.p["prio_sails"])
+        self.target = (
+            int(self.p["target_hull"]),
+            int(self.p["target_crew"]),
+            int(self.p["target_cannons"]),
+            int(self.p["target_sails"]),
+        )
+        self.prio = (
+            self.p["prio_hull"],
+            self.p["prio_crew"],
+            self.p["prio_cannons"],
+            self.p["prio_sails"],
+        )
         c = rules.combat
         self.p_hit = (7 - c.hit_on) / 6.0
         # exact odds by public ship states (pure functions of them and the rules): may be shared
@@ -251,8 +313,17 @@ class HeuristicPlayer(BattlePolicy):
             sections = (SECTIONS.index(pr.damages),)
             k = self.hits_to_rout(ship, sections[0])
         first = ship.speed > pr.sails
-        return win_probability(self.dice_track(ship, sections, k), self.p_hit, pr.hull, pr.dice,
-                               self.p_hit, k, first, pr.regenerate_per_exchange, pr.hull)
+        return win_probability(
+            self.dice_track(ship, sections, k),
+            self.p_hit,
+            pr.hull,
+            pr.dice,
+            self.p_hit,
+            k,
+            first,
+            pr.regenerate_per_exchange,
+            pr.hull,
+        )
 
     def duel_odds(self, me, other) -> float:
         """Odds that ``me`` routs ``other`` first, each standing and aiming at the other's weakest
@@ -276,7 +347,10 @@ class HeuristicPlayer(BattlePolicy):
         ok = ("them", other.ring, other.parrot, other.parrot_wounds, other.artisans)
         theirs = cache.get(ok)
         if theirs is None:
-            theirs = cache[ok] = (min(self.hits_to_rout(other, s) for s in range(4)), self.dice(other))
+            theirs = cache[ok] = (
+                min(self.hits_to_rout(other, s) for s in range(4)),
+                self.dice(other),
+            )
         rel = (my_speed > other.speed) - (my_speed < other.speed)
         key = ("duel", mine, theirs, rel)
         got = cache.get(key)
@@ -285,7 +359,8 @@ class HeuristicPlayer(BattlePolicy):
             firsts = (True, False) if rel == 0 else (rel > 0,)  # equal speeds: a die roll decides
             got = cache[key] = sum(
                 win_probability(track, self.p_hit, theirs[0], theirs[1], self.p_hit, hits, first)
-                for first in firsts) / len(firsts)
+                for first in firsts
+            ) / len(firsts)
         return got
 
     def room(self, ship) -> int:
@@ -298,8 +373,12 @@ class HeuristicPlayer(BattlePolicy):
         if (obs.seat, isl) in obs.treasure_maps:
             chests *= self._map_mult
         p = self.p
-        return p["w_fame"] * fame + p["w_gold"] * gold + p["w_chest"] * min(chests, self.room(ship)) \
+        return (
+            p["w_fame"] * fame
+            + p["w_gold"] * gold
+            + p["w_chest"] * min(chests, self.room(ship))
             + p["w_card"] * tavern
+        )
 
     def wants_upgrade(self, ship, section: int, gold_after: int) -> bool:
         return ship.ring[section] < self.target[section] and gold_after >= self.p["gold_reserve"]
@@ -350,7 +429,12 @@ class HeuristicPlayer(BattlePolicy):
                     fame, cgold, chests, tavern = card
                     if maps and (seat, isl) in maps:
                         chests *= self._map_mult
-                    v += w_fame * fame + w_gold * cgold + w_chest * min(chests, room) + w_card * tavern
+                    v += (
+                        w_fame * fame
+                        + w_gold * cgold
+                        + w_chest * min(chests, room)
+                        + w_card * tavern
+                    )
                 if isl == 0:
                     v += p["tavern_bias"]
                     if not last:
@@ -358,7 +442,11 @@ class HeuristicPlayer(BattlePolicy):
                 elif not last:
                     sec = ISLAND_SECTION[isl]
                     pos = ring[sec]
-                    if pos < target[sec] and pos < npos and gold - step_cost[pos] >= p["gold_reserve"]:
+                    if (
+                        pos < target[sec]
+                        and pos < npos
+                        and gold - step_cost[pos] >= p["gold_reserve"]
+                    ):
                         v += prio[sec]
             else:
                 spare = gold if last else max(0, gold - p["bury_reserve"])
@@ -395,7 +483,7 @@ class HeuristicPlayer(BattlePolicy):
         out = []
         for isl in range(5):
             card = treasure[isl]
-            if card is None or isl in pirates and self._pirates[pirates[isl]].fights:
+            if card is None or (isl in pirates and self._pirates[pirates[isl]].fights):
                 continue
             fame, gold, chests, tavern = card
             out.append((isl, fame + 0.3 * gold, chests, 0.5 * tavern))
@@ -554,8 +642,10 @@ class HeuristicPlayer(BattlePolicy):
             if card == "smoke" and not me.smoke:
                 return card
             if card == "favourable_wind":
-                fastest = max([s.speed for s in others] + ([view.npc.sails] if view.npc_fighting else []),
-                              default=0)
+                fastest = max(
+                    [s.speed for s in others] + ([view.npc.sails] if view.npc_fighting else []),
+                    default=0,
+                )
                 if me.speed <= fastest:
                     return card
             if card == "grapple" and not view.grapple:
@@ -563,8 +653,12 @@ class HeuristicPlayer(BattlePolicy):
                 cannons = self.mat[CANNONS][me.positions[CANNONS] - 1]
                 if crew > cannons:
                     return card
-            if card == "becalmed" and view.card_round > 1 and others and \
-                    max(s.hand_size for s in others) > len(hand):
+            if (
+                card == "becalmed"
+                and view.card_round > 1
+                and others
+                and max(s.hand_size for s in others) > len(hand)
+            ):
                 return card
         return None
 
@@ -582,11 +676,23 @@ class HeuristicPlayer(BattlePolicy):
             return FLEE
         if view.npc_fighting and view.npc.key in self._pirates and self.p["flee_pirate_odds"] > 0:
             pr = self._pirates[view.npc.key]
-            k = min(me.hits_to_rout()) if pr.damages == "every_section" \
+            k = (
+                min(me.hits_to_rout())
+                if pr.damages == "every_section"
                 else me.hits_to_rout()[SECTIONS.index(pr.damages)]
+            )
             dice = self._battle_dice(me, view)
-            odds = win_probability(dice, self.p_hit, view.npc.hull, pr.dice, self.p_hit, k,
-                                   me.speed > pr.sails, pr.regenerate_per_exchange, pr.hull)
+            odds = win_probability(
+                dice,
+                self.p_hit,
+                view.npc.hull,
+                pr.dice,
+                self.p_hit,
+                k,
+                me.speed > pr.sails,
+                pr.regenerate_per_exchange,
+                pr.hull,
+            )
             if odds < self.p["flee_pirate_odds"] and me.was_hit:
                 return FLEE
         target, section = self.weakest(view, exclude=view.me)
@@ -619,14 +725,21 @@ class HeuristicPlayer(BattlePolicy):
         if view.npc_fighting:
             aims = [(NPC_TARGET, "hull")]
         else:
-            aims = [(s.seat, sec) for s in view.ships if s.present and s.seat != view.me for sec in SECTIONS]
+            aims = [
+                (s.seat, sec)
+                for s in view.ships
+                if s.present and s.seat != view.me
+                for sec in SECTIONS
+            ]
         k = int(self.rng.integers(len(aims) + 1))
         if k == len(aims):
             return FLEE
         target, section = aims[k]
         volley: tuple[str, ...] = ()
         if me.can_fire and not view.becalmed:
-            volley = tuple(c for c in dict.fromkeys(hand) if c in VOLLEY_CARDS and self.rng.random() < 0.5)
+            volley = tuple(
+                c for c in dict.fromkeys(hand) if c in VOLLEY_CARDS and self.rng.random() < 0.5
+            )
         return Broadside(target=target, section=section, volley=volley)
 
     def weakest(self, view: BattleView, exclude: int | None, navy: bool = False) -> tuple[int, str]:
@@ -677,8 +790,9 @@ class _NavyController(RoyalNavyPolicy):
         return self.player.navy_target(view)
 
 
-def make_player(rules: CoveRules, name: str, rng: np.random.Generator,
-                odds_cache: dict | None = None) -> HeuristicPlayer:
+def make_player(
+    rules: CoveRules, name: str, rng: np.random.Generator, odds_cache: dict | None = None
+) -> HeuristicPlayer:
     """The strategy ``name`` of the scenario's ``[strategies.*]`` table (or a bare kind name).
 
     ``odds_cache``: a dict shared by players using the same rules (exact odds memo; optional).
@@ -689,8 +803,14 @@ def make_player(rules: CoveRules, name: str, rng: np.random.Generator,
             return HeuristicPlayer(name, name, strategy_params(name, {}), rules, rng, odds_cache)
         allowed = sorted(set(rules.strategies) | set(KINDS))
         raise UserError(f"--strategies: unknown strategy {name!r} (allowed: {', '.join(allowed)})")
-    return HeuristicPlayer(name, strat.kind, strategy_params(strat.kind, strat.params, f"strategies.{name}"),
-                           rules, rng, odds_cache)
+    return HeuristicPlayer(
+        name,
+        strat.kind,
+        strategy_params(strat.kind, strat.params, f"strategies.{name}"),
+        rules,
+        rng,
+        odds_cache,
+    )
 
 
 class PlayerFactory:
@@ -761,10 +881,14 @@ class ReplayCursor:
 
     def next(self, seat: int, kind: str):
         if self.i >= len(self.trace):
-            raise AssertionError(f"replay: seat {seat} asked for {kind} after the last recorded decision")
+            raise AssertionError(
+                f"replay: seat {seat} asked for {kind} after the last recorded decision"
+            )
         s, k, choice = self.trace[self.i]
         if (s, k) != (seat, kind):
-            raise AssertionError(f"replay step {self.i}: recorded seat {s} {k}, engine asks seat {seat} {kind}")
+            raise AssertionError(
+                f"replay step {self.i}: recorded seat {s} {k}, engine asks seat {seat} {kind}"
+            )
         self.i += 1
         return choice
 

@@ -30,25 +30,39 @@ class ShipMat:
 
     num_positions: int = field(default=8, metadata={"range": (2, 20)})
     start_position: int = field(default=2, metadata={"range": (1, 20)})  # 1-based
-    hull: tuple[int, ...] = field(default=(4, 5, 6, 7, 8, 9, 10, 12), metadata={"item_range": (0, 99)})
-    sails: tuple[int, ...] = field(default=(4, 5, 6, 7, 8, 9, 10, 12), metadata={"item_range": (0, 99)})
-    crew: tuple[int, ...] = field(default=(2, 2, 3, 3, 4, 4, 5, 5), metadata={"item_range": (0, 30)})
-    cannons: tuple[int, ...] = field(default=(2, 2, 3, 3, 4, 4, 5, 5), metadata={"item_range": (0, 30)})
-    step_cost: tuple[int, ...] = field(default=(0, 1, 1, 2, 2, 3, 3, 4), metadata={"item_range": (0, 99)})
+    hull: tuple[int, ...] = field(
+        default=(4, 5, 6, 7, 8, 9, 10, 12), metadata={"item_range": (0, 99)}
+    )
+    sails: tuple[int, ...] = field(
+        default=(4, 5, 6, 7, 8, 9, 10, 12), metadata={"item_range": (0, 99)}
+    )
+    crew: tuple[int, ...] = field(
+        default=(2, 2, 3, 3, 4, 4, 5, 5), metadata={"item_range": (0, 30)}
+    )
+    cannons: tuple[int, ...] = field(
+        default=(2, 2, 3, 3, 4, 4, 5, 5), metadata={"item_range": (0, 30)}
+    )
+    step_cost: tuple[int, ...] = field(
+        default=(0, 1, 1, 2, 2, 3, 3, 4), metadata={"item_range": (0, 99)}
+    )
 
     def validate(self) -> None:
         for key in ("hull", "sails", "crew", "cannons", "step_cost"):
             values = getattr(self, key)
             if len(values) != self.num_positions:
                 raise ScenarioError(
-                    None, f"ship_mat.{key}",
+                    None,
+                    f"ship_mat.{key}",
                     f"has {len(values)} values (allowed: exactly num_positions = {self.num_positions})",
                 )
             if key != "step_cost" and any(b < a for a, b in zip(values, values[1:])):
-                raise ScenarioError(None, f"ship_mat.{key}", "values must not decrease along the mat")
+                raise ScenarioError(
+                    None, f"ship_mat.{key}", "values must not decrease along the mat"
+                )
         if not 1 <= self.start_position <= self.num_positions:
             raise ScenarioError(
-                None, "ship_mat.start_position",
+                None,
+                "ship_mat.start_position",
                 f"{self.start_position} is off the mat (allowed: 1..{self.num_positions})",
             )
 
@@ -97,7 +111,8 @@ class TreasureDeck:
         total = sum(c.copies for c in self.cards)
         if total != self.num_stacks * self.stack_size:
             raise ScenarioError(
-                None, "treasure.cards",
+                None,
+                "treasure.cards",
                 f"{total} cards in all (allowed: num_stacks x stack_size = {self.num_stacks * self.stack_size})",
             )
 
@@ -114,9 +129,15 @@ class BlackShips:
     def validate(self) -> None:
         for isl in self.start_islands:
             if isl not in ISLANDS:
-                raise ScenarioError(None, "black_ships.start_islands", f"{isl!r} is not an island (allowed: {', '.join(ISLANDS)})")
+                raise ScenarioError(
+                    None,
+                    "black_ships.start_islands",
+                    f"{isl!r} is not an island (allowed: {', '.join(ISLANDS)})",
+                )
         if max(self.count_by_players.values(), default=0) > len(self.start_islands):
-            raise ScenarioError(None, "black_ships.count_by_players", "more black ships than start_islands")
+            raise ScenarioError(
+                None, "black_ships.count_by_players", "more black ships than start_islands"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +164,9 @@ class Parrot:
     title: str
     section: Literal["hull", "crew", "cannons", "sails"]
     unlimited_chests: bool = False  # Flint
-    fixed_dice: int = field(default=0, metadata={"range": (0, 30)})  # Long John Silver: always roll 6
+    fixed_dice: int = field(
+        default=0, metadata={"range": (0, 30)}
+    )  # Long John Silver: always roll 6
     dice_equal_cannons: bool = False  # Billy Bones
     speed_bonus: int = field(default=0, metadata={"range": (0, 99)})  # Squire Trelawney: +20
 
@@ -162,11 +185,15 @@ class Combat:
     artisan_limit: Literal["per_ship", "per_section"] = "per_ship"
     flight_fame_if_hit: int = field(default=1, metadata={"range": (0, 10)})
     rout_fame: int = field(default=1, metadata={"range": (0, 10)})
-    mutiny_on: int = field(default=1, metadata={"range": (0, 6)})  # die face(s) <= this mutiny; 0 = never
+    mutiny_on: int = field(
+        default=1, metadata={"range": (0, 6)}
+    )  # die face(s) <= this mutiny; 0 = never
     mutiny_fame_loss: int = field(default=2, metadata={"range": (0, 20)})
     parrot_death_fame_loss: int = field(default=2, metadata={"range": (0, 20)})
     parrot_hits_to_kill: int = field(default=2, metadata={"range": (1, 10)})
-    max_exchanges: int = field(default=200, metadata={"range": (1, 10_000)})  # safety cap (reported)
+    max_exchanges: int = field(
+        default=200, metadata={"range": (1, 10_000)}
+    )  # safety cap (reported)
     # DECISION: a parrot absorbs the hits that wound and kill it (the ring does not move); False:
     # the parrot is wounded/killed and the ring moves as well.
     parrot_absorbs_hits: bool = True
@@ -212,14 +239,28 @@ class TavernDeck:
     lookout: int = field(default=1, metadata={"range": (0, 20)})
     shipwright: int = field(default=1, metadata={"range": (0, 20)})
     fame_cards: Mapping[str, int] = field(
-        default_factory=lambda: {"1": 5, "2": 3, "3": 1}, metadata={"value_meta": {"range": (0, 50)}}
+        default_factory=lambda: {"1": 5, "2": 3, "3": 1},
+        metadata={"value_meta": {"range": (0, 50)}},
     )
 
     def total(self) -> int:
         counts = (
-            self.artisan, self.becalmed, self.favourable_wind, self.grapple, self.smoke, self.overboard,
-            self.grapeshot, self.powder_keg, self.cannonade, self.sneak_away, self.royal_navy,
-            self.letter_of_marque, self.treasure_map, self.plunder, self.lookout, self.shipwright,
+            self.artisan,
+            self.becalmed,
+            self.favourable_wind,
+            self.grapple,
+            self.smoke,
+            self.overboard,
+            self.grapeshot,
+            self.powder_keg,
+            self.cannonade,
+            self.sneak_away,
+            self.royal_navy,
+            self.letter_of_marque,
+            self.treasure_map,
+            self.plunder,
+            self.lookout,
+            self.shipwright,
         )
         return len(self.parrots) + sum(counts) + sum(self.fame_cards.values())
 
@@ -306,24 +347,34 @@ class CoveRules:
         for name in self.default_mix:
             if self.strategies and name not in self.strategies:
                 raise ScenarioError(
-                    None, "default_mix", f"{name!r} is not a strategy (allowed: {', '.join(self.strategies)})"
+                    None,
+                    "default_mix",
+                    f"{name!r} is not a strategy (allowed: {', '.join(self.strategies)})",
                 )
         if tuple(self.islands) != ISLANDS:
-            raise ScenarioError(None, "islands", f"must be exactly {list(ISLANDS)} (the board's order)")
+            raise ScenarioError(
+                None, "islands", f"must be exactly {list(ISLANDS)} (the board's order)"
+            )
         if self.setup.min_players > self.setup.max_players:
             raise ScenarioError(None, "setup.min_players", "is above setup.max_players")
         for name in self.tavern.parrots:
             if name not in self.parrots:
                 raise ScenarioError(
-                    None, "tavern.parrots", f"{name!r} has no [parrots.{name}] table (allowed: {', '.join(self.parrots)})"
+                    None,
+                    "tavern.parrots",
+                    f"{name!r} has no [parrots.{name}] table (allowed: {', '.join(self.parrots)})",
                 )
         if not any(p.in_pirate_deck for p in self.pirates.values()):
             raise ScenarioError(None, "pirates", "no Legendary Pirate is in the pirate deck")
         if self.royal_navy is None:
             raise ScenarioError(None, "royal_navy", "missing required table")
         for key in self.black_ships.count_by_players:
-            if not key.isdigit() or not self.setup.min_players <= int(key) <= self.setup.max_players:
+            if (
+                not key.isdigit()
+                or not self.setup.min_players <= int(key) <= self.setup.max_players
+            ):
                 raise ScenarioError(
-                    None, f"black_ships.count_by_players.{key}",
+                    None,
+                    f"black_ships.count_by_players.{key}",
                     f"not a player count (allowed: {self.setup.min_players}..{self.setup.max_players})",
                 )

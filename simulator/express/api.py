@@ -57,7 +57,9 @@ def load(scenario: str | Scenario | None = None) -> Scenario:
 
 def _check_nation(rules: ExpressRules, nation: str) -> None:
     if nation not in rules.nations:
-        raise UserError(f"--nation {nation!r} is not a nation (allowed: {', '.join(rules.nations)})")
+        raise UserError(
+            f"--nation {nation!r} is not a nation (allowed: {', '.join(rules.nations)})"
+        )
 
 
 def check_scenario_name(name: str | None) -> str | None:
@@ -81,8 +83,17 @@ class Pairing:
     islands: np.ndarray
 
     def args(self):
-        return (self.fleets, self.nations, self.kinds, self.params, self.ri, self.rf, self.move_cm,
-                self.hit_on_cm, self.islands)
+        return (
+            self.fleets,
+            self.nations,
+            self.kinds,
+            self.params,
+            self.ri,
+            self.rf,
+            self.move_cm,
+            self.hit_on_cm,
+            self.islands,
+        )
 
 
 def as_fleet(f: str | Fleet, rules: ExpressRules) -> Fleet:
@@ -93,8 +104,11 @@ def as_fleet(f: str | Fleet, rules: ExpressRules) -> Fleet:
 
 
 def make_pairing(
-    fleet_a: str | Fleet, fleet_b: str | Fleet, rules: ExpressRules,
-    commanders: str | tuple[Commander, Commander] | None = None, scenario_name: str | None = None,
+    fleet_a: str | Fleet,
+    fleet_b: str | Fleet,
+    rules: ExpressRules,
+    commanders: str | tuple[Commander, Commander] | None = None,
+    scenario_name: str | None = None,
 ) -> Pairing:
     """Pack two fleets, their nations and commanders with the rules."""
     fa = as_fleet(fleet_a, rules)
@@ -109,13 +123,24 @@ def make_pairing(
     nations = np.stack([nation_array(rules, fa.nation), nation_array(rules, fb.nation)])
     kinds = np.array([ca.kind, cb.kind], dtype=np.int64)
     params = np.stack([ca.params(), cb.params()])
-    return Pairing(fleets, nations, kinds, params, packed.ri, packed.rf, packed.move_cm,
-                   packed.hit_on_cm, packed.islands)
+    return Pairing(
+        fleets,
+        nations,
+        kinds,
+        params,
+        packed.ri,
+        packed.rf,
+        packed.move_cm,
+        packed.hit_on_cm,
+        packed.islands,
+    )
 
 
 def _rngs(seed: np.random.SeedSequence) -> tuple[np.random.Generator, np.random.Generator]:
     """Dice generator and commanders' generator from one chunk seed (children 0 and 1)."""
-    dice_ss, policy_ss = (np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (k,)) for k in (0, 1))
+    dice_ss, policy_ss = (
+        np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (k,)) for k in (0, 1)
+    )
     return np.random.default_rng(dice_ss), np.random.default_rng(policy_ss)
 
 
@@ -141,12 +166,16 @@ def play_traced(pairing: Pairing, seed: int, max_events: int = 4000):
 
 def _pairings_chunk(chunk: Chunk, pairings: tuple[Pairing, ...]) -> np.ndarray:
     """Play ``chunk.size`` battles of every pairing; int64[len(pairings), size, N_OUT]."""
-    children = [np.random.SeedSequence(chunk.seed.entropy, spawn_key=chunk.seed.spawn_key + (p,))
-                for p in range(len(pairings))]
+    children = [
+        np.random.SeedSequence(chunk.seed.entropy, spawn_key=chunk.seed.spawn_key + (p,))
+        for p in range(len(pairings))
+    ]
     return np.stack([play(p, chunk.size, ss) for p, ss in zip(pairings, children)])
 
 
-def run_pairings(pairings, n, *, seed=None, jobs=1, quiet=True, chunk_size=DEFAULT_CHUNK, desc="battles"):
+def run_pairings(
+    pairings, n, *, seed=None, jobs=1, quiet=True, chunk_size=DEFAULT_CHUNK, desc="battles"
+):
     """Play n battles of each pairing through the runner; returns (int64[P, n, N_OUT], RunResult)."""
     if n <= 0:
         raise UserError(f"-n must be at least 1 (got {n})")
@@ -206,9 +235,17 @@ def _provenance(sc: Scenario, run, scenario_name, extra=None) -> dict:
 
 
 def battle_stats(
-    fleet_a: str | Fleet, fleet_b: str | Fleet, *, n: int = 1000, commanders=None,
-    scenario: str | Scenario | None = None, scenario_name: str | None = None, seed: int | None = None,
-    jobs: int = 1, quiet: bool = True, chunk_size: int = DEFAULT_CHUNK,
+    fleet_a: str | Fleet,
+    fleet_b: str | Fleet,
+    *,
+    n: int = 1000,
+    commanders=None,
+    scenario: str | Scenario | None = None,
+    scenario_name: str | None = None,
+    seed: int | None = None,
+    jobs: int = 1,
+    quiet: bool = True,
+    chunk_size: int = DEFAULT_CHUNK,
 ) -> tuple[pd.DataFrame, dict]:
     """Fleet A vs fleet B, ``n`` battles.
 
@@ -219,15 +256,21 @@ def battle_stats(
     sc = load(scenario)
     rules = sc.rules
     fa, fb = as_fleet(fleet_a, rules), as_fleet(fleet_b, rules)
-    cmd = parse_commanders(commanders, rules) if commanders is None or isinstance(commanders, str) else commanders
+    cmd = (
+        parse_commanders(commanders, rules)
+        if commanders is None or isinstance(commanders, str)
+        else commanders
+    )
     pairing = make_pairing(fa, fb, rules, cmd, scenario_name)
     rows, run = run_pairings([pairing], n, seed=seed, jobs=jobs, quiet=quiet, chunk_size=chunk_size)
     rows = rows[0]
     summary = outcome_summary(rows)
     summary.update(
-        fleet_a=fa.spec(), fleet_b=fb.spec(),
+        fleet_a=fa.spec(),
+        fleet_b=fb.spec(),
         commanders=[commander_name(c) for c in cmd],
-        provenance=_provenance(sc, run, scenario_name), seed=run.entropy,
+        provenance=_provenance(sc, run, scenario_name),
+        seed=run.entropy,
     )
     return battles_frame(rows), summary
 
@@ -254,21 +297,41 @@ def _matrix_frame(nations, rows3: np.ndarray) -> tuple[pd.DataFrame, list]:
             cell["n"] = s["n"]
             cell["mean_vp_margin"] = s["mean_vp_margin"]["mean"]
             line.append(cell)
-            recs.append({
-                "nation": nations[a], "vs": nations[b], "n": s["n"],
-                "win": s["win"]["p"], "win_lo": s["win"]["ci95"][0], "win_hi": s["win"]["ci95"][1],
-                "loss": s["loss"]["p"], "loss_lo": s["loss"]["ci95"][0], "loss_hi": s["loss"]["ci95"][1],
-                "draw": s["draw"]["p"], "draw_lo": s["draw"]["ci95"][0], "draw_hi": s["draw"]["ci95"][1],
-                "mean_vp_margin": s["mean_vp_margin"]["mean"],
-            })
+            recs.append(
+                {
+                    "nation": nations[a],
+                    "vs": nations[b],
+                    "n": s["n"],
+                    "win": s["win"]["p"],
+                    "win_lo": s["win"]["ci95"][0],
+                    "win_hi": s["win"]["ci95"][1],
+                    "loss": s["loss"]["p"],
+                    "loss_lo": s["loss"]["ci95"][0],
+                    "loss_hi": s["loss"]["ci95"][1],
+                    "draw": s["draw"]["p"],
+                    "draw_lo": s["draw"]["ci95"][0],
+                    "draw_hi": s["draw"]["ci95"][1],
+                    "mean_vp_margin": s["mean_vp_margin"]["mean"],
+                }
+            )
         matrix.append(line)
     return pd.DataFrame(recs), matrix
 
 
 def nation_matrix(
-    *, n: int = 500, fleets: str = "mirrored", commanders=None, scenario: str | Scenario | None = None,
-    scenario_name: str | None = None, seed: int | None = None, jobs: int = 1, quiet: bool = True,
-    chunk_size: int = 100, search_candidates: int = 32, search_n0: int = 24, nations=None,
+    *,
+    n: int = 500,
+    fleets: str = "mirrored",
+    commanders=None,
+    scenario: str | Scenario | None = None,
+    scenario_name: str | None = None,
+    seed: int | None = None,
+    jobs: int = 1,
+    quiet: bool = True,
+    chunk_size: int = 100,
+    search_candidates: int = 32,
+    search_n0: int = 24,
+    nations=None,
 ) -> tuple[pd.DataFrame, dict]:
     """The nation x nation matrix (row nation = seat A).
 
@@ -282,7 +345,11 @@ def nation_matrix(
         raise UserError("no nations: the scenario's matrix_nations is empty")
     if fleets not in ("mirrored", "best"):
         raise UserError(f"--fleets {fleets!r} (allowed: mirrored, best)")
-    cmd = parse_commanders(commanders, rules) if commanders is None or isinstance(commanders, str) else commanders
+    cmd = (
+        parse_commanders(commanders, rules)
+        if commanders is None or isinstance(commanders, str)
+        else commanders
+    )
     search_info = {}
     if fleets == "mirrored":
         chosen = {nat: mirrored_fleet(rules, nat) for nat in nations}
@@ -291,15 +358,27 @@ def nation_matrix(
         base_seed = seed if seed is not None else int(np.random.SeedSequence().entropy)
         for k, nat in enumerate(nations):
             fleet, info = best_fleet(
-                nat, rules=rules, candidates=search_candidates, n0=search_n0, commanders=cmd,
-                scenario_name=scenario_name, seed=[base_seed, 1000 + k], jobs=jobs, opponents=nations,
+                nat,
+                rules=rules,
+                candidates=search_candidates,
+                n0=search_n0,
+                commanders=cmd,
+                scenario_name=scenario_name,
+                seed=[base_seed, 1000 + k],
+                jobs=jobs,
+                opponents=nations,
             )
             chosen[nat] = fleet
             search_info[nat] = info
         seed = base_seed
-    pairings = [make_pairing(chosen[a], chosen[b], rules, cmd, scenario_name) for a in nations for b in nations]
-    rows, run = run_pairings(pairings, n, seed=seed, jobs=jobs, quiet=quiet, chunk_size=chunk_size,
-                             desc="matrix battles")
+    pairings = [
+        make_pairing(chosen[a], chosen[b], rules, cmd, scenario_name)
+        for a in nations
+        for b in nations
+    ]
+    rows, run = run_pairings(
+        pairings, n, seed=seed, jobs=jobs, quiet=quiet, chunk_size=chunk_size, desc="matrix battles"
+    )
     df, matrix = _matrix_frame(nations, rows)
     summary = {
         "nations": nations,
@@ -317,8 +396,16 @@ def nation_matrix(
 
 
 def best_fleet(
-    nation: str, *, rules: ExpressRules, candidates: int = 32, n0: int = 24, commanders=None,
-    scenario_name: str | None = None, seed=0, jobs: int = 1, opponents=None,
+    nation: str,
+    *,
+    rules: ExpressRules,
+    candidates: int = 32,
+    n0: int = 24,
+    commanders=None,
+    scenario_name: str | None = None,
+    seed=0,
+    jobs: int = 1,
+    opponents=None,
 ) -> tuple[Fleet, dict]:
     """Successive halving over a nation's legal fleets.
 
@@ -327,7 +414,11 @@ def best_fleet(
     against each opponent nation's mirrored fleet (scored win = 1, draw = 1/2), keeps the better
     half and doubles ``n_r``, until one fleet is left.
     """
-    cmd = parse_commanders(commanders, rules) if commanders is None or isinstance(commanders, str) else commanders
+    cmd = (
+        parse_commanders(commanders, rules)
+        if commanders is None or isinstance(commanders, str)
+        else commanders
+    )
     pool = enumerate_fleets(rules, nation, full_only=True)
     ss = np.random.SeedSequence(seed)
     pick_rng = np.random.default_rng(ss.spawn(1)[0])
@@ -344,25 +435,52 @@ def best_fleet(
     round_seed = ss.spawn(64)
     r = 0
     while len(alive) > 1:
-        pairings = [make_pairing(chosen[c], o, rules, cmd, scenario_name) for c in alive for o in opp]
-        rows, _ = run_pairings(pairings, n_r, seed=int(round_seed[r].generate_state(1)[0]), jobs=jobs,
-                               chunk_size=max(1, n_r), desc="search")
+        pairings = [
+            make_pairing(chosen[c], o, rules, cmd, scenario_name) for c in alive for o in opp
+        ]
+        rows, _ = run_pairings(
+            pairings,
+            n_r,
+            seed=int(round_seed[r].generate_state(1)[0]),
+            jobs=jobs,
+            chunk_size=max(1, n_r),
+            desc="search",
+        )
         res = rows[:, :, battle.O_RESULT]
-        score = ((res == 0) + 0.5 * (res == 2)).mean(axis=1).reshape(len(alive), len(opp)).mean(axis=1)
+        score = (
+            ((res == 0) + 0.5 * (res == 2)).mean(axis=1).reshape(len(alive), len(opp)).mean(axis=1)
+        )
         order = np.argsort(-score, kind="stable")
         keep = max(1, len(alive) // 2)
-        rounds.append({"round": r, "candidates": len(alive), "battles_each": n_r * len(opp),
-                       "best_score": float(score[order[0]])})
+        rounds.append(
+            {
+                "round": r,
+                "candidates": len(alive),
+                "battles_each": n_r * len(opp),
+                "best_score": float(score[order[0]]),
+            }
+        )
         alive = [alive[k] for k in order[:keep]]
         n_r *= 2
         r += 1
     best = chosen[alive[0]]
-    return best, {"fleet": best.spec(), "candidates": len(chosen), "pool": len(pool), "rounds": rounds}
+    return best, {
+        "fleet": best.spec(),
+        "candidates": len(chosen),
+        "pool": len(pool),
+        "rounds": rounds,
+    }
 
 
 def crew_value(
-    *, n: int = 2000, commanders=None, scenario: str | Scenario | None = None,
-    scenario_name: str | None = None, seed: int | None = None, jobs: int = 1, quiet: bool = True,
+    *,
+    n: int = 2000,
+    commanders=None,
+    scenario: str | Scenario | None = None,
+    scenario_name: str | None = None,
+    seed: int | None = None,
+    jobs: int = 1,
+    quiet: bool = True,
     chunk_size: int = 250,
 ) -> tuple[pd.DataFrame, dict]:
     """VP and win-rate gain of each crew role and each nation power over a no-power baseline.
@@ -377,7 +495,11 @@ def crew_value(
     sc = load(scenario)
     rules = sc.rules
     st = rules.studies
-    cmd = parse_commanders(commanders, rules) if commanders is None or isinstance(commanders, str) else commanders
+    cmd = (
+        parse_commanders(commanders, rules)
+        if commanders is None or isinstance(commanders, str)
+        else commanders
+    )
     base_nat = st.baseline_nation
     bare = parse_fleet(st.baseline_fleet, rules, base_nat)
     if st.crew_ship >= len(bare.ships):
@@ -399,21 +521,38 @@ def crew_value(
             test = mirrored_fleet(rules, nat)
         labels.append(("nation", nat, test.spec(), full_base.spec()))
         pairings.append(make_pairing(test, full_base, rules, cmd, scenario_name))
-    rows, run = run_pairings(pairings, n, seed=seed, jobs=jobs, quiet=quiet, chunk_size=chunk_size,
-                             desc="crew-value battles")
+    rows, run = run_pairings(
+        pairings,
+        n,
+        seed=seed,
+        jobs=jobs,
+        quiet=quiet,
+        chunk_size=chunk_size,
+        desc="crew-value battles",
+    )
     recs = []
     for (kind, name, test, base), r in zip(labels, rows):
         s = outcome_summary(r)
         sc_ = s["score"]
         vm = s["mean_vp_margin"]
-        recs.append({
-            "kind": kind, "name": name, "n": s["n"],
-            "win": s["win"]["p"], "loss": s["loss"]["p"], "draw": s["draw"]["p"],
-            "score_gain": sc_["mean"] - 0.5, "score_gain_lo": sc_["ci95"][0] - 0.5,
-            "score_gain_hi": sc_["ci95"][1] - 0.5,
-            "vp_gain": vm["mean"], "vp_gain_lo": vm["ci95"][0], "vp_gain_hi": vm["ci95"][1],
-            "fleet": test, "baseline": base,
-        })
+        recs.append(
+            {
+                "kind": kind,
+                "name": name,
+                "n": s["n"],
+                "win": s["win"]["p"],
+                "loss": s["loss"]["p"],
+                "draw": s["draw"]["p"],
+                "score_gain": sc_["mean"] - 0.5,
+                "score_gain_lo": sc_["ci95"][0] - 0.5,
+                "score_gain_hi": sc_["ci95"][1] - 0.5,
+                "vp_gain": vm["mean"],
+                "vp_gain_lo": vm["ci95"][0],
+                "vp_gain_hi": vm["ci95"][1],
+                "fleet": test,
+                "baseline": base,
+            }
+        )
     df = pd.DataFrame(recs)
     summary = {
         "n": n,
@@ -430,12 +569,19 @@ def crew_value(
 # Exact odds through the scenario's rules (the same numbers as ``broadside odds``)
 
 
-def volley_odds(rules: ExpressRules, masts: int, range_cm: int, *, captain: bool = False,
-                gunner: bool = False, nation: str | None = None) -> tuple[Fraction, ...]:
+def volley_odds(
+    rules: ExpressRules,
+    masts: int,
+    range_cm: int,
+    *,
+    captain: bool = False,
+    gunner: bool = False,
+    nation: str | None = None,
+) -> tuple[Fraction, ...]:
     """Exact hits distribution of one cannon volley at a whole-cm range."""
     packed = pack_rules(rules)
     h = hit_on_at(range_cm, packed.hit_on_cm)
-    rerolls = (rules.crew.captain_rerolls if captain else 0)
+    rerolls = rules.crew.captain_rerolls if captain else 0
     if nation:
         rerolls += rules.nations[nation].attack_rerolls
     extra = rules.crew.gunner_cannon_dice if gunner and masts > 0 else 0
@@ -444,8 +590,16 @@ def volley_odds(rules: ExpressRules, masts: int, range_cm: int, *, captain: bool
     return dice.volley_pmf(masts, h, rerolls, extra)
 
 
-def boarding_odds(rules: ExpressRules, masts_a: int, masts_b: int, *, extra_a: int = 0, extra_b: int = 0,
-                  reroll_a: int = 0, reroll_b: int = 0) -> dict[int, Fraction]:
+def boarding_odds(
+    rules: ExpressRules,
+    masts_a: int,
+    masts_b: int,
+    *,
+    extra_a: int = 0,
+    extra_b: int = 0,
+    reroll_a: int = 0,
+    reroll_b: int = 0,
+) -> dict[int, Fraction]:
     """Exact distribution of boarder successes minus defender successes (mastless: no dice)."""
     da = masts_a if masts_a > 0 else 0
     db = masts_b if masts_b > 0 else 0
@@ -454,8 +608,13 @@ def boarding_odds(rules: ExpressRules, masts_a: int, masts_b: int, *, extra_a: i
     return dice.boarding_pmf(da, db, ea, eb, rules.boarding.success_on, reroll_a, reroll_b)
 
 
-def disengage_odds(rules: ExpressRules, start: int, masts: int, nation: str | None = None,
-                   vs_mastless: bool = False) -> tuple[int, Fraction]:
+def disengage_odds(
+    rules: ExpressRules,
+    start: int,
+    masts: int,
+    nation: str | None = None,
+    vs_mastless: bool = False,
+) -> tuple[int, Fraction]:
     """(difficulty, exact probability) of one disengagement roll (difficulty 7: impossible)."""
     if vs_mastless and rules.disengagement.automatic_vs_mastless:
         return 1, Fraction(1)
@@ -470,14 +629,18 @@ def disengage_odds(rules: ExpressRules, start: int, masts: int, nation: str | No
     return d, dice.p_hit(d)
 
 
-def fleets_frame(rules: ExpressRules, nation: str, full_only: bool = False, oars: bool = False) -> pd.DataFrame:
+def fleets_frame(
+    rules: ExpressRules, nation: str, full_only: bool = False, oars: bool = False
+) -> pd.DataFrame:
     """Every legal fleet of a nation as a table."""
     fl = enumerate_fleets(rules, nation, full_only=full_only, oars=oars)
-    return pd.DataFrame({
-        "fleet": [f.spec() for f in fl],
-        "ships": [len(f.ships) for f in fl],
-        "masts": [",".join(str(s.masts) for s in f.ships) for f in fl],
-        "total_masts": [f.total_masts for f in fl],
-        "crews": [len(f.crews) for f in fl],
-        "max_crews": max_crews(rules, nation),
-    })
+    return pd.DataFrame(
+        {
+            "fleet": [f.spec() for f in fl],
+            "ships": [len(f.ships) for f in fl],
+            "masts": [",".join(str(s.masts) for s in f.ships) for f in fl],
+            "total_masts": [f.total_masts for f in fl],
+            "crews": [len(f.crews) for f in fl],
+            "max_crews": max_crews(rules, nation),
+        }
+    )

@@ -128,19 +128,41 @@ from simulator.express.core import (
 
 # ---- one output row per battle, int64 columns
 OUT_COLUMNS = (
-    "vp_a", "vp_b",
-    "mast_vp_a", "mast_vp_b",  # VP for masts and hull points removed (incl. convoy mast bonus? no)
-    "sink_vp_a", "sink_vp_b",  # VP for ships sunk (incl. Spain's extra)
-    "scenario_vp_a", "scenario_vp_b",  # treasure / convoy points (convoy mast bonus included)
-    "sunk_by_a", "sunk_by_b",  # enemy ships sunk
+    "vp_a",
+    "vp_b",
+    "mast_vp_a",
+    "mast_vp_b",  # VP for masts and hull points removed (incl. convoy mast bonus? no)
+    "sink_vp_a",
+    "sink_vp_b",  # VP for ships sunk (incl. Spain's extra)
+    "scenario_vp_a",
+    "scenario_vp_b",  # treasure / convoy points (convoy mast bonus included)
+    "sunk_by_a",
+    "sunk_by_b",  # enemy ships sunk
     "turns",
     "result",  # 0: A wins, 1: B wins, 2: draw
-    "masts_left_a", "masts_left_b",
+    "masts_left_a",
+    "masts_left_b",
     "convoy_defender",  # -1 (not convoy), 0: A, 1: B
     "first_edge",  # which fleet deployed on edge 0 (x=0 or y=0)
 )
-(O_VP0, O_VP1, O_MVP0, O_MVP1, O_SVP0, O_SVP1, O_CVP0, O_CVP1, O_SUNK0, O_SUNK1, O_TURNS, O_RESULT,
- O_LEFT0, O_LEFT1, O_DEF, O_EDGE) = range(len(OUT_COLUMNS))
+(
+    O_VP0,
+    O_VP1,
+    O_MVP0,
+    O_MVP1,
+    O_SVP0,
+    O_SVP1,
+    O_CVP0,
+    O_CVP1,
+    O_SUNK0,
+    O_SUNK1,
+    O_TURNS,
+    O_RESULT,
+    O_LEFT0,
+    O_LEFT1,
+    O_DEF,
+    O_EDGE,
+) = range(len(OUT_COLUMNS))
 N_OUT = len(OUT_COLUMNS)
 
 # ---- trace events (float64 rows of 8): what the invariant tests replay
@@ -271,12 +293,16 @@ def _fire(rng, si, sf, na, vp, tr, eng, s, i, j, ri, hit_on_cm, islands, trace, 
     dice = cannon_dice(si, s, i, ri)
     if dice <= 0:
         return
-    h = hit_on_range(sf[s, i, F_X], sf[s, i, F_Y], sf[o, j, F_X], sf[o, j, F_Y], ri, hit_on_cm, islands)
+    h = hit_on_range(
+        sf[s, i, F_X], sf[s, i, F_Y], sf[o, j, F_X], sf[o, j, F_Y], ri, hit_on_cm, islands
+    )
     if h >= 7:
         return
     if si[s, i, S_CREW] == GUNNER:
         si[s, i, S_GUN_USED] = 1
-    capt = ri[RI_CAPT_REROLLS] if (si[s, i, S_CREW] == CAPTAIN and si[s, i, S_CAPT_USED] == 0) else 0
+    capt = (
+        ri[RI_CAPT_REROLLS] if (si[s, i, S_CREW] == CAPTAIN and si[s, i, S_CAPT_USED] == 0) else 0
+    )
     pir = na[s, NA_REROLLS] if si[s, i, S_PIR_USED] == 0 else 0
     hits, used = roll_volley(rng, dice, h, capt + pir)
     if used > 0 and capt > 0:
@@ -396,12 +422,35 @@ def _move(si, sf, na, vp, tr, eng, edges, s, i, px, py, allow, ri, rf, islands, 
     # ending in contact with an enemy engages it
     o = 1 - s
     for j in range(si.shape[1]):
-        if si[o, j, S_STATUS] == ST_AFLOAT and dist(px, py, sf[o, j, F_X], sf[o, j, F_Y]) <= rf[RF_CONTACT]:
+        if (
+            si[o, j, S_STATUS] == ST_AFLOAT
+            and dist(px, py, sf[o, j, F_X], sf[o, j, F_Y]) <= rf[RF_CONTACT]
+        ):
             _set_engaged(eng, s, i, j)
 
 
 @njit(cache=True)
-def activate(rng, si, sf, na, vp, tr, eng, edges, s, i, act, ri, rf, move_cm, hit_on_cm, islands, trace, tn, turn):
+def activate(
+    rng,
+    si,
+    sf,
+    na,
+    vp,
+    tr,
+    eng,
+    edges,
+    s,
+    i,
+    act,
+    ri,
+    rf,
+    move_cm,
+    hit_on_cm,
+    islands,
+    trace,
+    tn,
+    turn,
+):
     """Carry out one activation of ship (s, i) as chosen in ``act`` (illegal parts are dropped)."""
     o = 1 - s
     engaged = is_engaged(eng, s, i, si)
@@ -428,14 +477,37 @@ def activate(rng, si, sf, na, vp, tr, eng, edges, s, i, act, ri, rf, move_cm, hi
             # all engaged enemies mastless: automatic
             auto = ri[RI_DIS_AUTO] == 1
             for k in range(si.shape[1]):
-                if si[o, k, S_STATUS] == ST_AFLOAT and engaged_with(eng, s, i, k) and si[o, k, S_MASTS] > 0:
+                if (
+                    si[o, k, S_STATUS] == ST_AFLOAT
+                    and engaged_with(eng, s, i, k)
+                    and si[o, k, S_MASTS] > 0
+                ):
                     auto = False
             diff = 1 if auto else _disengage_difficulty(si, na, s, i, ri)
             ok = auto or (diff <= 6 and rng.integers(1, 7) >= diff)
             _log(trace, tn, EV_DISENGAGE, turn, s, i, diff, 1 if ok else 0, 0, 0)
             if ok:
                 _clear_engagements(eng, s, i)
-                _move(si, sf, na, vp, tr, eng, edges, s, i, px, py, allow, ri, rf, islands, trace, tn, turn)
+                _move(
+                    si,
+                    sf,
+                    na,
+                    vp,
+                    tr,
+                    eng,
+                    edges,
+                    s,
+                    i,
+                    px,
+                    py,
+                    allow,
+                    ri,
+                    rf,
+                    islands,
+                    trace,
+                    tn,
+                    turn,
+                )
             return
         # engaged ships may only fire at or board the ships they are engaged with; no move
         if attack != 0 and not engaged_with(eng, s, i, j):
@@ -567,8 +639,29 @@ def _setup(rng, si, sf, eng, tr, edges, fleets, ri, rf):
 
 
 @njit(cache=True)
-def play_battle(rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_on_cm, islands,
-                si, sf, eng, tr, edges, vp, act, trace, tn, out):
+def play_battle(
+    rng,
+    prng,
+    fleets,
+    nations,
+    kinds,
+    params,
+    ri,
+    rf,
+    move_cm,
+    hit_on_cm,
+    islands,
+    si,
+    sf,
+    eng,
+    tr,
+    edges,
+    vp,
+    act,
+    trace,
+    tn,
+    out,
+):
     """Play one battle; fill ``out`` (one row of :data:`OUT_COLUMNS`)."""
     defender, first = _setup(rng, si, sf, eng, tr, edges, fleets, ri, rf)
     for s in range(2):
@@ -614,11 +707,49 @@ def play_battle(rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_
                 break
             si[s, i, S_ACTED] = 1
             _log(trace, tn, EV_ACTIVATE, turn, s, i, 0, 0, 0, 0)
-            decide(act, kinds[s], params[s], si, sf, eng, nations, s, i, ri, rf, hit_on_cm, islands,
-                   move_cm, tr, edges, prng)
-            activate(rng, si, sf, nations, vp, tr, eng, edges, s, i, act, ri, rf, move_cm, hit_on_cm,
-                     islands, trace, tn, turn)
-            if ri[RI_END_IDLE] == 1 and (_side_idle(si, nations, 0, ri, move_cm) or _side_idle(si, nations, 1, ri, move_cm)):
+            decide(
+                act,
+                kinds[s],
+                params[s],
+                si,
+                sf,
+                eng,
+                nations,
+                s,
+                i,
+                ri,
+                rf,
+                hit_on_cm,
+                islands,
+                move_cm,
+                tr,
+                edges,
+                prng,
+            )
+            activate(
+                rng,
+                si,
+                sf,
+                nations,
+                vp,
+                tr,
+                eng,
+                edges,
+                s,
+                i,
+                act,
+                ri,
+                rf,
+                move_cm,
+                hit_on_cm,
+                islands,
+                trace,
+                tn,
+                turn,
+            )
+            if ri[RI_END_IDLE] == 1 and (
+                _side_idle(si, nations, 0, ri, move_cm) or _side_idle(si, nations, 1, ri, move_cm)
+            ):
                 over = True
                 break
             if ri[RI_ACTIVATION] == 1:
@@ -671,13 +802,36 @@ def play_many(rng, prng, n, fleets, nations, kinds, params, ri, rf, move_cm, hit
     tn = np.zeros(1, dtype=np.int64)
     out = np.zeros((n, N_OUT), dtype=np.int64)
     for b in range(n):
-        play_battle(rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_on_cm, islands,
-                    si, sf, eng, tr, edges, vp, act, trace, tn, out[b])
+        play_battle(
+            rng,
+            prng,
+            fleets,
+            nations,
+            kinds,
+            params,
+            ri,
+            rf,
+            move_cm,
+            hit_on_cm,
+            islands,
+            si,
+            sf,
+            eng,
+            tr,
+            edges,
+            vp,
+            act,
+            trace,
+            tn,
+            out[b],
+        )
     return out
 
 
 @njit(cache=True)
-def play_traced(rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_on_cm, islands, max_events):
+def play_traced(
+    rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_on_cm, islands, max_events
+):
     """Play one battle recording every event; returns (out row, trace, events, final ship state)."""
     n_ships = fleets.shape[1]
     si = np.zeros((2, n_ships, S_N), dtype=np.int64)
@@ -690,8 +844,29 @@ def play_traced(rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_
     trace = np.zeros((max_events, 8), dtype=np.float64)
     tn = np.zeros(1, dtype=np.int64)
     out = np.zeros(N_OUT, dtype=np.int64)
-    play_battle(rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_on_cm, islands,
-                si, sf, eng, tr, edges, vp, act, trace, tn, out)
+    play_battle(
+        rng,
+        prng,
+        fleets,
+        nations,
+        kinds,
+        params,
+        ri,
+        rf,
+        move_cm,
+        hit_on_cm,
+        islands,
+        si,
+        sf,
+        eng,
+        tr,
+        edges,
+        vp,
+        act,
+        trace,
+        tn,
+        out,
+    )
     return out, trace, tn[0], si
 
 

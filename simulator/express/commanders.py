@@ -101,7 +101,9 @@ class Gunline:
     kind = GUNLINE
 
     def params(self) -> np.ndarray:
-        return np.array([self.enemy_weight, self.repair_at_lost, float(self.keep_line), 0], dtype=np.float64)
+        return np.array(
+            [self.enemy_weight, self.repair_at_lost, float(self.keep_line), 0], dtype=np.float64
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +124,9 @@ class Skirmisher:
     kind = SKIRMISHER
 
     def params(self) -> np.ndarray:
-        return np.array([self.stand_off_cm, self.losing_margin, self.repair_at_lost, 0], dtype=np.float64)
+        return np.array(
+            [self.stand_off_cm, self.losing_margin, self.repair_at_lost, 0], dtype=np.float64
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +138,8 @@ class RandomCommander:
 
     def params(self) -> np.ndarray:
         return np.array(
-            [self.board_probability, self.repair_probability, self.disengage_probability, 0], dtype=np.float64
+            [self.board_probability, self.repair_probability, self.disengage_probability, 0],
+            dtype=np.float64,
         )
 
 
@@ -149,7 +154,9 @@ def make_commander(name: str, rules: ExpressRules) -> Commander:
     if name == "boarder":
         return Boarder(c.boarder.min_edge, c.boarder.repair_at_lost)
     if name == "skirmisher":
-        return Skirmisher(c.skirmisher.stand_off_cm, c.skirmisher.losing_margin, c.skirmisher.repair_at_lost)
+        return Skirmisher(
+            c.skirmisher.stand_off_cm, c.skirmisher.losing_margin, c.skirmisher.repair_at_lost
+        )
     if name == "random":
         r = c.random
         return RandomCommander(r.board_probability, r.repair_probability, r.disengage_probability)
@@ -240,7 +247,9 @@ def _weakest_enemy(si, sf, s, x, y):
     for j in range(si.shape[1]):
         if si[o, j, S_STATUS] != ST_AFLOAT:
             continue
-        k = (si[o, j, S_MASTS] + si[o, j, S_HULL]) * 1000.0 + dist(x, y, sf[o, j, F_X], sf[o, j, F_Y])
+        k = (si[o, j, S_MASTS] + si[o, j, S_HULL]) * 1000.0 + dist(
+            x, y, sf[o, j, F_X], sf[o, j, F_Y]
+        )
         if k < bk:
             bk = k
             best = j
@@ -286,7 +295,10 @@ def _has_shot(si, sf, na, s, i, ri, move_cm, hit_on_cm):
     reach = allowance(si, na, s, i, ri, move_cm, False) + hit_on_cm.shape[0] - 2
     o = 1 - s
     for j in range(si.shape[1]):
-        if si[o, j, S_STATUS] == ST_AFLOAT and dist(sf[s, i, F_X], sf[s, i, F_Y], sf[o, j, F_X], sf[o, j, F_Y]) <= reach:
+        if (
+            si[o, j, S_STATUS] == ST_AFLOAT
+            and dist(sf[s, i, F_X], sf[s, i, F_Y], sf[o, j, F_X], sf[o, j, F_Y]) <= reach
+        ):
             return True
     return False
 
@@ -330,7 +342,9 @@ def _retreat(act, si, sf, s, i, allow, rf):
 
 
 @njit(cache=True)
-def _objective(act, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, repairing):
+def _objective(
+    act, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, repairing
+):
     """Scenario objective moves. Returns 1 if it set the action."""
     sc = ri[RI_SCENARIO]
     x = sf[s, i, F_X]
@@ -494,8 +508,10 @@ def _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
         for k in range(si.shape[1]):
             if si[o, k, S_STATUS] != ST_AFLOAT:
                 continue
-            h = min(hit_on_range(x, y, sf[o, k, F_X], sf[o, k, F_Y], ri, hit_on_cm, islands),
-                    hit_on_range(qx, qy, sf[o, k, F_X], sf[o, k, F_Y], ri, hit_on_cm, islands))
+            h = min(
+                hit_on_range(x, y, sf[o, k, F_X], sf[o, k, F_Y], ri, hit_on_cm, islands),
+                hit_on_range(qx, qy, sf[o, k, F_X], sf[o, k, F_Y], ri, hit_on_cm, islands),
+            )
             if h < bh:
                 bh = h
                 j = k
@@ -565,12 +581,16 @@ def _board_edge(si, na, s, i, o, j, ri):
             if a > b:
                 net = a - b
                 ev += w * min(net, hold_b) * ri[RI_VP_MAST]
-                if (net > hold_b if ri[RI_SINK_RULE] == 0 else a > hold_b) and ri[RI_WINNER_SINKS] == 1:
+                if (net > hold_b if ri[RI_SINK_RULE] == 0 else a > hold_b) and ri[
+                    RI_WINNER_SINKS
+                ] == 1:
                     ev += w * sink_a
             else:
                 net = b - a
                 ev -= w * min(net, hold_a) * ri[RI_VP_MAST]
-                if (net > hold_a if ri[RI_SINK_RULE] == 0 else b > hold_a) and ri[RI_WINNER_SINKS] == 1:
+                if (net > hold_a if ri[RI_SINK_RULE] == 0 else b > hold_a) and ri[
+                    RI_WINNER_SINKS
+                ] == 1:
                     ev -= w * sink_b
     return ev
 
@@ -724,14 +744,18 @@ def _random(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move
 
 
 @njit(cache=True)
-def decide(act, kind, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, prng):
+def decide(
+    act, kind, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, prng
+):
     """Fill ``act`` for ship i of side s with commander ``kind`` (the state is read only)."""
     _clear(act, sf, s, i)
     if kind != RANDOM:
         engaged = is_engaged(eng, s, i, si)
         rep_at = int(params[2]) if kind == SKIRMISHER else int(params[1])
         repairing = _want_repair(si, sf, na, s, i, ri, move_cm, hit_on_cm, engaged, rep_at)
-        if _objective(act, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, repairing):
+        if _objective(
+            act, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, repairing
+        ):
             if repairing:
                 act[A_REPAIR] = 1.0
             return

@@ -49,7 +49,9 @@ def _refresh_numba_cache() -> None:
     try:
         stamp_dir.mkdir(exist_ok=True)
         for f in stamp_dir.iterdir():
-            if f.suffix in (".nbi", ".nbc") and f.name.split(".")[0] in {n[:-3] for n in _COMPILED_SOURCES}:
+            if f.suffix in (".nbi", ".nbc") and f.name.split(".")[0] in {
+                n[:-3] for n in _COMPILED_SOURCES
+            }:
                 f.unlink(missing_ok=True)
         tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(want)
@@ -243,7 +245,9 @@ def pack_rules(rules: ExpressRules, scenario_name: str | None = None) -> PackedR
         lo = hi + 1
     # range 0 (contact) uses the first band
     hit[0] = g.band_hit_on[0]
-    isl = np.array([[i.x_cm, i.y_cm, i.radius_cm] for i in rules.table.islands], dtype=np.float64).reshape(-1, 3)
+    isl = np.array(
+        [[i.x_cm, i.y_cm, i.radius_cm] for i in rules.table.islands], dtype=np.float64
+    ).reshape(-1, 3)
     return PackedRules(ri, rf, move, hit, isl)
 
 

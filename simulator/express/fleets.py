@@ -202,7 +202,11 @@ def validate_fleet(fleet: Fleet, rules: ExpressRules, text: str | None = None) -
         limit = max_ships_with(rules, fleet.nation, m)
         if count > limit:
             extra = ""
-            if m == 4 and limit < 2 and any(n.max_four_mast_ships >= 2 for n in rules.nations.values()):
+            if (
+                m == 4
+                and limit < 2
+                and any(n.max_four_mast_ships >= 2 for n in rules.nations.values())
+            ):
                 extra = " (only the Americans may field two)"
             raise UserError(
                 f"{what}: construction rule broken: at most {limit} ship(s) of {m} masts for "
@@ -266,9 +270,20 @@ def enumerate_fleets(
     out: list[Fleet] = []
     for masts in mast_lists(rules, nation, full_only):
         n = len(masts)
-        ks = [min(n_crews, n, len(CREW_ROLES))] if full_only else range(min(n_crews, n, len(CREW_ROLES)) + 1)
-        oar_sets = [()] if not oars else [c for r in range(min(n, rules.fleet.max_oared_ships) + 1)
-                                          for c in itertools.combinations(range(n), r)]
+        ks = (
+            [min(n_crews, n, len(CREW_ROLES))]
+            if full_only
+            else range(min(n_crews, n, len(CREW_ROLES)) + 1)
+        )
+        oar_sets = (
+            [()]
+            if not oars
+            else [
+                c
+                for r in range(min(n, rules.fleet.max_oared_ships) + 1)
+                for c in itertools.combinations(range(n), r)
+            ]
+        )
         for k in ks:
             for roles in itertools.combinations(CREW_ROLES, k):
                 for places in itertools.permutations(range(n), k):

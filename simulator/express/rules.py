@@ -33,7 +33,9 @@ class Ships:
     min_masts: int = field(default=1, metadata={"range": (1, 10)})
     max_masts: int = field(default=5, metadata={"range": (1, 10)})
     #: movement in cm by starting masts 1..max_masts (seed: 10/12/14/16/18)
-    movement_cm: tuple[int, ...] = field(default=(10, 12, 14, 16, 18), metadata={"item_range": (0, 200)})
+    movement_cm: tuple[int, ...] = field(
+        default=(10, 12, 14, 16, 18), metadata={"item_range": (0, 200)}
+    )
     movement_loss_per_mast_cm: int = field(default=2, metadata={"range": (0, 50)})
     #: an oared ship with no masts moves this far (notes 6)
     oars_mastless_move_cm: int = field(default=5, metadata={"range": (0, 100)})
@@ -43,7 +45,8 @@ class Ships:
             raise ScenarioError(None, "ships.min_masts", "must be <= ships.max_masts")
         if len(self.movement_cm) != self.max_masts:
             raise ScenarioError(
-                None, "ships.movement_cm",
+                None,
+                "ships.movement_cm",
                 f"has {len(self.movement_cm)} values (allowed: exactly max_masts = {self.max_masts})",
             )
 
@@ -55,9 +58,13 @@ class FleetRules:
     max_total_masts: int = field(default=12, metadata={"range": (1, 100)})
     max_ships: int = field(default=5, metadata={"range": (1, 8)})
     #: most ships allowed with exactly 1..max_masts masts (the seed: one 4-mast, one 5-mast)
-    max_ships_by_masts: tuple[int, ...] = field(default=(5, 5, 5, 1, 1), metadata={"item_range": (0, 8)})
+    max_ships_by_masts: tuple[int, ...] = field(
+        default=(5, 5, 5, 1, 1), metadata={"item_range": (0, 8)}
+    )
     max_crews: int = field(default=4, metadata={"range": (0, 5)})
-    max_crews_per_type: int = field(default=1, metadata={"range": (1, 1)})  # engine: one flag per ship
+    max_crews_per_type: int = field(
+        default=1, metadata={"range": (1, 1)}
+    )  # engine: one flag per ship
     max_crews_per_ship: int = field(default=1, metadata={"range": (1, 1)})
     #: ships that may be listed with oars (notes 6: only if the fleet list says so)
     max_oared_ships: int = field(default=5, metadata={"range": (0, 8)})
@@ -69,8 +76,12 @@ class Gunnery:
 
     #: upper bound (cm, inclusive) of each range band, and the d6 needed in that band;
     #: hit_on 1 = automatic, 7 = impossible; beyond the last band a shot is impossible
-    band_max_cm: tuple[int, ...] = field(default=(5, 10, 15, 20, 25, 30), metadata={"item_range": (0, 500)})
-    band_hit_on: tuple[int, ...] = field(default=(1, 2, 3, 4, 5, 6), metadata={"item_range": (1, 7)})
+    band_max_cm: tuple[int, ...] = field(
+        default=(5, 10, 15, 20, 25, 30), metadata={"item_range": (0, 500)}
+    )
+    band_hit_on: tuple[int, ...] = field(
+        default=(1, 2, 3, 4, 5, 6), metadata={"item_range": (1, 7)}
+    )
     #: a measured distance is rounded up to whole cm before the band is looked up (decision)
     range_rounding: Literal["ceil", "round"] = "ceil"
     #: hits beyond sinking are lost (notes 4)
@@ -78,7 +89,9 @@ class Gunnery:
 
     def validate(self) -> None:
         if len(self.band_max_cm) != len(self.band_hit_on):
-            raise ScenarioError(None, "gunnery.band_hit_on", "must have as many items as band_max_cm")
+            raise ScenarioError(
+                None, "gunnery.band_hit_on", "must have as many items as band_max_cm"
+            )
         if any(b <= a for a, b in zip(self.band_max_cm, self.band_max_cm[1:])):
             raise ScenarioError(None, "gunnery.band_max_cm", "bands must increase strictly")
 
@@ -139,7 +152,9 @@ class NationRules:
     attack_rerolls_apply_to: Literal["cannon_and_boarding", "cannon"] = "cannon_and_boarding"
     #: Chinese hull points: none, one per ship (default), or one per 2 masts rounded up (switch)
     hull_points: Literal["none", "one", "per_two_masts"] = "none"
-    max_four_mast_ships: int = field(default=0, metadata={"range": (0, 5)})  # Americans (0: fleet rule)
+    max_four_mast_ships: int = field(
+        default=0, metadata={"range": (0, 5)}
+    )  # Americans (0: fleet rule)
     disengage_cap: int = field(default=0, metadata={"range": (0, 7)})  # Turks: 3 (0: no cap)
     mastless_move_cm: int = field(default=0, metadata={"range": (0, 100)})  # Turks: 8
     boarding_extra_dice: int = field(default=0, metadata={"range": (0, 5)})  # Vikings: 1
@@ -254,7 +269,8 @@ class Commanders:
         for i, name in enumerate(self.default):
             if name not in COMMANDER_NAMES:
                 raise ScenarioError(
-                    None, f"commanders.default[{i}]",
+                    None,
+                    f"commanders.default[{i}]",
                     f"{name!r} is not a commander (allowed: {', '.join(COMMANDER_NAMES)})",
                 )
 
@@ -303,18 +319,22 @@ class ExpressRules:
             raise ScenarioError(None, "nations", "at least one nation is required")
         if len(self.fleet.max_ships_by_masts) != self.ships.max_masts:
             raise ScenarioError(
-                None, "fleet.max_ships_by_masts",
+                None,
+                "fleet.max_ships_by_masts",
                 f"has {len(self.fleet.max_ships_by_masts)} values (allowed: exactly ships.max_masts = "
                 f"{self.ships.max_masts})",
             )
         for i, n in enumerate(self.matrix_nations):
             if n not in self.nations:
                 raise ScenarioError(
-                    None, f"matrix_nations[{i}]", f"{n!r} is not a nation (allowed: {', '.join(self.nations)})"
+                    None,
+                    f"matrix_nations[{i}]",
+                    f"{n!r} is not a nation (allowed: {', '.join(self.nations)})",
                 )
         if self.studies.baseline_nation not in self.nations:
             raise ScenarioError(
-                None, "studies.baseline_nation",
+                None,
+                "studies.baseline_nation",
                 f"{self.studies.baseline_nation!r} is not a nation (allowed: {', '.join(self.nations)})",
             )
         for key in (*self.studies.mirrored_extra, *self.studies.power_fleet):
@@ -322,7 +342,9 @@ class ExpressRules:
                 raise ScenarioError(None, f"studies.{key}", f"{key!r} is not a nation")
         for t in ("treasure", "convoy"):
             obj = getattr(self, t)
-            if t == "treasure" and not (0 <= obj.x_cm <= self.table.width_cm and 0 <= obj.y_cm <= self.table.depth_cm):
+            if t == "treasure" and not (
+                0 <= obj.x_cm <= self.table.width_cm and 0 <= obj.y_cm <= self.table.depth_cm
+            ):
                 raise ScenarioError(None, "treasure", "token must lie on the table")
 
     def nation(self, name: str) -> NationRules:
@@ -330,4 +352,6 @@ class ExpressRules:
         try:
             return self.nations[name]
         except KeyError:
-            raise ScenarioError(None, "nation", f"{name!r} is not a nation (allowed: {', '.join(self.nations)})") from None
+            raise ScenarioError(
+                None, "nation", f"{name!r} is not a nation (allowed: {', '.join(self.nations)})"
+            ) from None

@@ -56,98 +56,175 @@ def load(scenario=None, variants: Sequence[str] = ()):
     return load_hunt(scenario, variants)
 
 
-def resolve_strategies(rules, strategies: Sequence[str] | str, players: int | None) -> tuple[int, tuple[str, ...]]:
+def resolve_strategies(
+    rules, strategies: Sequence[str] | str, players: int | None
+) -> tuple[int, tuple[str, ...]]:
     """Check the player count and the per-seat strategy specs; returns ``(players, specs)``."""
     if isinstance(strategies, str):
         strategies = [s for s in strategies.split(",")]
     specs = tuple(s.strip() for s in strategies)
     if not specs or any(not s for s in specs):
-        raise UserError("--strategies: empty strategy name (allowed: runner, hunter, guard, random)")
+        raise UserError(
+            "--strategies: empty strategy name (allowed: runner, hunter, guard, random)"
+        )
     for s in specs:
         make_player(s)  # validates
     if players is None:
-        players = len(specs) if len(specs) > 1 else (2 if rules.kingdoms.mode != "none" else rules.default_players)
+        players = (
+            len(specs)
+            if len(specs) > 1
+            else (2 if rules.kingdoms.mode != "none" else rules.default_players)
+        )
     if players not in rules.player_counts:
         allowed = ", ".join(map(str, rules.player_counts))
-        raise UserError(f"--players {players}: not possible with this scenario (allowed: {allowed})")
+        raise UserError(
+            f"--players {players}: not possible with this scenario (allowed: {allowed})"
+        )
     if len(specs) == 1:
         specs = specs * players
     if len(specs) != players:
-        raise UserError(f"--strategies: {len(specs)} given for {players} players (allowed: 1 or {players})")
+        raise UserError(
+            f"--strategies: {len(specs)} given for {players} players (allowed: 1 or {players})"
+        )
     return players, specs
 
 
 def _policy_rng(chunk: Chunk) -> np.random.Generator:
     seq = chunk.seed
-    return np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=tuple(seq.spawn_key) + (1,)))
+    return np.random.default_rng(
+        np.random.SeedSequence(seq.entropy, spawn_key=tuple(seq.spawn_key) + (1,))
+    )
 
 
-def _chunk(chunk: Chunk, rules, players: int, specs: tuple[str, ...], rotate: bool, check: bool = False,
-           engine: str = "fast") -> pd.DataFrame:
+def _chunk(
+    chunk: Chunk,
+    rules,
+    players: int,
+    specs: tuple[str, ...],
+    rotate: bool,
+    check: bool = False,
+    engine: str = "fast",
+) -> pd.DataFrame:
     """Play the chunk's games; one row per game and seat."""
     tables = build_tables(rules, players)
     unique = list(dict.fromkeys(specs))
     policies = [make_player(s) for s in unique]
     seat_pols = np.array(
-        [[unique.index(specs[(k + chunk.start + i) % players if rotate else k]) for k in range(players)]
-         for i in range(chunk.size)], dtype=np.int64).reshape(chunk.size, players)
+        [
+            [
+                unique.index(specs[(k + chunk.start + i) % players if rotate else k])
+                for k in range(players)
+            ]
+            for i in range(chunk.size)
+        ],
+        dtype=np.int64,
+    ).reshape(chunk.size, players)
     if engine == "fast":
         from simulator.hunt import fast
 
-        out = fast.run_games(tables, rules, initial_state(tables, rules), policies, seat_pols, chunk.rng(), check)
+        out = fast.run_games(
+            tables, rules, initial_state(tables, rules), policies, seat_pols, chunk.rng(), check
+        )
         if check and (out[:, fast.O_ERROR] != 0).any():
             bad = int(np.flatnonzero(out[:, fast.O_ERROR])[0])
-            raise IllegalState(f"game {chunk.start + bad}: invariant {int(out[bad, fast.O_ERROR])} broken")
+            raise IllegalState(
+                f"game {chunk.start + bad}: invariant {int(out[bad, fast.O_ERROR])} broken"
+            )
         rec = {
-            "winner": out[:, fast.O_WINNER], "end": np.array(fast.END_CODES)[out[:, fast.O_END]],
-            "turns": out[:, fast.O_TURNS], "boardings": out[:, fast.O_BOARDINGS],
-            "explosions": out[:, fast.O_EXPLOSIONS], "exploded": out[:, fast.O_EXPLODED],
-            "cyclone_losses": out[:, fast.O_CYCLONE], "rerolls": out[:, fast.O_REROLLS],
-            "loads": out[:, fast.O_LOADS], "wrecks": out[:, fast.O_WRECKS], "max_fleet": out[:, fast.O_MAXFLEET],
+            "winner": out[:, fast.O_WINNER],
+            "end": np.array(fast.END_CODES)[out[:, fast.O_END]],
+            "turns": out[:, fast.O_TURNS],
+            "boardings": out[:, fast.O_BOARDINGS],
+            "explosions": out[:, fast.O_EXPLOSIONS],
+            "exploded": out[:, fast.O_EXPLODED],
+            "cyclone_losses": out[:, fast.O_CYCLONE],
+            "rerolls": out[:, fast.O_REROLLS],
+            "loads": out[:, fast.O_LOADS],
+            "wrecks": out[:, fast.O_WRECKS],
+            "max_fleet": out[:, fast.O_MAXFLEET],
         }
-        sunk_by = out[:, fast.O_FIXED:fast.O_FIXED + players]
-        lost = out[:, fast.O_FIXED + players:fast.O_FIXED + 2 * players]
+        sunk_by = out[:, fast.O_FIXED : fast.O_FIXED + players]
+        lost = out[:, fast.O_FIXED + players : fast.O_FIXED + 2 * players]
     elif engine == "python":
         dice_rng = chunk.rng()
         pol_rng = _policy_rng(chunk)
-        games = [play_game(tables, rules, [policies[j] for j in seat_pols[i]], dice_rng, pol_rng, check=check)
-                 for i in range(chunk.size)]
-        rec = {key: np.array([getattr(g, key) for g in games]) for key in (
-            "winner", "end", "turns", "boardings", "explosions", "exploded", "cyclone_losses", "rerolls",
-            "loads", "wrecks", "max_fleet")}
+        games = [
+            play_game(
+                tables, rules, [policies[j] for j in seat_pols[i]], dice_rng, pol_rng, check=check
+            )
+            for i in range(chunk.size)
+        ]
+        rec = {
+            key: np.array([getattr(g, key) for g in games])
+            for key in (
+                "winner",
+                "end",
+                "turns",
+                "boardings",
+                "explosions",
+                "exploded",
+                "cyclone_losses",
+                "rerolls",
+                "loads",
+                "wrecks",
+                "max_fleet",
+            )
+        }
         sunk_by = np.array([g.sunk_by for g in games], dtype=np.int64).reshape(chunk.size, players)
         lost = np.array([g.lost for g in games], dtype=np.int64).reshape(chunk.size, players)
     else:
         raise UserError(f"engine {engine!r} (allowed: fast, python)")
     n = chunk.size
-    port_labels = np.array(["+".join(str(tables.board.port_numbers[p]) for p in ports) for ports in tables.seat_ports])
+    port_labels = np.array(
+        ["+".join(str(tables.board.port_numbers[p]) for p in ports) for ports in tables.seat_ports]
+    )
     seat = np.tile(np.arange(players), n)
     game = np.repeat(np.arange(chunk.start, chunk.start + n), players)
     per_game = {k: np.repeat(np.asarray(v), players) for k, v in rec.items()}
     sinkings = np.repeat(sunk_by.sum(axis=1), players)
-    df = pd.DataFrame({
-        "game_id": game,
-        "seat": seat,
-        "strategy": np.array(unique, dtype=object)[seat_pols.reshape(-1)] if n else np.array([], dtype=object),
-        "ports": port_labels[seat],
-        "won": per_game["winner"] == seat,
-        "winner": per_game["winner"],
-        "end": per_game["end"],
-        "stalemate": per_game["end"] == END_STALEMATE,
-        "draw": per_game["end"] == END_DRAW,
-        "turns": per_game["turns"],
-        "sinkings": sinkings,
-        "ships_sunk": sunk_by.reshape(-1),
-        "ships_lost": lost.reshape(-1),
-        **{k: per_game[k] for k in ("boardings", "explosions", "exploded", "cyclone_losses", "rerolls",
-                                     "loads", "wrecks", "max_fleet")},
-    })
+    df = pd.DataFrame(
+        {
+            "game_id": game,
+            "seat": seat,
+            "strategy": np.array(unique, dtype=object)[seat_pols.reshape(-1)]
+            if n
+            else np.array([], dtype=object),
+            "ports": port_labels[seat],
+            "won": per_game["winner"] == seat,
+            "winner": per_game["winner"],
+            "end": per_game["end"],
+            "stalemate": per_game["end"] == END_STALEMATE,
+            "draw": per_game["end"] == END_DRAW,
+            "turns": per_game["turns"],
+            "sinkings": sinkings,
+            "ships_sunk": sunk_by.reshape(-1),
+            "ships_lost": lost.reshape(-1),
+            **{
+                k: per_game[k]
+                for k in (
+                    "boardings",
+                    "explosions",
+                    "exploded",
+                    "cyclone_losses",
+                    "rerolls",
+                    "loads",
+                    "wrecks",
+                    "max_fleet",
+                )
+            },
+        }
+    )
     return df
 
 
 def _rate(k: float, n: int) -> dict:
     lo, hi = wilson_interval(k, n)
-    return {"wins": int(k), "n": int(n), "win_rate": (k / n) if n else float("nan"), "ci95": [lo, hi]}
+    return {
+        "wins": int(k),
+        "n": int(n),
+        "win_rate": (k / n) if n else float("nan"),
+        "ci95": [lo, hi],
+    }
 
 
 def summarise(games: pd.DataFrame, players: int) -> dict:
@@ -156,13 +233,20 @@ def summarise(games: pd.DataFrame, players: int) -> dict:
     n = len(per_game)
     seats = []
     for seat, grp in games.groupby("seat", sort=True):
-        entry = {"seat": int(seat), **_rate(int(grp["won"].sum()), len(grp)), "fair_share": 1.0 / players}
+        entry = {
+            "seat": int(seat),
+            **_rate(int(grp["won"].sum()), len(grp)),
+            "fair_share": 1.0 / players,
+        }
         strategies = grp["strategy"].unique()
         entry["strategy"] = strategies[0] if len(strategies) == 1 else "rotated"
         seats.append(entry)
     strategies = {}
     for name, grp in games.groupby("strategy", sort=True):
-        strategies[str(name)] = {**_rate(int(grp["won"].sum()), len(grp)), "seat_games": int(len(grp))}
+        strategies[str(name)] = {
+            **_rate(int(grp["won"].sum()), len(grp)),
+            "seat_games": len(grp),
+        }
     stale = int(per_game["stalemate"].sum())
     lo, hi = wilson_interval(stale, n)
     turns = per_game["turns"].to_numpy()
@@ -173,7 +257,9 @@ def summarise(games: pd.DataFrame, players: int) -> dict:
         "seats": seats,
         "strategies": strategies,
         "first_player": {
-            "win_rate": first.get("win_rate"), "ci95": first.get("ci95"), "fair_share": 1.0 / players,
+            "win_rate": first.get("win_rate"),
+            "ci95": first.get("ci95"),
+            "fair_share": 1.0 / players,
             "advantage": (first.get("win_rate") - 1.0 / players) if n else None,
         },
         "stalemate_rate": stale / n if n else float("nan"),
@@ -190,10 +276,19 @@ def summarise(games: pd.DataFrame, players: int) -> dict:
     }
 
 
-def play_games(scenario, strategies: Sequence[str] | str, n: int, seed: int | None = None, n_jobs: int = 1,
-               rotate_seats: bool = False, quiet: bool = True, players: int | None = None,
-               chunk_size: int = DEFAULT_CHUNK_SIZE, check: bool = False,
-               engine: str = "fast") -> tuple[pd.DataFrame, dict]:
+def play_games(
+    scenario,
+    strategies: Sequence[str] | str,
+    n: int,
+    seed: int | None = None,
+    n_jobs: int = 1,
+    rotate_seats: bool = False,
+    quiet: bool = True,
+    players: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    check: bool = False,
+    engine: str = "fast",
+) -> tuple[pd.DataFrame, dict]:
     """Play ``n`` seeded games; returns the tidy per-game-and-seat table and the summary.
 
     ``engine``: ``"fast"`` (compiled, default) or ``"python"`` (the reference); ``check`` runs the
@@ -203,9 +298,18 @@ def play_games(scenario, strategies: Sequence[str] | str, n: int, seed: int | No
     if n < 1:
         raise UserError(f"-n {n}: at least one game (allowed: 1..)")
     players, specs = resolve_strategies(rules, strategies, players)
-    task = functools.partial(_chunk, rules=rules, players=players, specs=specs, rotate=rotate_seats, check=check,
-                             engine=engine)
-    run = run_chunks(task, n, seed=seed, n_jobs=n_jobs, quiet=quiet, chunk_size=chunk_size, desc="games")
+    task = functools.partial(
+        _chunk,
+        rules=rules,
+        players=players,
+        specs=specs,
+        rotate=rotate_seats,
+        check=check,
+        engine=engine,
+    )
+    run = run_chunks(
+        task, n, seed=seed, n_jobs=n_jobs, quiet=quiet, chunk_size=chunk_size, desc="games"
+    )
     games = pd.concat(run.results, ignore_index=True)
     prov = scenario.provenance()
     for key, value in prov.items():

@@ -130,18 +130,25 @@ def parse_board(spec) -> Board:
         for r, c in ((r1, c1), (r2, c2)):
             if at(r, c) not in STRAIT_CHARS:
                 raise ScenarioError(
-                    None, f"board.strait_pairs[{i}]",
+                    None,
+                    f"board.strait_pairs[{i}]",
                     f"({r},{c}) is {at(r, c)!r}, not a strait half (allowed: squares marked v or ^)",
                 )
             if (r, c) in half_pair:
-                raise ScenarioError(None, f"board.strait_pairs[{i}]", f"({r},{c}) is already in another pair")
+                raise ScenarioError(
+                    None, f"board.strait_pairs[{i}]", f"({r},{c}) is already in another pair"
+                )
             half_pair[(r, c)] = i
         if (r1, c1) == (r2, c2):
-            raise ScenarioError(None, f"board.strait_pairs[{i}]", "a strait needs two different halves")
+            raise ScenarioError(
+                None, f"board.strait_pairs[{i}]", "a strait needs two different halves"
+            )
     for r in range(rows):
         for c in range(cols):
             if grid[r][c] in STRAIT_CHARS and (r, c) not in half_pair:
-                raise _err(f"row {r}, column {c}: strait half is in no board.strait_pairs entry (straits come in pairs)")
+                raise _err(
+                    f"row {r}, column {c}: strait half is in no board.strait_pairs entry (straits come in pairs)"
+                )
 
     # nodes in reading order
     kind: list[int] = []
@@ -168,7 +175,9 @@ def parse_board(spec) -> Board:
                 port = int(ch)
                 if port in anchors:
                     r0, c0 = cells[anchors[port]][0]
-                    raise _err(f"row {r}, column {c}: port {port} has a second anchor (first at ({r0},{c0}); allowed: one)")
+                    raise _err(
+                        f"row {r}, column {c}: port {port} has a second anchor (first at ({r0},{c0}); allowed: one)"
+                    )
                 anchors[port] = len(kind)
                 k = ANCHOR
             else:
@@ -189,7 +198,9 @@ def parse_board(spec) -> Board:
         for rr, cc in _neigh8(ar, ac):
             if at(rr, cc) == "b":
                 if (rr, cc) in berth_owner:
-                    raise _err(f"row {rr}, column {cc}: berth touches the anchors of ports {berth_owner[(rr, cc)]} and {port}")
+                    raise _err(
+                        f"row {rr}, column {cc}: berth touches the anchors of ports {berth_owner[(rr, cc)]} and {port}"
+                    )
                 berth_owner[(rr, cc)] = port
                 mine.append(cell_node[(rr, cc)])
         if len(mine) != spec.berths_per_port:
@@ -201,7 +212,9 @@ def parse_board(spec) -> Board:
     for r in range(rows):
         for c in range(cols):
             if grid[r][c] == "b" and (r, c) not in berth_owner:
-                raise _err(f"row {r}, column {c}: berth next to no anchor (allowed: berths around a digit)")
+                raise _err(
+                    f"row {r}, column {c}: berth next to no anchor (allowed: berths around a digit)"
+                )
 
     # islands (4-connected land) and their anchorages
     seen: set[tuple[int, int]] = set()
@@ -231,7 +244,9 @@ def parse_board(spec) -> Board:
                 continue
             touching = {land_island[nb] for nb in _neigh8(r, c) if nb in land_island}
             if len(touching) != 1:
-                raise _err(f"row {r}, column {c}: anchorage touches {len(touching)} islands (allowed: exactly 1)")
+                raise _err(
+                    f"row {r}, column {c}: anchorage touches {len(touching)} islands (allowed: exactly 1)"
+                )
             isl = touching.pop()
             anchorage_island[cell_node[(r, c)]] = isl
             island_anch[isl].append(cell_node[(r, c)])
@@ -257,8 +272,12 @@ def parse_board(spec) -> Board:
                 neigh[n].add(m)
                 neigh[m].add(n)
     board = Board(
-        grid=tuple(grid), rows=rows, cols=cols, kind=tuple(kind),
-        cells=tuple(tuple(cs) for cs in cells), cell_node=cell_node,
+        grid=tuple(grid),
+        rows=rows,
+        cols=cols,
+        kind=tuple(kind),
+        cells=tuple(tuple(cs) for cs in cells),
+        cell_node=cell_node,
         port_numbers=port_numbers,
         anchor_node=tuple(anchors[p] for p in port_numbers),
         berth_nodes=tuple(berth_nodes),
@@ -273,7 +292,9 @@ def parse_board(spec) -> Board:
     for n, d in enumerate(dist):
         if d < 0:
             r, c = cells[n][0]
-            raise _err(f"row {r}, column {c}: {KIND_NAMES[kind[n]]} square cannot be reached from port {port_numbers[0]} (allowed: every square reachable)")
+            raise _err(
+                f"row {r}, column {c}: {KIND_NAMES[kind[n]]} square cannot be reached from port {port_numbers[0]} (allowed: every square reachable)"
+            )
     return board
 
 
@@ -291,8 +312,14 @@ def bfs(board: Board, source: int) -> list[int]:
     return dist
 
 
-def _carrier_mask(board: Board, rule: str, start: tuple[int, int], d: int, dest_cell: tuple[int, int],
-                  dest_kind: int) -> int:
+def _carrier_mask(
+    board: Board,
+    rule: str,
+    start: tuple[int, int],
+    d: int,
+    dest_cell: tuple[int, int],
+    dest_kind: int,
+) -> int:
     """Bit mask of port indices whose treasure carrier may sail this leg (notes, Treasure)."""
     if dest_kind == STRAIT:
         return (1 << len(board.port_numbers)) - 1  # the carrier may always use the straits
@@ -306,14 +333,18 @@ def _carrier_mask(board: Board, rule: str, start: tuple[int, int], d: int, dest_
         if rule == "anchor":
             if dc and (ac - start[1]) * dc <= 0:
                 ok = False
-            if abs(ac - dest_cell[1]) > abs(ac - start[1]) or abs(ar - dest_cell[0]) > abs(ar - start[0]):
+            if abs(ac - dest_cell[1]) > abs(ac - start[1]) or abs(ar - dest_cell[0]) > abs(
+                ar - start[0]
+            ):
                 ok = False
         if ok:
             mask |= 1 << i
     return mask
 
 
-def compute_legs(board: Board, max_len: int, carrier_rule: str = "side", trade_orthogonal: bool = True):
+def compute_legs(
+    board: Board, max_len: int, carrier_rule: str = "side", trade_orthogonal: bool = True
+):
     """Terrain-legal straight legs: ``single[node][L]`` and ``sum_[node][L]`` lists of :class:`Leg`.
 
     * A leg that starts off the trade-wind zone is orthogonal; it may not pass over a trade-wind

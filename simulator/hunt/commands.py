@@ -6,7 +6,14 @@ import click
 import pandas as pd
 
 from reports.output import emit, ensure_writable_dir, write_table
-from simulator.clitools import format_option, jobs_option, note, quiet_option, replay_note, seed_option
+from simulator.clitools import (
+    format_option,
+    jobs_option,
+    note,
+    quiet_option,
+    replay_note,
+    seed_option,
+)
 from simulator.hunt.api import play_games
 from simulator.hunt.board import parse_board, render
 from simulator.hunt.variants import load_hunt, variant_names
@@ -14,12 +21,18 @@ from simulator.hunt.variants import load_hunt, variant_names
 
 def _scenario_options(f):
     f = click.option(
-        "--variant", "variants", multiple=True, metavar="NAME",
+        "--variant",
+        "variants",
+        multiple=True,
+        metavar="NAME",
         help="Printed variant overlay, repeatable: " + ", ".join(variant_names()) + ".",
     )(f)
     return click.option(
-        "--scenario", "scenario", type=click.Path(dir_okay=False), default=None,
-        help="Your own rules/board TOML (game = \"hunt\"); default: scenarios/hunt/standard.toml.",
+        "--scenario",
+        "scenario",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help='Your own rules/board TOML (game = "hunt"); default: scenarios/hunt/standard.toml.',
     )(f)
 
 
@@ -30,51 +43,106 @@ def hunt():
 
 @hunt.command()
 @_scenario_options
-@click.option("--players", type=click.IntRange(2, 8), default=None,
-              help="Players (default: number of --strategies, or the scenario's default).")
-@click.option("--strategies", default="runner", show_default=True,
-              help="Comma list, one per seat or one for all: runner, hunter, guard, random "
-                   "(weights as name:key=value).")
-@click.option("-n", "n", type=click.IntRange(1, 10**8), default=1000, show_default=True, help="Games.")
-@click.option("--rotate-seats", is_flag=True, help="Rotate the strategies round the seats game by game.")
-@click.option("--engine", type=click.Choice(["fast", "python"]), default="fast", show_default=True,
-              help="fast: compiled (numba); python: the readable reference (slow, same rules).")
-@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
-              help="Folder for games.csv/.parquet (one row per game and seat) and summary.json.")
+@click.option(
+    "--players",
+    type=click.IntRange(2, 8),
+    default=None,
+    help="Players (default: number of --strategies, or the scenario's default).",
+)
+@click.option(
+    "--strategies",
+    default="runner",
+    show_default=True,
+    help="Comma list, one per seat or one for all: runner, hunter, guard, random "
+    "(weights as name:key=value).",
+)
+@click.option(
+    "-n", "n", type=click.IntRange(1, 10**8), default=1000, show_default=True, help="Games."
+)
+@click.option(
+    "--rotate-seats", is_flag=True, help="Rotate the strategies round the seats game by game."
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["fast", "python"]),
+    default="fast",
+    show_default=True,
+    help="fast: compiled (numba); python: the readable reference (slow, same rules).",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for games.csv/.parquet (one row per game and seat) and summary.json.",
+)
 @seed_option
 @jobs_option
 @quiet_option
 @format_option
-def play(scenario, variants, players, strategies, n, rotate_seats, engine, out, seed, jobs, quiet, fmt):
+def play(
+    scenario, variants, players, strategies, n, rotate_seats, engine, out, seed, jobs, quiet, fmt
+):
     """Play N seeded games and report seat and strategy win rates with 95% intervals."""
     sc = load_hunt(scenario, variants)
     if out:
         ensure_writable_dir(out)
-    games, summary = play_games(sc, strategies, n, seed=seed, n_jobs=jobs, rotate_seats=rotate_seats,
-                                quiet=quiet, players=players, engine=engine)
+    games, summary = play_games(
+        sc,
+        strategies,
+        n,
+        seed=seed,
+        n_jobs=jobs,
+        rotate_seats=rotate_seats,
+        quiet=quiet,
+        players=players,
+        engine=engine,
+    )
     replay_note(summary["seed"], seed is not None, quiet or fmt == "json")
     summary["variants"] = list(variants)
     summary.pop("wall_time_s", None)
     if out:
-        from reports.output import write_text, dumps
+        from reports.output import dumps, write_text
 
         write_table(games, out, "games")
         write_text(f"{out}/summary.json", dumps(summary) + "\n")
         note(f"wrote {out}/games.csv, games.parquet, summary.json", quiet or fmt == "json")
     rows = []
     for s in summary["seats"]:
-        rows.append({"group": "seat", "name": str(s["seat"]), "strategy": s["strategy"], "games": s["n"],
-                     "wins": s["wins"], "win_rate": s["win_rate"], "ci95_low": s["ci95"][0],
-                     "ci95_high": s["ci95"][1], "fair_share": s["fair_share"]})
+        rows.append(
+            {
+                "group": "seat",
+                "name": str(s["seat"]),
+                "strategy": s["strategy"],
+                "games": s["n"],
+                "wins": s["wins"],
+                "win_rate": s["win_rate"],
+                "ci95_low": s["ci95"][0],
+                "ci95_high": s["ci95"][1],
+                "fair_share": s["fair_share"],
+            }
+        )
     for name, s in summary["strategies"].items():
-        rows.append({"group": "strategy", "name": name, "strategy": name, "games": s["n"], "wins": s["wins"],
-                     "win_rate": s["win_rate"], "ci95_low": s["ci95"][0], "ci95_high": s["ci95"][1],
-                     "fair_share": 1.0 / summary["players"]})
+        rows.append(
+            {
+                "group": "strategy",
+                "name": name,
+                "strategy": name,
+                "games": s["n"],
+                "wins": s["wins"],
+                "win_rate": s["win_rate"],
+                "ci95_low": s["ci95"][0],
+                "ci95_high": s["ci95"][1],
+                "fair_share": 1.0 / summary["players"],
+            }
+        )
     table = pd.DataFrame(rows)
     t = summary["turns"]
-    title = (f"{sc.name}: {summary['n_games']} games, {summary['players']} players; stalemates "
-             f"{summary['stalemate_rate']:.4f}; turns mean {t['mean']:.1f} p50 {t['p50']:.0f} p90 {t['p90']:.0f}; "
-             f"sinkings/game {summary['sinkings_per_game']:.2f}; seed {summary['seed']}")
+    title = (
+        f"{sc.name}: {summary['n_games']} games, {summary['players']} players; stalemates "
+        f"{summary['stalemate_rate']:.4f}; turns mean {t['mean']:.1f} p50 {t['p50']:.0f} p90 {t['p90']:.0f}; "
+        f"sinkings/game {summary['sinkings_per_game']:.2f}; seed {summary['seed']}"
+    )
     emit(fmt, table, summary, title=title)
 
 
@@ -87,14 +155,21 @@ def show(scenario, variants, fmt):
     rules = sc.rules
     board = parse_board(rules.board)
     kinds = ["sea", "berth", "anchor", "trade wind", "anchorage", "strait"]
-    counts = {k: 0 for k in kinds}
+    counts = dict.fromkeys(kinds, 0)
     for k in board.kind:
         counts[kinds[k]] += 1
     info = {
-        "scenario": sc.name, "provenance": sc.provenance(), "rows": board.rows, "cols": board.cols,
-        "map": list(board.grid), "squares": counts, "ports": list(board.port_numbers),
-        "islands": len(board.islands), "treasures": rules.board.num_treasures,
-        "strait_pairs": [list(p) for p in rules.board.strait_pairs], "players": list(rules.player_counts),
+        "scenario": sc.name,
+        "provenance": sc.provenance(),
+        "rows": board.rows,
+        "cols": board.cols,
+        "map": list(board.grid),
+        "squares": counts,
+        "ports": list(board.port_numbers),
+        "islands": len(board.islands),
+        "treasures": rules.board.num_treasures,
+        "strait_pairs": [list(p) for p in rules.board.strait_pairs],
+        "players": list(rules.player_counts),
         "dice": rules.num_dice + (rules.cyclone.extra_dice if rules.cyclone.enabled else 0),
     }
     if fmt == "json":
@@ -103,10 +178,18 @@ def show(scenario, variants, fmt):
     if fmt == "csv":
         emit(fmt, pd.DataFrame({"row": range(board.rows), "squares": list(board.grid)}), info)
         return
-    click.echo(f"{sc.name} ({board.rows} x {board.cols}); ports {list(board.port_numbers)}; "
-               f"players {list(rules.player_counts)}; dice {info['dice']}")
+    click.echo(
+        f"{sc.name} ({board.rows} x {board.cols}); ports {list(board.port_numbers)}; "
+        f"players {list(rules.player_counts)}; dice {info['dice']}"
+    )
     click.echo(render(board))
-    click.echo("legend: ~ sea  b berth  1-8 home anchor  = trade wind  # island  @ anchorage  "
-               "v ^ strait halves  X no square")
-    click.echo("squares: " + ", ".join(f"{k} {v}" for k, v in counts.items()) +
-               "; straits " + ", ".join(f"({a},{b})+({c},{d})" for a, b, c, d in rules.board.strait_pairs))
+    click.echo(
+        "legend: ~ sea  b berth  1-8 home anchor  = trade wind  # island  @ anchorage  "
+        "v ^ strait halves  X no square"
+    )
+    click.echo(
+        "squares: "
+        + ", ".join(f"{k} {v}" for k, v in counts.items())
+        + "; straits "
+        + ", ".join(f"({a},{b})+({c},{d})" for a, b, c, d in rules.board.strait_pairs)
+    )

@@ -26,17 +26,66 @@ import numpy as np
 from numba import njit
 
 # params vector indices (P[...])
-(P_NSHIPS, P_NSEATS, P_NTRE, P_NNODES, P_MAXL, P_PASS_OWN, P_FLEET, P_SINK_ALL, P_WRECKS,
- P_NDICE, P_SIDES, P_CYC, P_CYC_EQ, P_CYC_PLAY, P_FIRE, P_FIRE_HALF, P_FIRE_ENDS, P_ONETWO,
- P_ONETWO_CHAIN, P_MAXTURNS, P_ROWS, P_COLS, P_CHECK, P_LEN) = range(24)
+(
+    P_NSHIPS,
+    P_NSEATS,
+    P_NTRE,
+    P_NNODES,
+    P_MAXL,
+    P_PASS_OWN,
+    P_FLEET,
+    P_SINK_ALL,
+    P_WRECKS,
+    P_NDICE,
+    P_SIDES,
+    P_CYC,
+    P_CYC_EQ,
+    P_CYC_PLAY,
+    P_FIRE,
+    P_FIRE_HALF,
+    P_FIRE_ENDS,
+    P_ONETWO,
+    P_ONETWO_CHAIN,
+    P_MAXTURNS,
+    P_ROWS,
+    P_COLS,
+    P_CHECK,
+    P_LEN,
+) = range(24)
 
 # weights vector indices (same order as players.Heuristic fields)
-W_SHIP, W_SINK, W_CARRY, W_HOME, W_SEEK, W_SHADOW, W_GUARD, W_THREAT, W_DANGER, W_FIRE, W_LEN = range(11)
-WEIGHT_FIELDS = ("ship", "sink", "carry", "home", "seek", "shadow", "guard", "threat", "danger", "fire")
+W_SHIP, W_SINK, W_CARRY, W_HOME, W_SEEK, W_SHADOW, W_GUARD, W_THREAT, W_DANGER, W_FIRE, W_LEN = (
+    range(11)
+)
+WEIGHT_FIELDS = (
+    "ship",
+    "sink",
+    "carry",
+    "home",
+    "seek",
+    "shadow",
+    "guard",
+    "threat",
+    "danger",
+    "fire",
+)
 
 # output columns per game
-(O_WINNER, O_END, O_TURNS, O_BOARDINGS, O_EXPLOSIONS, O_EXPLODED, O_CYCLONE, O_REROLLS, O_LOADS,
- O_WRECKS, O_MAXFLEET, O_ERROR, O_FIXED) = range(13)  # then sunk_by[seat], lost[seat]
+(
+    O_WINNER,
+    O_END,
+    O_TURNS,
+    O_BOARDINGS,
+    O_EXPLOSIONS,
+    O_EXPLODED,
+    O_CYCLONE,
+    O_REROLLS,
+    O_LOADS,
+    O_WRECKS,
+    O_MAXFLEET,
+    O_ERROR,
+    O_FIXED,
+) = range(13)  # then sunk_by[seat], lost[seat]
 END_CODES = ("win", "stalemate", "draw")
 
 MAX_DEPTH = 8
@@ -78,14 +127,20 @@ def pack(t, rules):
     for anch in b.island_anchorages:
         isl_nodes.extend(anch)
         isl_ptr.append(len(isl_nodes))
-    isl_dist = np.array([[min(t.dist[a][n] for a in anch) for n in range(n_nodes)]
-                         for anch in b.island_anchorages], dtype=np.int16)  # [island, node]
+    isl_dist = np.array(
+        [[min(t.dist[a][n] for a in anch) for n in range(n_nodes)] for anch in b.island_anchorages],
+        dtype=np.int16,
+    )  # [island, node]
     # Zobrist keys (a fixed hash, not game randomness): ship x node, ship x cargo, treasure x place
     zrng = np.random.default_rng(0x5EED)
     n_ships = len(t.ship_owner)
     zn = zrng.integers(0, 2**63, size=(n_ships, n_nodes + 1), dtype=np.int64).astype(np.uint64)
-    zc = zrng.integers(0, 2**63, size=(n_ships, t.num_treasures + 1), dtype=np.int64).astype(np.uint64)
-    zt = zrng.integers(0, 2**63, size=(max(t.num_treasures, 1), len(b.islands) + 1), dtype=np.int64).astype(np.uint64)
+    zc = zrng.integers(0, 2**63, size=(n_ships, t.num_treasures + 1), dtype=np.int64).astype(
+        np.uint64
+    )
+    zt = zrng.integers(
+        0, 2**63, size=(max(t.num_treasures, 1), len(b.islands) + 1), dtype=np.int64
+    ).astype(np.uint64)
     seat_lo = np.array([min(s) for s in t.seat_ships], dtype=np.int64)
     seat_hi = np.array([max(s) + 1 for s in t.seat_ships], dtype=np.int64)
     P = np.zeros(P_LEN, dtype=np.int64)
@@ -140,8 +195,12 @@ def pack(t, rules):
 
 
 def initial_arrays(t, st):
-    return (np.array(st.ship_node, dtype=np.int64), np.array(st.carrying, dtype=np.int64),
-            np.array(st.treasure_island, dtype=np.int64), np.zeros(t.board.num_nodes, dtype=np.int64))
+    return (
+        np.array(st.ship_node, dtype=np.int64),
+        np.array(st.carrying, dtype=np.int64),
+        np.array(st.treasure_island, dtype=np.int64),
+        np.zeros(t.board.num_nodes, dtype=np.int64),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -249,14 +308,28 @@ def _gen_steps(A, P, SN, SC, ST, row, wreck, player, dice, used, OUT, orow, occ_
                     continue
                 base = (f * 2 + 0) * (maxl + 1) + v
                 for li in range(ptr[base], ptr[base + 1]):
-                    if _leg_ok(ldest, lcmask, iptr, inodes, pass_own, fleet, wreck, player, li, cbit, occ_owner):
+                    if _leg_ok(
+                        ldest,
+                        lcmask,
+                        iptr,
+                        inodes,
+                        pass_own,
+                        fleet,
+                        wreck,
+                        player,
+                        li,
+                        cbit,
+                        occ_owner,
+                    ):
                         d = ldest[li]
                         OUT[orow, n_out, 0] = mode
                         OUT[orow, n_out, 1] = s
                         OUT[orow, n_out, 2] = f
                         OUT[orow, n_out, 3] = d
                         OUT[orow, n_out, 4] = 1 << i
-                        OUT[orow, n_out, 6] = 1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
+                        OUT[orow, n_out, 6] = (
+                            1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
+                        )
                         OUT[orow, n_out, 5] = 0
                         n_out += 1
                         if free and kind[d] == 4:
@@ -280,20 +353,38 @@ def _gen_steps(A, P, SN, SC, ST, row, wreck, player, dice, used, OUT, orow, occ_
                         for j2 in range(i2 + 1, nd):
                             if used & (1 << j2):
                                 continue
-                            if (i2 < i or (i2 == i and j2 < j)) and dice[i2] == a and dice[j2] == bv:
+                            if (
+                                (i2 < i or (i2 == i and j2 < j))
+                                and dice[i2] == a
+                                and dice[j2] == bv
+                            ):
                                 seen = True
                     if seen:
                         continue
                     base = (f * 2 + 1) * (maxl + 1) + a + bv
                     for li in range(ptr[base], ptr[base + 1]):
-                        if _leg_ok(ldest, lcmask, iptr, inodes, pass_own, fleet, wreck, player, li, cbit, occ_owner):
+                        if _leg_ok(
+                            ldest,
+                            lcmask,
+                            iptr,
+                            inodes,
+                            pass_own,
+                            fleet,
+                            wreck,
+                            player,
+                            li,
+                            cbit,
+                            occ_owner,
+                        ):
                             d = ldest[li]
                             OUT[orow, n_out, 0] = mode
                             OUT[orow, n_out, 1] = s
                             OUT[orow, n_out, 2] = f
                             OUT[orow, n_out, 3] = d
                             OUT[orow, n_out, 4] = (1 << i) | (1 << j)
-                            OUT[orow, n_out, 6] = 1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
+                            OUT[orow, n_out, 6] = (
+                                1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
+                            )
                             OUT[orow, n_out, 5] = 0
                             n_out += 1
                             if free and kind[d] == 4:
@@ -323,7 +414,12 @@ def _apply(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h):
         SC[r1, i] = SC[r0, i]
     for i in range(ST.shape[1]):
         ST[r1, i] = ST[r0, i]
-    mode, ms, f, d = STEPS[srow, spos, 0], STEPS[srow, spos, 1], STEPS[srow, spos, 2], STEPS[srow, spos, 3]
+    mode, ms, f, d = (
+        STEPS[srow, spos, 0],
+        STEPS[srow, spos, 1],
+        STEPS[srow, spos, 2],
+        STEPS[srow, spos, 3],
+    )
     load, boards = STEPS[srow, spos, 5], STEPS[srow, spos, 6]
     lo, hi = seat_lo[player], seat_hi[player]
     if boards == 1:
@@ -429,7 +525,30 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
     leaf ``k`` is ``W[6][k]`` (ship nodes), ``W[7][k]`` (cargo), ``W[8][k]`` (treasures) and
     ``W[9][k]`` = (dice used, won, loads, hash). Dice used is ``len(dice) + 1`` for a win.
     """
-    steps, nsteps, pos, sn, sc, st_, leaf_n, leaf_c, leaf_t, leaf_i, vtab, vkeys, occ_o, occ_c, usedv, loadsv, vlist, ltab, lslots, flags, wadd, hs = W
+    (
+        steps,
+        nsteps,
+        pos,
+        sn,
+        sc,
+        st_,
+        leaf_n,
+        leaf_c,
+        leaf_t,
+        leaf_i,
+        vtab,
+        vkeys,
+        occ_o,
+        occ_c,
+        usedv,
+        loadsv,
+        vlist,
+        ltab,
+        lslots,
+        flags,
+        wadd,
+        hs,
+    ) = W
     nd = dice.shape[0]
     ns = node.shape[0]
     full = (1 << nd) - 1
@@ -469,7 +588,12 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
         sp = pos[depth]
         pos[depth] += 1
         d1 = depth + 1
-        s_mode, s_ship, s_from, s_dest = steps[depth, sp, 0], steps[depth, sp, 1], steps[depth, sp, 2], steps[depth, sp, 3]
+        s_mode, s_ship, s_from, s_dest = (
+            steps[depth, sp, 0],
+            steps[depth, sp, 1],
+            steps[depth, sp, 2],
+            steps[depth, sp, 3],
+        )
         s_mask, s_load, s_boards = steps[depth, sp, 4], steps[depth, sp, 5], steps[depth, sp, 6]
         if (usedv[depth] | s_mask) == full and s_load == 0 and s_boards == 0:
             # a plain last leg (no boarding, no loading): hash the outcome without building it,
@@ -535,7 +659,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
                 vlist[n_visited] = slot
                 n_visited += 1
             _occupancy(A, sn, d1, occ_o, occ_c)
-            nsub = _gen_steps(A, P, sn, sc, st_, d1, wreck, player, dice, used, steps, d1, occ_o, occ_c)
+            nsub = _gen_steps(
+                A, P, sn, sc, st_, d1, wreck, player, dice, used, steps, d1, occ_o, occ_c
+            )
             _clear_occupancy(sn, d1, occ_o, occ_c)
         if nsub > 0:
             nsteps[d1] = nsub
@@ -597,7 +723,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, W):
 
 def work_buffers(n_ships, n_tre, n_nodes):
     return (
-        np.zeros((MAX_DEPTH, MAX_STEPS, 7), dtype=np.int64),  # steps[depth, k]: mode, ship, from, dest, dice mask, load, boards
+        np.zeros(
+            (MAX_DEPTH, MAX_STEPS, 7), dtype=np.int64
+        ),  # steps[depth, k]: mode, ship, from, dest, dice mask, load, boards
         np.zeros(MAX_DEPTH, dtype=np.int64),  # nsteps[depth]
         np.zeros(MAX_DEPTH, dtype=np.int64),  # pos[depth]
         np.zeros((MAX_DEPTH, n_ships), dtype=np.int64),  # ship nodes per depth
@@ -682,7 +810,12 @@ def _score(A, P, node, carry, tre, me, w):
             bestf = 1e18
             for s in range(ns):
                 if node[s] >= 0 and owner[s] == me:
-                    x = dist[cn, node[s]] + dist[goal, node[s]] - direct + 0.25 * dist[goal, node[s]]
+                    x = (
+                        dist[cn, node[s]]
+                        + dist[goal, node[s]]
+                        - direct
+                        + 0.25 * dist[goal, node[s]]
+                    )
                     if x < bestf:
                         bestf = x
             v -= w[W_GUARD] * bestf
@@ -859,7 +992,9 @@ def _check(A, P, node, carry, tre, wreck, before_node):
 
 
 @njit(cache=True)
-def play_one(A, P, init_node, init_carry, init_tre, ptypes, weights, seat_pol, dice_seed, pol_seed, W, out):
+def play_one(
+    A, P, init_node, init_carry, init_tre, ptypes, weights, seat_pol, dice_seed, pol_seed, W, out
+):
     """Play one game; write its record into ``out`` (see the O_* columns)."""
     owner, home, seat_lo, seat_hi, anchor, dist = A[6], A[7], A[8], A[9], A[10], A[14]
     n_seats = P[P_NSEATS]
@@ -1069,7 +1204,20 @@ def play_one(A, P, init_node, init_carry, init_tre, ptypes, weights, seat_pol, d
 @njit(cache=True)
 def play_many(A, P, init_node, init_carry, init_tre, ptypes, weights, seat_pols, seeds, W, out):
     for g in range(seeds.shape[0]):
-        play_one(A, P, init_node, init_carry, init_tre, ptypes, weights, seat_pols[g], seeds[g, 0], seeds[g, 1], W, out[g])
+        play_one(
+            A,
+            P,
+            init_node,
+            init_carry,
+            init_tre,
+            ptypes,
+            weights,
+            seat_pols[g],
+            seeds[g, 0],
+            seeds[g, 1],
+            W,
+            out[g],
+        )
 
 
 def policy_arrays(players):
@@ -1097,6 +1245,17 @@ def run_games(t, rules, st0, players, seat_pols, rng, check=False):
     init_node, init_carry, init_tre, _ = initial_arrays(t, st0)
     W = work_buffers(len(t.ship_owner), max(t.num_treasures, 1), t.board.num_nodes)
     out = np.zeros((n, O_FIXED + 2 * t.num_players), dtype=np.int64)
-    play_many(A, P, init_node, init_carry, init_tre, ptypes, weights,
-              np.asarray(seat_pols, dtype=np.int64), seeds, W, out)
+    play_many(
+        A,
+        P,
+        init_node,
+        init_carry,
+        init_tre,
+        ptypes,
+        weights,
+        np.asarray(seat_pols, dtype=np.int64),
+        seeds,
+        W,
+        out,
+    )
     return out

@@ -46,7 +46,9 @@ class GameRecord:
     winner: int = -1  # seat, -1 when none
     end: str = END_STALEMATE
     turns: int = 0  # player turns played
-    sunk_by: list = field(default_factory=list)  # seat -> opponents' ships it sank (boarding or explosion)
+    sunk_by: list = field(
+        default_factory=list
+    )  # seat -> opponents' ships it sank (boarding or explosion)
     lost: list = field(default_factory=list)  # seat -> own ships lost (any cause)
     boardings: int = 0
     explosions: int = 0  # fire ships used
@@ -61,7 +63,7 @@ class GameRecord:
 class DiceBag:
     """Dice drawn in blocks from one generator (fast, and the same draws for the same seed)."""
 
-    __slots__ = ("rng", "sides", "buf", "pos")
+    __slots__ = ("buf", "pos", "rng", "sides")
 
     def __init__(self, rng: np.random.Generator, sides: int):
         self.rng, self.sides, self.buf, self.pos = rng, sides, [], 0
@@ -70,7 +72,7 @@ class DiceBag:
         if self.pos + k > len(self.buf):
             self.buf = self.rng.integers(1, self.sides + 1, size=4096).tolist()
             self.pos = 0
-        out = tuple(self.buf[self.pos:self.pos + k])
+        out = tuple(self.buf[self.pos : self.pos + k])
         self.pos += k
         return out
 
@@ -93,7 +95,7 @@ def initial_state(t: Tables, rules) -> State:
             in_port = group if rules.start == "berths" else group[: rules.devil_ships_in_port]
             for s, berth in zip(in_port, b.berth_nodes[port]):
                 ship_node[s] = berth
-            away.extend((s, port) for s in group[len(in_port):])
+            away.extend((s, port) for s in group[len(in_port) :])
     # devil's island: round-robin in seat order, each ship takes the free anchorage nearest its anchor
     rounds: dict[int, list] = {}
     for s, port in away:
@@ -109,9 +111,7 @@ def initial_state(t: Tables, rules) -> State:
                 taken.add(best)
                 ship_node[s] = best
     n_ships = len(ship_node)
-    return State(
-        tuple(ship_node), (-1,) * n_ships, tuple(range(t.num_treasures)), frozenset()
-    )
+    return State(tuple(ship_node), (-1,) * n_ships, tuple(range(t.num_treasures)), frozenset())
 
 
 def alive_seats(t: Tables, st: State) -> list[int]:
@@ -156,7 +156,7 @@ def fire_ship_targets(t: Tables, st: State, ship: int, length: int) -> list[int]
     node = st.ship_node[ship]
     occupied = {n for n in st.ship_node if n >= 0}
     out = []
-    for (r, c) in b.cells[node]:
+    for r, c in b.cells[node]:
         for d in ORTHO:
             dr, dc = DIRS[d]
             ok = True
@@ -182,7 +182,9 @@ def explosion_victims(t: Tables, st: State, centre: int, radius: int) -> list[in
     for s, n in enumerate(st.ship_node):
         if n < 0:
             continue
-        if any(max(abs(r - cr), abs(c - cc)) <= radius for (r, c) in b.cells[n] for (cr, cc) in ccells):
+        if any(
+            max(abs(r - cr), abs(c - cc)) <= radius for (r, c) in b.cells[n] for (cr, cc) in ccells
+        ):
             out.append(s)
     return out
 
@@ -207,7 +209,9 @@ def check_state(t: Tables, st: State, before: State | None = None) -> None:
         if len(o) > 1:
             raise IllegalState(f"{t.board.node_name(n)} holds ships of seats {sorted(o)}")
         if count[n] > 1 and not t.fleet:
-            raise IllegalState(f"{t.board.node_name(n)} holds {count[n]} ships outside the fleet variant")
+            raise IllegalState(
+                f"{t.board.node_name(n)} holds {count[n]} ships outside the fleet variant"
+            )
     for k in range(t.num_treasures):
         aboard = [s for s, c in enumerate(st.carrying) if c == k]
         on_island = st.treasure_island[k] == k
@@ -224,9 +228,15 @@ def check_state(t: Tables, st: State, before: State | None = None) -> None:
 TurnHook = Callable[[State, int, tuple, Option], None]
 
 
-def play_game(t: Tables, rules, policies: Sequence, dice_rng: np.random.Generator,
-              policy_rng: np.random.Generator, check: bool = False,
-              on_turn: TurnHook | None = None) -> GameRecord:
+def play_game(
+    t: Tables,
+    rules,
+    policies: Sequence,
+    dice_rng: np.random.Generator,
+    policy_rng: np.random.Generator,
+    check: bool = False,
+    on_turn: TurnHook | None = None,
+) -> GameRecord:
     """Play one game; ``policies[seat]`` chooses for each seat.
 
     Args:
@@ -298,7 +308,9 @@ def play_game(t: Tables, rules, policies: Sequence, dice_rng: np.random.Generato
                 radius = ceil(low / 2) if fire.radius == "half" else low
                 if targets:
                     centre = targets[policy.fire_target(obs, ship, targets, radius, policy_rng)]
-                moved = st._replace(ship_node=st.ship_node[:ship] + (centre,) + st.ship_node[ship + 1:])
+                moved = st._replace(
+                    ship_node=st.ship_node[:ship] + (centre,) + st.ship_node[ship + 1 :]
+                )
                 victims = explosion_victims(t, moved, centre, radius)
                 before = st
                 st = remove_ships(moved, victims, wreck_on_sink)
@@ -328,7 +340,9 @@ def play_game(t: Tables, rules, policies: Sequence, dice_rng: np.random.Generato
                 if finish(st, seat):
                     done = True
                     break
-                if not cyc.play_roll_after_loss or not any(st.ship_node[s] >= 0 for s in t.seat_ships[seat]):
+                if not cyc.play_roll_after_loss or not any(
+                    st.ship_node[s] >= 0 for s in t.seat_ships[seat]
+                ):
                     break
             options = turn_options(t, st, seat, dice)
             if len(options) == 1:

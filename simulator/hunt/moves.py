@@ -77,9 +77,12 @@ def build_tables(rules, num_players: int) -> Tables:
     """Compile ``rules`` (a :class:`~simulator.hunt.rules.HuntRules`) for ``num_players``."""
     board = parse_board(rules.board)
     max_len = rules.die_sides * rules.movement.sum_dice
-    single, sum_ = compute_legs(board, max_len, rules.movement.carrier_rule,
-                                rules.movement.trade_wind_orthogonal)
-    seat_ports = tuple(tuple(board.port_index(p) for p in group) for group in rules.ports_for(num_players))
+    single, sum_ = compute_legs(
+        board, max_len, rules.movement.carrier_rule, rules.movement.trade_wind_orthogonal
+    )
+    seat_ports = tuple(
+        tuple(board.port_index(p) for p in group) for group in rules.ports_for(num_players)
+    )
     owner, home, seat_ships = [], [], []
     for seat, ports in enumerate(seat_ports):
         mine = []
@@ -94,11 +97,21 @@ def build_tables(rules, num_players: int) -> Tables:
     for n, isl in board.anchorage_island.items():
         anch[n] = isl
     return Tables(
-        board=board, single=single, sum_=sum_, num_players=num_players, seat_ports=seat_ports,
-        ship_owner=tuple(owner), ship_home=tuple(home), seat_ships=tuple(seat_ships),
-        num_treasures=rules.board.num_treasures, pass_own=rules.movement.pass_own_ships,
-        fleet=rules.fleet.enabled, fleet_sink_all=rules.fleet.sink == "all",
-        wrecks=rules.shipwreck.enabled, dist=dist, anchorage_island=tuple(anch),
+        board=board,
+        single=single,
+        sum_=sum_,
+        num_players=num_players,
+        seat_ports=seat_ports,
+        ship_owner=tuple(owner),
+        ship_home=tuple(home),
+        seat_ships=tuple(seat_ships),
+        num_treasures=rules.board.num_treasures,
+        pass_own=rules.movement.pass_own_ships,
+        fleet=rules.fleet.enabled,
+        fleet_sink_all=rules.fleet.sink == "all",
+        wrecks=rules.shipwreck.enabled,
+        dist=dist,
+        anchorage_island=tuple(anch),
     )
 
 
@@ -230,7 +243,7 @@ def unit_steps(t: Tables, st: State, player: int, dice_left: tuple[int, ...], oc
             if v in tried:
                 continue
             tried.add(v)
-            rest = dice_left[:i] + dice_left[i + 1:]
+            rest = dice_left[:i] + dice_left[i + 1 :]
             for leg in t.single[node][v]:
                 if leg_allowed(t, st, occ, player, leg, carrier_bit):
                     yield Step(unit, (v,), leg.dest, False), rest

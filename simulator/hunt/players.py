@@ -136,8 +136,11 @@ class Heuristic:
             for s, n in enumerate(st.ship_node):
                 if n < 0 or s == ship:
                     continue
-                hit = any(max(abs(r - cr), abs(c - cc)) <= radius
-                          for (r, c) in t.board.cells[n] for (cr, cc) in t.board.cells[node])
+                hit = any(
+                    max(abs(r - cr), abs(c - cc)) <= radius
+                    for (r, c) in t.board.cells[n]
+                    for (cr, cc) in t.board.cells[node]
+                )
                 if hit:
                     worth = 3.0 if st.carrying[s] >= 0 else 1.0
                     v += worth if t.ship_owner[s] != obs.seat else -2.0 * worth
@@ -183,7 +186,9 @@ def make_player(spec: str):
 
         close = difflib.get_close_matches(name, STRATEGIES, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UserError(f"--strategies: unknown strategy {name!r} (allowed: {', '.join(STRATEGIES)}){hint}")
+        raise UserError(
+            f"--strategies: unknown strategy {name!r} (allowed: {', '.join(STRATEGIES)}){hint}"
+        )
     player = PRESETS[name]
     allowed = [f.name for f in fields(player) if f.name != "name"]
     changes = {}
@@ -196,7 +201,9 @@ def make_player(spec: str):
         try:
             num = float(value)
         except ValueError:
-            raise UserError(f"--strategies: {spec!r}: {key} must be a number, got {value!r}") from None
+            raise UserError(
+                f"--strategies: {spec!r}: {key} must be a number, got {value!r}"
+            ) from None
         if not num >= 0 or num == float("inf"):
             raise UserError(f"--strategies: {spec!r}: {key} must be a finite number >= 0")
         changes[key] = num

@@ -22,12 +22,19 @@ from scenarios.loader import ScenarioError
 class BoardRules:
     """The board as an ASCII map plus what the map alone cannot say."""
 
-    map: str = field(metadata={"doc": "rows of symbols: ~ sea, b berth, 1-8 anchor, = trade wind, "
-                                      "# island, @ anchorage, v ^ strait halves, X no square"})
-    strait_pairs: tuple[tuple[int, int, int, int], ...] = field(
-        default=(), metadata={"doc": "[row, col, row, col] of the two halves forming one strait square"}
+    map: str = field(
+        metadata={
+            "doc": "rows of symbols: ~ sea, b berth, 1-8 anchor, = trade wind, "
+            "# island, @ anchorage, v ^ strait halves, X no square"
+        }
     )
-    num_treasures: int = field(default=1, metadata={"range": (1, 8), "doc": "treasures (one per island)"})
+    strait_pairs: tuple[tuple[int, int, int, int], ...] = field(
+        default=(),
+        metadata={"doc": "[row, col, row, col] of the two halves forming one strait square"},
+    )
+    num_treasures: int = field(
+        default=1, metadata={"range": (1, 8), "doc": "treasures (one per island)"}
+    )
     anchorages_per_island: int = field(default=8, metadata={"range": (1, 32)})
     berths_per_port: int = field(default=3, metadata={"range": (1, 8)})
 
@@ -36,16 +43,23 @@ class BoardRules:
 class MovementRules:
     """Movement switches (notes, Movement)."""
 
-    pass_own_ships: bool = field(default=True, metadata={"doc": "a ship may pass over its own ships"})
+    pass_own_ships: bool = field(
+        default=True, metadata={"doc": "a ship may pass over its own ships"}
+    )
     carrier_rule: Literal["side", "anchor"] = field(
         default="side",
-        metadata={"doc": "side: never away from the home side; anchor: never away from the home "
-                         "anchor along either axis"},
+        metadata={
+            "doc": "side: never away from the home side; anchor: never away from the home "
+            "anchor along either axis"
+        },
     )
     trade_wind_orthogonal: bool = field(
-        default=True, metadata={"doc": "inside the trade-wind zone ships may also move orthogonally"}
+        default=True,
+        metadata={"doc": "inside the trade-wind zone ships may also move orthogonally"},
     )
-    sum_dice: int = field(default=2, metadata={"range": (2, 2), "doc": "dice summed for trade winds and straits"})
+    sum_dice: int = field(
+        default=2, metadata={"range": (2, 2), "doc": "dice summed for trade winds and straits"}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +68,12 @@ class CycloneRules:
 
     enabled: bool = False
     extra_dice: int = field(default=1, metadata={"range": (1, 3)})
-    equal_dice: int = field(default=3, metadata={"range": (2, 6), "doc": "this many equal dice lose a ship"})
-    play_roll_after_loss: bool = field(default=True, metadata={"doc": "the roll is still played after the loss"})
+    equal_dice: int = field(
+        default=3, metadata={"range": (2, 6), "doc": "this many equal dice lose a ship"}
+    )
+    play_roll_after_loss: bool = field(
+        default=True, metadata={"doc": "the roll is still played after the loss"}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +92,9 @@ class FireShipRules:
         default="half", metadata={"doc": "half: ceil(lowest die / 2); lowest: the lowest die"}
     )
     dice: int = field(default=2, metadata={"range": (2, 2)})
-    ends_turn: bool = field(default=True, metadata={"doc": "the fire-ship roll is the player's whole turn"})
+    ends_turn: bool = field(
+        default=True, metadata={"doc": "the fire-ship roll is the player's whole turn"}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +102,9 @@ class OneTwoRules:
     """Variant 6, *Un-deux*."""
 
     enabled: bool = False
-    chain: bool = field(default=True, metadata={"doc": "a 1-2 on the extra roll gives another roll"})
+    chain: bool = field(
+        default=True, metadata={"doc": "a 1-2 on the extra roll gives another roll"}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +112,9 @@ class FleetRules:
     """Variant 9, *La flotte*."""
 
     enabled: bool = False
-    sink: Literal["all", "one"] = field(default="all", metadata={"doc": "ships sunk when a fleet is boarded"})
+    sink: Literal["all", "one"] = field(
+        default="all", metadata={"doc": "ships sunk when a fleet is boarded"}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,18 +132,25 @@ class HuntRules:
 
     board: BoardRules
     seats: tuple[tuple[tuple[int, ...], ...], ...] = field(
-        metadata={"doc": "one seating per player count: the ports of each seat in play (clockwise) "
-                         "order; seat 0 moves first"}
+        metadata={
+            "doc": "one seating per player count: the ports of each seat in play (clockwise) "
+            "order; seat 0 moves first"
+        }
     )
     default_players: int = field(default=4, metadata={"range": (2, 8)})
     num_dice: int = field(default=2, metadata={"range": (1, 6)})
     die_sides: int = field(default=6, metadata={"range": (2, 12)})
     ships_per_port: int = field(default=3, metadata={"range": (1, 8)})
     start: Literal["berths", "devil", "fleet"] = field(
-        default="berths", metadata={"doc": "berths: base; devil: variant 1; fleet: variant 9 (stacked on the anchor)"}
+        default="berths",
+        metadata={
+            "doc": "berths: base; devil: variant 1; fleet: variant 9 (stacked on the anchor)"
+        },
     )
     devil_ships_in_port: int = field(default=1, metadata={"range": (0, 8)})
-    max_turns: int = field(default=500, metadata={"range": (1, 1_000_000), "doc": "player turns before a stalemate"})
+    max_turns: int = field(
+        default=500, metadata={"range": (1, 1_000_000), "doc": "player turns before a stalemate"}
+    )
     movement: MovementRules = field(default_factory=MovementRules)
     cyclone: CycloneRules = field(default_factory=CycloneRules)
     shipwreck: ShipwreckRules = field(default_factory=ShipwreckRules)
@@ -139,47 +170,65 @@ class HuntRules:
             if not 2 <= len(seat_ports) <= 8:
                 raise ScenarioError(None, f"seats[{i}]", f"{len(seat_ports)} seats (allowed: 2..8)")
             if len(seat_ports) in counts:
-                raise ScenarioError(None, f"seats[{i}]", f"a second seating for {len(seat_ports)} players (allowed: one)")
+                raise ScenarioError(
+                    None,
+                    f"seats[{i}]",
+                    f"a second seating for {len(seat_ports)} players (allowed: one)",
+                )
             counts.add(len(seat_ports))
             self._check_ports(seat_ports, ports, f"seats[{i}]")
         if self.kingdoms.mode != "none":
             table = getattr(self.kingdoms, self.kingdoms.mode)
             if len(table) != 2:
-                raise ScenarioError(None, f"kingdoms.{self.kingdoms.mode}", "allowed: exactly 2 players")
+                raise ScenarioError(
+                    None, f"kingdoms.{self.kingdoms.mode}", "allowed: exactly 2 players"
+                )
             self._check_ports(table, ports, f"kingdoms.{self.kingdoms.mode}")
             if ports != {1, 2, 3, 4}:
                 raise ScenarioError(
-                    None, "kingdoms.mode",
+                    None,
+                    "kingdoms.mode",
                     f"{self.kingdoms.mode!r} needs the 4-port standard board (this board has ports "
                     f"{sorted(ports)}; allowed: kingdoms with the single board only)",
                 )
         elif self.default_players not in counts:
             raise ScenarioError(
-                None, "default_players",
+                None,
+                "default_players",
                 f"{self.default_players} has no seats entry (allowed: {', '.join(map(str, sorted(counts)))})",
             )
         if self.start == "fleet" and not self.fleet.enabled:
             raise ScenarioError(None, "start", "'fleet' start needs fleet.enabled = true")
         if self.fleet.enabled and self.start == "devil":
-            raise ScenarioError(None, "start", "devil's island and the fleet cannot be combined (allowed: one start)")
+            raise ScenarioError(
+                None,
+                "start",
+                "devil's island and the fleet cannot be combined (allowed: one start)",
+            )
         if self.board.num_treasures > len(board.islands):
             raise ScenarioError(
-                None, "board.num_treasures",
+                None,
+                "board.num_treasures",
                 f"{self.board.num_treasures} treasures but {len(board.islands)} island(s) (allowed: 1..{len(board.islands)})",
             )
         if self.start == "devil":
             away = self.ships_per_port - self.devil_ships_in_port
             if away < 0:
-                raise ScenarioError(None, "devil_ships_in_port", f"more than ships_per_port ({self.ships_per_port})")
+                raise ScenarioError(
+                    None, "devil_ships_in_port", f"more than ships_per_port ({self.ships_per_port})"
+                )
             need = away * len(ports)
             if need > len(board.anchorage_nodes):
                 raise ScenarioError(
-                    None, "start",
+                    None,
+                    "start",
                     f"devil's island needs {need} anchorages, the board has {len(board.anchorage_nodes)}",
                 )
         if self.ships_per_port > len(board.berths_of(next(iter(ports)))) and self.start == "berths":
             raise ScenarioError(
-                None, "ships_per_port", f"{self.ships_per_port} ships but {self.board.berths_per_port} berths per port"
+                None,
+                "ships_per_port",
+                f"{self.ships_per_port} ships but {self.board.berths_per_port} berths per port",
             )
 
     @staticmethod
@@ -190,7 +239,11 @@ class HuntRules:
                 raise ScenarioError(None, f"{key}[{i}]", "a seat needs at least one port")
             for p in group:
                 if p not in ports:
-                    raise ScenarioError(None, f"{key}[{i}]", f"port {p} is not on the board (allowed: {sorted(ports)})")
+                    raise ScenarioError(
+                        None,
+                        f"{key}[{i}]",
+                        f"port {p} is not on the board (allowed: {sorted(ports)})",
+                    )
                 if p in used:
                     raise ScenarioError(None, f"{key}[{i}]", f"port {p} is given to two seats")
                 used.add(p)
@@ -200,14 +253,18 @@ class HuntRules:
         if self.kingdoms.mode != "none":
             if num_players != 2:
                 raise ScenarioError(
-                    None, "players", f"{num_players} players: the kingdoms variants are for 2 players (allowed: 2)"
+                    None,
+                    "players",
+                    f"{num_players} players: the kingdoms variants are for 2 players (allowed: 2)",
                 )
             return getattr(self.kingdoms, self.kingdoms.mode)
         for seating in self.seats:
             if len(seating) == num_players:
                 return seating
         allowed = ", ".join(str(len(x)) for x in sorted(self.seats, key=len))
-        raise ScenarioError(None, "players", f"{num_players} players on this board (allowed: {allowed})")
+        raise ScenarioError(
+            None, "players", f"{num_players} players on this board (allowed: {allowed})"
+        )
 
     @property
     def player_counts(self) -> tuple[int, ...]:

@@ -19,8 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from scenarios.loader import (
-    RESERVED_KEYS, SCENARIO_ROOT, Scenario, ScenarioError, content_hash, convert_dataclass,
-    deep_merge, load_scenario, read_merged, schema_for,
+    RESERVED_KEYS,
+    SCENARIO_ROOT,
+    Scenario,
+    ScenarioError,
+    content_hash,
+    convert_dataclass,
+    deep_merge,
+    load_scenario,
+    read_merged,
+    schema_for,
 )
 
 HUNT_DIR = SCENARIO_ROOT / "hunt"
@@ -37,7 +45,9 @@ def variant_path(name: str) -> Path:
     if name not in names:
         close = difflib.get_close_matches(name, names, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ScenarioError(None, "--variant", f"unknown variant {name!r} (allowed: {', '.join(names)}){hint}")
+        raise ScenarioError(
+            None, "--variant", f"unknown variant {name!r} (allowed: {', '.join(names)}){hint}"
+        )
     return VARIANT_DIR / f"{name}.toml"
 
 
@@ -88,7 +98,8 @@ def load_hunt(scenario: str | Path | None = None, variants: Sequence[str] = ()) 
             if key in setter and setter[key][1] != value:
                 other = setter[key][0]
                 raise ScenarioError(
-                    path, key,
+                    path,
+                    key,
                     f"variants {other!r} and {name!r} set it differently ({setter[key][1]!r} vs {value!r}); "
                     f"they cannot be combined",
                 )
@@ -103,6 +114,12 @@ def load_hunt(scenario: str | Path | None = None, variants: Sequence[str] = ()) 
     except ScenarioError as exc:
         raise ScenarioError(f"variants {label}", exc.key, exc.problem) from None
     return Scenario(
-        game="hunt", name=label, rules_version=base.rules_version, content_hash=content_hash(merged),
-        path=base.path, chain=tuple(chain), rules=rules, raw=types.MappingProxyType(merged),
+        game="hunt",
+        name=label,
+        rules_version=base.rules_version,
+        content_hash=content_hash(merged),
+        path=base.path,
+        chain=tuple(chain),
+        rules=rules,
+        raw=types.MappingProxyType(merged),
     )
