@@ -22,14 +22,14 @@ import time
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # one core
 
-import numpy as np
+import numpy as np  # noqa: E402
 
-from scenarios import load_scenario
-from simulator.cove import combat_kernel
-from simulator.cove.battle import BattleShip, resolve_battle
-from simulator.cove.combat import simulate_battles
-from simulator.cove.combat_policies import RulePolicy
-from simulator.cove.lethality import Build, lethality_table
+from scenarios import load_scenario  # noqa: E402
+from simulator.cove import combat_kernel  # noqa: E402
+from simulator.cove.battle import BattleShip, resolve_battle  # noqa: E402
+from simulator.cove.combat import simulate_battles  # noqa: E402
+from simulator.cove.combat_policies import RulePolicy  # noqa: E402
+from simulator.cove.lethality import Build, lethality_table  # noqa: E402
 
 
 def battles(rules):
@@ -142,7 +142,8 @@ def main() -> None:
         f"{battles_per_s / scalar_per_s:>9.1f}{dice_per_battle:>13.2f}{np_dice:>9.2f}"
     )
     print(
-        f"numpy int8 d6 generation: {rng_dice_per_s:,.0f} dice/s; kernel rng_fraction {rng_fraction:.3f}, "
+        f"numpy int8 d6 generation: {rng_dice_per_s:,.0f} dice/s; "
+        f"kernel rng_fraction {rng_fraction:.3f}, "
         f"numpy path {np_fraction:.3f}"
     )
     print(f"kernel compile/cache load (untimed): {warm_s:.2f} s")

@@ -71,7 +71,8 @@ def main(argv=None) -> int:
     print(f"{'jobs':>6} {'games':>7} {'seconds':>9} {'games/s':>9}")
     print(f"{1:>6} {args.games:>7} {t1:>9.2f} {one:>9.1f}")
     print(
-        f"{args.jobs:>6} {args.games:>7} {tj:>9.2f} {many:>9.1f}   (pool already started; start-up {startup:.1f} s)"
+        f"{args.jobs:>6} {args.games:>7} {tj:>9.2f} {many:>9.1f}   "
+        f"(pool already started; start-up {startup:.1f} s)"
     )
     print(
         f"load average (1 min) during the run: {load:.2f} on {os.cpu_count()} cores; "
@@ -95,7 +96,8 @@ def main(argv=None) -> int:
             name = "builtins"
         by_module[name] += tt
     print(
-        f"\nprofile of {args.profile_games} games on one core ({total:.2f} s under cProfile): own time by module"
+        f"\nprofile of {args.profile_games} games on one core ({total:.2f} s under cProfile): "
+        "own time by module"
     )
     for name, tt in sorted(by_module.items(), key=lambda kv: -kv[1])[:10]:
         print(f"  {name:<28} {tt:7.2f} s  {100 * tt / total:5.1f}%")

@@ -57,7 +57,8 @@ def main() -> None:
         r2, t2 = _rate([pairing], args.n, 2, 2_000)
         rows.append((label, args.n, r1, t1, r2, t2))
     print(
-        f"{'workload':32s} {'battles':>8s} {'1 core b/s':>11s} {'s':>6s} {'2 jobs b/s':>11s} {'s':>6s}"
+        f"{'workload':32s} {'battles':>8s} {'1 core b/s':>11s} {'s':>6s} "
+        f"{'2 jobs b/s':>11s} {'s':>6s}"
     )
     for label, n, r1, t1, r2, t2 in rows:
         print(f"{label:32s} {n:8d} {r1:11.0f} {t1:6.2f} {r2:11.0f} {t2:6.2f}")

@@ -24,7 +24,7 @@ STRATEGIES = ["runner", "hunter", "guard", "random"]
 
 def timed(scenario, n, jobs, engine, chunk_size):
     t0 = time.perf_counter()
-    games, summary = play_games(
+    _games, summary = play_games(
         scenario, STRATEGIES, n, seed=2024, n_jobs=jobs, engine=engine, chunk_size=chunk_size
     )
     dt = time.perf_counter() - t0
@@ -52,7 +52,8 @@ def main() -> None:
     for engine, jobs, n, dt in rows:
         print(f"{engine:8} {jobs:>4} {n:>7} {dt:>8.2f} {n / dt:>9.1f}")
     print(
-        f"mean turns per game {s1['turns']['mean']:.1f}; same results 1 vs 2 jobs: {s1['seats'] == s2['seats']}"
+        f"mean turns per game {s1['turns']['mean']:.1f}; "
+        f"same results 1 vs 2 jobs: {s1['seats'] == s2['seats']}"
     )
     print(
         json.dumps(

@@ -1,4 +1,5 @@
-"""Scaling of one job across backends: loky with 1 and 2 jobs, and a local Dask cluster of 2 workers.
+"""\
+Scaling of one job across backends: loky with 1 and 2 jobs, and a local Dask cluster of 2 workers.
 
 The same seeded job (by default Les Pirates games with the compiled engine, 4 scripted players; or
 ``--task volley``: Monte Carlo volleys of ``broadside odds volley``) runs three ways through
@@ -11,9 +12,10 @@ The same seeded job (by default Les Pirates games with the compiled engine, 4 sc
 
 Each pool is warmed up first (every worker has run a chunk: process start, imports, compiled
 functions), then the three run interleaved ``--repeat`` times and the best time of each is kept, so
-the figures are steady-state throughput even on a shared machine. Results must be identical across the three (checked and printed).
-Prints a table, then as its last line one JSON object: runs per second ``loky_1``, ``loky_2``,
-``dask_2`` and the parallel efficiencies (throughput / (workers x loky_1)). Usage::
+the figures are steady-state throughput even on a shared machine. Results must be identical
+across the three (checked and printed). Prints a table, then as its last line one JSON object:
+runs per second ``loky_1``, ``loky_2``, ``dask_2`` and the parallel efficiencies (throughput /
+(workers x loky_1)). Usage::
 
     python benchmarks/scaling.py [--task hunt|volley] [-n N] [--chunk-size C] [--repeat R]
 """

@@ -44,7 +44,9 @@ class _SizeChoice(click.Choice):
     "scenario_files",
     multiple=True,
     type=click.Path(dir_okay=False),
-    help="Scenario file to use instead of a game's default (repeatable; its `game` key says which).",
+    help=(
+        "Scenario file to use instead of a game's default (repeatable; its `game` key says which)."
+    ),
 )
 @click.option(
     "--size",
@@ -113,7 +115,9 @@ def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
     "--metric",
     "metrics",
     multiple=True,
-    help="win-rate:STRATEGY | seat-advantage | game-length | stalemate | fame:STRATEGY (repeatable).",
+    help=(
+        "win-rate:STRATEGY | seat-advantage | game-length | stalemate | fame:STRATEGY (repeatable)."
+    ),
 )
 @click.option(
     "--alpha",
@@ -159,7 +163,10 @@ def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
     type=click.Choice(("crn", "independent")),
     default="crn",
     show_default=True,
-    help="crn: game i of both scenarios uses the same seeds; independent: different seeds (diagnostic).",
+    help=(
+        "crn: game i of both scenarios uses the same seeds; "
+        "independent: different seeds (diagnostic)."
+    ),
 )
 @seed_option
 @jobs_option

@@ -9,7 +9,8 @@ metrics).
 
 Metrics (per game, averaged over games):
 
-``win-rate:S``     share of the seats played by strategy ``S`` that won (shared wins count a fraction)
+``win-rate:S``     share of the seats played by strategy ``S`` that won (shared wins count a
+                   fraction)
 ``seat-advantage`` whether the first seat won (the first-player win rate)
 ``game-length``    player turns played
 ``stalemate``      whether the game hit the turn limit (Les Pirates)
@@ -125,9 +126,10 @@ def verdict(row: dict, metric: Metric, alpha: float) -> str:
             f"{row['n_games']:,} paired games"
         )
     return (
-        f"no detectable difference at this n ({row['n_games']:,} paired games): {metric.label} differs by "
-        f"{d * scale:+.2f}{unit}, 95% repeated CI {lo * scale:+.2f} to {hi * scale:+.2f}, Holm-adjusted "
-        f"p = {row['p_holm']:.2g} > {alpha}"
+        f"no detectable difference at this n ({row['n_games']:,} paired games): "
+        f"{metric.label} differs by {d * scale:+.2f}{unit}, "
+        f"95% repeated CI {lo * scale:+.2f} to {hi * scale:+.2f}, "
+        f"Holm-adjusted p = {row['p_holm']:.2g} > {alpha}"
     )
 
 
@@ -209,7 +211,8 @@ def run_compare(
     stopped_early = n_done < max_games
     decided = [r["name"] for r in rows if r["decided"]]
     headline = (
-        f"{variant} vs {base} ({game}): stopped after {n_done:,} of at most {max_games:,} paired games"
+        f"{variant} vs {base} ({game}): stopped after {n_done:,} of at most "
+        f"{max_games:,} paired games"
         f"{' (early)' if stopped_early else ''}; "
         + (
             f"differences found in: {', '.join(decided)}"
@@ -226,8 +229,8 @@ def run_compare(
         "alpha": alpha,
         "pairing": pairing,
         "design": {
-            "method": "group-sequential, Lan-DeMets alpha spending on paired differences; stage-wise "
-            "ordering p-values; repeated 95% CIs; Holm across metrics",
+            "method": "group-sequential, Lan-DeMets alpha spending on paired differences; "
+            "stage-wise ordering p-values; repeated 95% CIs; Holm across metrics",
             "spending": spending,
             "looks_at_games": cmp.sizes,
             "boundaries_z": list(cmp.design.bounds),

@@ -84,7 +84,8 @@ class Engine:
             strategies = strategies * players
         if len(strategies) != players:
             raise UserError(
-                f"--strategies: {len(strategies)} given for {players} players (allowed: one per seat)"
+                f"--strategies: {len(strategies)} given for {players} players "
+                "(allowed: one per seat)"
             )
         return _PLAYERS[self.game](
             scenario, n=n, seed=seed, jobs=jobs, quiet=quiet, players=players, strategies=strategies
@@ -148,7 +149,8 @@ def _normalise(df: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in ("game", "seat", "strategy", "won") if c not in df.columns]
     if missing:
         raise UserError(
-            f"engine result lacks column(s) {', '.join(missing)} (have: {', '.join(map(str, df.columns))})"
+            f"engine result lacks column(s) {', '.join(missing)} "
+            f"(have: {', '.join(map(str, df.columns))})"
         )
     df["won"] = df["won"].astype(float)
     return df

@@ -80,7 +80,8 @@ header p{margin:0;opacity:.85}
 nav{background:#e8eef3;padding:.5rem 2rem;position:sticky;top:0;border-bottom:1px solid #cfd8e0}
 nav a{margin-right:1.2rem;color:#12324a;text-decoration:none;font-weight:600}
 main{max-width:1150px;margin:0 auto;padding:1rem 2rem 3rem}
-section{background:#fff;border:1px solid #dde3ea;border-radius:6px;padding:1rem 1.5rem;margin:1.2rem 0}
+section{background:#fff;border:1px solid #dde3ea;border-radius:6px;\
+padding:1rem 1.5rem;margin:1.2rem 0}
 h2{color:#12324a;border-bottom:2px solid #e8eef3;padding-bottom:.3rem}
 figure{margin:1rem 0;text-align:center}
 figure img{max-width:100%;height:auto;border:1px solid #eee}
@@ -98,7 +99,8 @@ code{background:#f0f4f7;padding:0 .2rem;border-radius:3px}
 SCRIPT = """
 (function(){
   var errors=0;
-  window.addEventListener('error', function(){ errors++; document.body.setAttribute('data-js-errors', String(errors)); }, true);
+  window.addEventListener('error', function(){ errors++; \
+document.body.setAttribute('data-js-errors', String(errors)); }, true);
   function mark(){
     document.body.setAttribute('data-js-errors', String(errors));
     var imgs=document.querySelectorAll('img.figure'), ok=0;
@@ -141,7 +143,8 @@ def table_html(df: pd.DataFrame, max_rows: int = MAX_TABLE_ROWS) -> str:
     rows = []
     for rec in df.head(max_rows).itertuples(index=False):
         cells = "".join(
-            f'<td class="{"" if numeric[c] else "s"}">{html.escape(_fmt(v.item() if hasattr(v, "item") else v))}</td>'
+            f'<td class="{"" if numeric[c] else "s"}">'
+            f"{html.escape(_fmt(v.item() if hasattr(v, 'item') else v))}</td>"
             for c, v in zip(cols, rec)
         )
         rows.append(f"<tr>{cells}</tr>")
@@ -155,7 +158,8 @@ def _block_html(block: Any) -> str:
     if isinstance(block, FigureBlock):
         b64 = base64.b64encode(block.png).decode("ascii")
         return (
-            f'<figure id="fig-{html.escape(block.stem)}"><img class="figure" alt="{html.escape(block.caption)}" '
+            f'<figure id="fig-{html.escape(block.stem)}">'
+            f'<img class="figure" alt="{html.escape(block.caption)}" '
             f'src="data:image/png;base64,{b64}">'
             f"<figcaption>{html.escape(block.caption)} <em>Based on {html.escape(block.n)}.</em> "
             f"Numbers: <code>{html.escape(block.csv)}</code>; vector version: "

@@ -8,6 +8,7 @@ leaves a partial file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -120,10 +121,8 @@ def atomic_write(path: str | Path, writer: Callable[[Path], None]) -> Path:
         os.chmod(tmp, _new_file_mode())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     return path
 

@@ -177,7 +177,8 @@ def _resolve_base(ref: Any, current: Path, game: str | None) -> Path:
         raise ScenarioError(
             current,
             "extends",
-            f"{ref[:40]!r}: not a scenario name (allowed: printable, at most {MAX_EXTENDS_CHARS} characters)",
+            f"{ref[:40]!r}: not a scenario name (allowed: printable, at most "
+            f"{MAX_EXTENDS_CHARS} characters)",
         )
     try:
         return _resolve_base_path(ref, current, game)
@@ -469,7 +470,11 @@ def convert_dataclass(value: Any, cls: type, file: str | None, key: str = "") ->
             validate()
         except ScenarioError as exc:
             if exc.file is None:
-                raise ScenarioError(file, exc.key, exc.problem) from None
+                # a key starting with "." is relative to this table (nested tables that cannot
+                # know where they sit, e.g. a parameter declaration inside kinds.NAME.params)
+                where = f"{key}{exc.key}" if exc.key and exc.key.startswith(".") else exc.key
+                where = where.lstrip(".") if where else where
+                raise ScenarioError(file, where, exc.problem) from None
             raise
         except ValueError as exc:
             raise ScenarioError(file, key or None, str(exc)) from None

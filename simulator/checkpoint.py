@@ -22,6 +22,7 @@ Broadside's own packages (rebuilt from their fields; only ``simulator.``, ``repo
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import functools
@@ -332,7 +333,8 @@ class _Decoder:
 
 
 def encode_result(obj: Any) -> tuple[Any, dict[str, np.ndarray]]:
-    """Split a chunk result into a JSON-able structure and named arrays (raises UnsupportedResult)."""
+    """Split a chunk result into a JSON-able structure and named arrays (raises
+    UnsupportedResult)."""
     enc = _Encoder()
     spec = enc.encode(obj)
     return spec, enc.arrays
@@ -501,7 +503,10 @@ def task_fingerprint(task: Callable[..., Any]) -> dict[str, str]:
     func: Any = task
     while isinstance(func, functools.partial):
         func = func.func
-    name = f"{getattr(func, '__module__', '?')}:{getattr(func, '__qualname__', type(func).__qualname__)}"
+    name = (
+        f"{getattr(func, '__module__', '?')}:"
+        f"{getattr(func, '__qualname__', type(func).__qualname__)}"
+    )
     blob = json.dumps(_describe(task), sort_keys=True, default=str)
     return {"function": name, "arguments": hashlib.sha256(blob.encode()).hexdigest()[:16]}
 
@@ -659,7 +664,8 @@ class CheckpointJob:
             raise CheckpointError(f"{job_file}: not a {FORMAT} checkpoint")
         if old.get("command") != self.command:
             raise CheckpointError(
-                f"{self.root}: checkpoint is of `{old.get('command')}`, not `{self.command}` (refused)"
+                f"{self.root}: checkpoint is of `{old.get('command')}`, "
+                f"not `{self.command}` (refused)"
             )
         diff = _first_difference(old.get("params"), self.params)
         if diff:
@@ -682,10 +688,8 @@ class CheckpointJob:
                     for f in sub.iterdir():
                         if f.is_file() and (_CHUNK_RE.match(f.name) or f.name == MANIFEST_FILE):
                             f.unlink()
-                    try:
+                    with contextlib.suppress(OSError):
                         sub.rmdir()
-                    except OSError:
-                        pass
             write_json(folder / JOB_FILE, self.job_record())
         except OSError as exc:
             raise CheckpointError(
@@ -744,7 +748,8 @@ class CheckpointJob:
             diff = _first_difference({k: old.get(k) for k in record}, record)
             if diff:
                 raise CheckpointError(
-                    f"{self.root}: checkpoint run {index} does not match this command: {diff} (refused)"
+                    f"{self.root}: checkpoint run {index} does not match this command: "
+                    f"{diff} (refused)"
                 )
             run = CheckpointRun(
                 folder=folder,

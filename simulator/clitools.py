@@ -109,15 +109,16 @@ def _execution_params() -> list[click.Option]:
             ["--backend"],
             type=click.Choice(BACKENDS),
             default=None,
-            help="Where chunks run: loky (local processes, the default) or dask (a dask.distributed "
-            "cluster; see --scheduler). Results are identical.",
+            help="Where chunks run: loky (local processes, the default) or dask (a "
+            "dask.distributed cluster; see --scheduler). Results are identical.",
         ),
         click.Option(
             ["--scheduler"],
             metavar="local|tcp://HOST:PORT",
             default=None,
             help="Dask scheduler: 'local' starts a cluster on this machine (the default with "
-            "--backend dask), an address joins one started with `dask scheduler`. Implies --backend dask.",
+            "--backend dask), an address joins one started with `dask scheduler`. "
+            "Implies --backend dask.",
         ),
         click.Option(
             ["--checkpoint"],
@@ -139,7 +140,8 @@ def _execution_params() -> list[click.Option]:
 
 
 def execution_options(f):
-    """--backend, --scheduler, --checkpoint, --resume (consumed here; the callback never sees them)."""
+    """--backend, --scheduler, --checkpoint, --resume (consumed here; the callback never sees
+    them)."""
     wrapped = _with_execution(f)
     params = wrapped.__dict__.setdefault("__click_params__", [])
     params.extend(reversed(_execution_params()))  # click reverses the decorator-collected list
@@ -202,7 +204,8 @@ def checkpoint_job(
     strict: bool = True,
     quiet: bool = False,
 ):
-    """The :class:`~simulator.checkpoint.CheckpointJob` of this command (checked before any work)."""
+    """The :class:`~simulator.checkpoint.CheckpointJob` of this command (checked before any
+    work)."""
     from simulator.checkpoint import CheckpointJob, file_digests, jsonable
 
     skip = set(EXECUTION_PARAMS) | ({out_name} if out_name else set())

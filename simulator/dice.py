@@ -72,7 +72,8 @@ def volley_pmf(
 
 
 def successes_pmf(dice: int, success_on: int, reroll_misses: int = 0) -> tuple[Fraction, ...]:
-    """Distribution of successes for ``dice`` d6 at ``success_on``+ (alias of :func:`volley_pmf`)."""
+    """Distribution of successes for ``dice`` d6 at ``success_on``+ (alias of
+    :func:`volley_pmf`)."""
     return volley_pmf(dice, success_on, reroll_misses)
 
 

@@ -147,7 +147,10 @@ def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, out, seed, jobs, quiet
         fmt,
         df,
         obj,
-        title=f"{dice_n} dice hitting on {hit_on}+ (reroll {reroll_misses} misses, {extra_dice} extra dice)",
+        title=(
+            f"{dice_n} dice hitting on {hit_on}+ "
+            f"(reroll {reroll_misses} misses, {extra_dice} extra dice)"
+        ),
     )
     if not mc:
         note(
@@ -268,5 +271,8 @@ def boarding(
         fmt,
         df.rename(columns={"value": "difference"}),
         obj,
-        title=f"boarding: {masts} masts (+{extra_dice}) vs {vs} masts (+{vs_extra_dice}), success on 3+",
+        title=(
+            f"boarding: {masts} masts (+{extra_dice}) vs {vs} masts (+{vs_extra_dice}), "
+            "success on 3+"
+        ),
     )

@@ -124,8 +124,8 @@ def iter_chunks(
     """Chunks of a job, made one at a time (memory does not grow with ``n``).
 
     Chunk ``i`` gets ``SeedSequence(entropy, spawn_key=(i,))``, which is exactly the ``i``-th child
-    of ``SeedSequence(entropy).spawn(n_chunks)``: the seed tree is fixed by ``entropy`` and the chunk
-    size, whatever order, worker or machine runs the chunk.
+    of ``SeedSequence(entropy).spawn(n_chunks)``: the seed tree is fixed by ``entropy`` and the
+    chunk size, whatever order, worker or machine runs the chunk.
     """
     n_chunks = check_sizes(n, chunk_size)
     for i in range(n_chunks):
@@ -204,7 +204,8 @@ class Execution:
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
 
     def dask_client(self) -> Any:
-        """The ``dask.distributed.Client`` of this command (started on first use, closed at exit)."""
+        """The ``dask.distributed.Client`` of this command (started on first use, closed at
+        exit)."""
         if self._client is not None:
             return self._client
         try:

@@ -59,7 +59,8 @@ def spent_alpha(t, alpha: float, spending: str = "obrien-fleming"):
     """
     t = np.clip(np.asarray(t, dtype=float), 0.0, 1.0)
     if spending == "obrien-fleming":
-        # alpha/2 per side, each side spent as 2 - 2 Phi(z_{1 - alpha/4} / sqrt(t)) (gsDesign sfLDOF)
+        # alpha/2 per side, each side spent as 2 - 2 Phi(z_{1 - alpha/4} / sqrt(t))
+        # (gsDesign sfLDOF)
         z = sps.norm.isf(alpha / 4)
         with np.errstate(divide="ignore"):
             out = np.where(t > 0, 4 * sps.norm.sf(z / np.sqrt(np.where(t > 0, t, 1))), 0.0)
@@ -133,7 +134,8 @@ class GroupSequentialDesign:
         return float(np.sum(w * dens * tail))
 
     def p_value(self, k: int, z: float) -> float:
-        """Stage-wise ordering p-value when stopping at look ``k`` (0-based) with statistic ``z``."""
+        """Stage-wise ordering p-value when stopping at look ``k`` (0-based) with statistic
+        ``z``."""
         before = self.cumulative_alpha[k - 1] if k > 0 else 0.0
         return float(min(1.0, before + self.exit_probability(k, z)))
 
@@ -345,7 +347,8 @@ class SequentialComparison:
         return all(s.crossed_at is not None for s in self.metrics.values())
 
     def results(self) -> list[dict]:
-        """Per metric: means, difference, repeated 95% CI, stage-wise and Holm p-values, decision."""
+        """Per metric: means, difference, repeated 95% CI, stage-wise and Holm p-values,
+        decision."""
         rows = []
         for state in self.metrics.values():
             k = state.look

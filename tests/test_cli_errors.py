@@ -63,10 +63,13 @@ def _raiser(exc: BaseException) -> click.Command:
         (RunError("first line\nsecond line"), "broadside: error: first line"),
         (
             WorkerDied(
-                "a worker process died while running chunks (exit codes {SIGKILL(-9)}); 3 of 9 chunks "
-                "saved in out/chunks; resume with --resume out"
+                "a worker process died while running chunks (exit codes {SIGKILL(-9)}); "
+                "3 of 9 chunks saved in out/chunks; resume with --resume out"
             ),
-            "broadside: error: a worker process died while running chunks (exit codes {SIGKILL(-9)}); 3 of 9",
+            (
+                "broadside: error: a worker process died while running chunks "
+                "(exit codes {SIGKILL(-9)}); 3 of 9"
+            ),
         ),
         (
             ScenarioError("my.toml", "combat.hit_on", "9 is out of range (allowed: 1..6)"),

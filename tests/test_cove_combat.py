@@ -265,8 +265,9 @@ def _rules_with(**combat):
 
 @pytest.mark.parametrize("engine", ["numpy", "kernel"])
 def test_parrot_absorbs_hits_switch_in_exact_and_vectorised_engines(engine):
-    # Flint on the hull against Captain Hook (3 dice on the hull): whether the parrot's two hits also
-    # move the ring changes the odds; the vectorised engine follows the switch like the exact chain
+    # Flint on the hull against Captain Hook (3 dice on the hull): whether the parrot's two hits
+    # also move the ring changes the odds; the vectorised engine follows the switch like the exact
+    # chain
     ship = DuelShip((4, 4, 4, 4), parrot="flint")
     odds = {}
     for absorbs in (True, False):

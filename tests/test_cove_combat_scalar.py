@@ -435,7 +435,8 @@ def _rules_with(**combat):
 
 @pytest.mark.parametrize("absorbs", [True, False])
 def test_parrot_absorbs_hits_switch(absorbs):
-    # A (faster) lands 2 hits on B's hull where Flint sits: Flint is wounded, then killed either way.
+    # A (faster) lands 2 hits on B's hull where Flint sits: Flint is wounded, then killed either
+    # way.
     # combat.parrot_absorbs_hits = true: the ring stays on 2, B flees (mutiny die 2);
     # false: the ring moves too (2 -> 0), B is routed before its turn.
     rules = _rules_with(parrot_absorbs_hits=absorbs)

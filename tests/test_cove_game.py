@@ -174,7 +174,7 @@ def test_rotate_seats_plays_every_rotation_with_the_same_dice():
         None, ["brawler", "plunderer", "tavern"], 3, 5, seed=3, rotate_seats=True
     )
     assert summ["n_games"] == 15 and summ["n_deals"] == 5
-    for (g, r), d in seats.groupby(["game", "rotation"]):
+    for (_g, r), d in seats.groupby(["game", "rotation"]):
         assert list(d["strategy"]) == [
             ["brawler", "plunderer", "tavern"][(s + r) % 3] for s in range(3)
         ]
@@ -187,7 +187,7 @@ def test_rotations_of_a_deal_replay_the_same_dice():
     """With the same strategy at every seat, every rotation of a deal must be the same game."""
     seats, battles, _ = play_games(None, ["balanced"] * 3, 3, 4, seed=11, rotate_seats=True)
     cols = ["seat", "fame", "gold", "chests", "battles", "routed", "win"]
-    for g, d in seats.groupby("game"):
+    for _g, d in seats.groupby("game"):
         per_rot = [d[d["rotation"] == r][cols].reset_index(drop=True) for r in range(3)]
         for other in per_rot[1:]:
             pd.testing.assert_frame_equal(per_rot[0], other)

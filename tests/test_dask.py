@@ -9,15 +9,15 @@ import logging
 import time
 
 import pytest
-
-distributed = pytest.importorskip("dask.distributed")
-
-import dask
 from test_runner_tasks import counts_chunk, mixed_chunk, run_main, suicidal_chunk
 
 from simulator import checkpoint as ck
 from simulator import runner
 from simulator.runner import RunError, WorkerDied, execution, run_chunks
+
+distributed = pytest.importorskip("dask.distributed")
+
+import dask  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +145,8 @@ def test_bad_scheduler_address_is_refused_before_connecting(address):
 
 
 def test_dead_dask_worker_is_a_clear_error(cluster, tmp_path):
-    """Runs last in this module: it kills one worker of the shared cluster (its nanny restarts it)."""
+    """Runs last in this module: it kills one worker of the shared cluster (its nanny restarts
+    it)."""
     marker = tmp_path / "kill-me"
     marker.touch()
     task = functools.partial(suicidal_chunk, marker=str(marker), victim=2)

@@ -523,7 +523,8 @@ def test_mirrored_matrix_seat_swap_consistency():
 
 
 def test_seat_does_not_matter_in_expectation():
-    """Same fleet both sides: win and loss rates equal within 4 SE (deployment and initiative fair)."""
+    """Same fleet both sides: win and loss rates equal within 4 SE (deployment and initiative
+    fair)."""
     f = "turkish:4,3,2,2,1 helmsman@0 gunner@2"
     _, s = api.battle_stats(f, f, n=3000, seed=21, commanders="skirmisher")
     assert _z(s["win"]["p"], 3000, s["loss"]["p"], 3000) < 4.0
@@ -554,7 +555,7 @@ def test_initiative_and_activation_order(scen):
     leads = []
     for seed in range(30):
         out, trace, si = api.play_traced(pairing, seed)
-        for turn, (lead, sides) in _activation_order(trace).items():
+        for _turn, (lead, sides) in _activation_order(trace).items():
             leads.append(lead)
             if not sides:
                 continue

@@ -31,9 +31,7 @@ def legal_by_seed(nation: str, masts: list[int], crews: list[str | None]) -> boo
     if masts.count(5) > 1 or masts.count(4) > (2 if nation == "american" else 1):
         return False
     used = [c for c in crews if c]
-    if len(used) > (5 if nation == "france" else 4) or len(set(used)) != len(used):
-        return False
-    return True
+    return not (len(used) > (5 if nation == "france" else 4) or len(set(used)) != len(used))
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,8 @@ GOOD = STANDARD.raw["board"]["map"]
 
 def write(tmp_path, map_text=GOOD, pairs="[[0, 8, 11, 8], [0, 9, 11, 9]]"):
     """A user's scenario file: standard.toml with its [board] table replaced."""
-    base = open(STANDARD.path, encoding="utf-8").read()
+    with open(STANDARD.path, encoding="utf-8") as fh:
+        base = fh.read()
     head, rest = base.split("[board]", 1)
     tail = "[movement]" + rest.split("[movement]", 1)[1]
     board = f"[board]\nmap = '''{map_text}'''\nstrait_pairs = {pairs}\n\n"

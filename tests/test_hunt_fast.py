@@ -19,7 +19,8 @@ CASES = (
 
 
 def random_position(t, rng, st0):
-    """Ships scattered on free squares (some sunk, some stacked in the fleet variant), maybe a carrier."""
+    """Ships scattered on free squares (some sunk, some stacked in the fleet variant), maybe a
+    carrier."""
     n_nodes = t.board.num_nodes
     ships = len(t.ship_owner)
     node = [-1] * ships

@@ -94,8 +94,8 @@ def test_two_dice_one_each_on_two_ships():
 
 def test_must_use_both_dice_when_possible():
     t = tables()
-    # ship 0 at (0,2): die 6 east would cross the strait (forbidden), die 6 south hits the trade winds;
-    # moving east 4 to (0,6) first and then west 6 to the anchor uses both dice.
+    # ship 0 at (0,2): die 6 east would cross the strait (forbidden), die 6 south hits the trade
+    # winds; moving east 4 to (0,6) first and then west 6 to the anchor uses both dice.
     st = position(t, {0: (0, 2), 3: (9, 16)})
     opts = turn_options(t, st, 0, (4, 6))
     assert opts and all(o.dice_used == 2 for o in opts)

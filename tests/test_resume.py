@@ -6,6 +6,7 @@ the same seed, and the chunks on disk are read back exactly.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -365,10 +366,8 @@ def test_killed_process_resumes_to_the_uninterrupted_result(tmp_path, sig):
     finally:
         # A SIGKILLed parent cannot stop its loky workers (they exit when idle); clear them here,
         # they hold our pipes open.
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         if proc.poll() is None:
             proc.wait()
     stdout, stderr = proc.communicate(timeout=30)

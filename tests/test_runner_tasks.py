@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from simulator.runner import Chunk
+from simulator.runner import Chunk  # noqa: E402
 
 
 def mixed_chunk(chunk: Chunk, width: int = 3) -> dict:
@@ -61,7 +61,8 @@ def suicidal_chunk(chunk: Chunk, marker: str, victim: int = 3) -> np.ndarray:
 
 
 def interrupting_chunk(chunk: Chunk, marker: str, at: int = 4) -> np.ndarray:
-    """Raises KeyboardInterrupt (as Ctrl-C would) on chunk ``at`` while ``marker`` exists (jobs=1)."""
+    """Raises KeyboardInterrupt (as Ctrl-C would) on chunk ``at`` while ``marker`` exists
+    (jobs=1)."""
     if chunk.index == at and os.path.exists(marker):
         raise KeyboardInterrupt
     return counts_chunk(chunk)
@@ -91,7 +92,8 @@ def run_main(args: list[str]) -> tuple[int, str, str]:
 
 
 def _slow_cli() -> None:
-    """``python tests/test_runner_tasks.py slow -n N --out DIR ...``: a real command, killed by tests."""
+    """``python tests/test_runner_tasks.py slow -n N --out DIR ...``: a real command, killed by
+    tests."""
     import functools
     import json
 

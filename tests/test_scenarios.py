@@ -97,7 +97,8 @@ def test_hash_ignores_formatting_but_not_values(tmp_path):
     b = tmp_path / "b.toml"
     a.write_text('game = "cove"\nrules_version = "x"\nextends = "standard"\n[bank]\ngold = 100\n')
     b.write_text(
-        '# a comment\ngame="cove"\n\nrules_version="x"\nextends="standard"\n[bank]\ngold=100 # same\n'
+        '# a comment\ngame="cove"\n\nrules_version="x"\nextends="standard"\n'
+        "[bank]\ngold=100 # same\n"
     )
     assert load_scenario(a).content_hash == load_scenario(b).content_hash
     merged, _ = read_merged(a)

@@ -35,7 +35,8 @@ def unavailable(key: str, title: str, what: str) -> Section:
 def rate_table(
     df: pd.DataFrame, by: list[str], success: str, weight: str | None = None
 ) -> pd.DataFrame:
-    """Counts, n, rate and Wilson 95% interval of ``success`` (0..1, ties may be fractional) by group."""
+    """Counts, n, rate and Wilson 95% interval of ``success`` (0..1, ties may be fractional) by
+    group."""
     g = df.groupby(by, sort=False, observed=True)
     out = (
         g[success].agg(["sum", "count"]).reset_index().rename(columns={"sum": "wins", "count": "n"})

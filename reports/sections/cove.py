@@ -1,4 +1,5 @@
-"""Report section "Pirate's Cove": strategies, seats, fame by source, Legendary Pirates, Tavern cards.
+"""Report section "Pirate's Cove": strategies, seats, fame by source, Legendary Pirates, Tavern
+cards.
 
 Full games come from :func:`simulator.cove.api.play_games` (seats rotated, so seat and strategy
 effects separate); the exact lethality table from :mod:`simulator.cove.lethality` when that
@@ -69,11 +70,11 @@ def build(ctx, seed: int) -> Section:
     )
     n_games = int(seats.groupby(["game", "rotation"]).ngroups)
     sec.text(
-        f"{n_games:,} full {n_players}-player games ({deals:,} deals, each played under every rotation of "
-        f"seats, so a strategy's record does not depend on where it sits) with the strategies "
-        f"{', '.join(mix)} from scenario '{scen.name}' (rules {scen.rules_version}). Wins are shared "
-        "when the top fame is tied and no duel breaks it. Intervals are 95% Wilson intervals; fame "
-        "intervals are normal intervals of the mean."
+        f"{n_games:,} full {n_players}-player games ({deals:,} deals, each played under every "
+        f"rotation of seats, so a strategy's record does not depend on where it sits) with the "
+        f"strategies {', '.join(mix)} from scenario '{scen.name}' (rules {scen.rules_version}). "
+        "Wins are shared when the top fame is tied and no duel breaks it. Intervals are 95% Wilson "
+        "intervals; fame intervals are normal intervals of the mean."
     )
 
     strat = rate_table(seats, ["strategy"], "win")
@@ -188,8 +189,8 @@ def _lethality(ctx, sec: Section, scen) -> None:
             cbar="chance to sink it (%)",
             cmap="rocket_r",
         ),
-        caption=f"For each Legendary Pirate (and the Royal Navy) and each ship build, the chance that a "
-        f"lone player ship sinks it; computed {' / '.join(methods)}.",
+        caption=f"For each Legendary Pirate (and the Royal Navy) and each ship build, the chance "
+        f"that a lone player ship sinks it; computed {' / '.join(methods)}.",
         csv="cove_lethality",
         n=f"{' / '.join(methods)} computation per cell",
         n_value=None,
@@ -227,8 +228,8 @@ def _pirate_record(ctx, sec: Section, battles: pd.DataFrame, n_games: int) -> No
             title="In-game record: how often the pirate is sunk (or the Cacafuego taken)",
             xlabel="battles the players won",
         ),
-        caption="Share of battles against each Legendary Pirate / the Royal Navy that the players won, "
-        "with 95% intervals (all battles of the games above).",
+        caption="Share of battles against each Legendary Pirate / the Royal Navy that the players "
+        "won, with 95% intervals (all battles of the games above).",
         csv="cove_pirate_record",
         n=f"{len(b):,} battles in {n_games:,} games",
         n_value=len(b),
@@ -331,10 +332,11 @@ def _tavern(
         )
     value = pd.DataFrame(rows)
     sec.text(
-        "Tavern card value: the engine keeps no per-card ledger, so single cards are not valued. Instead the "
-        f"same {len(a):,} games were replayed with the tavern strategy never buying Tavern cards (same deals, "
-        "seats and dice streams until the games diverge); the difference is what buying and playing cards "
-        "is worth to that strategy, with 95% intervals from the paired games."
+        "Tavern card value: the engine keeps no per-card ledger, so single cards are not valued. "
+        f"Instead the same {len(a):,} games were replayed with the tavern strategy never buying "
+        "Tavern cards (same deals, seats and dice streams until the games diverge); the difference "
+        "is what buying and playing cards is worth to that strategy, with 95% intervals from the "
+        "paired games."
     )
     ctx.figure(
         sec,

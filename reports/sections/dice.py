@@ -96,20 +96,21 @@ def build(ctx, seed: int) -> Section:
     dist, atleast, _ = tables(n, seed, ctx.jobs, ctx.quiet)
     sec.text(
         "Every game here rolls six-sided dice and counts a hit for each die showing a threshold or "
-        "more (Pirate's Cove broadsides hit on 5+; Pirates express gunnery hits on 2+ to 6+ by range). "
-        "The bars are exact probabilities; the red dots are a simulation with the same dice code the "
-        "games use, with 95% Wilson intervals. The simulation is a check of the dice code: the dots "
-        "should sit on the bars."
+        "more (Pirate's Cove broadsides hit on 5+; Pirates express gunnery hits on 2+ to 6+ by "
+        "range). The bars are exact probabilities; the red dots are a simulation with the same "
+        "dice code the games use, with 95% Wilson intervals. The simulation is a check of the dice "
+        "code: the dots should sit on the bars."
     )
     worst = dist.loc[dist["z"].abs().idxmax()]
     informative = int((dist["p_exact"].between(0, 1, inclusive="neither")).sum())
     p_cell = 2 * float(sps.norm.sf(abs(worst["z"])))
     p_any = 1 - (1 - p_cell) ** informative  # Sidak: chance of a gap this large somewhere by luck
     sec.text(
-        f"Simulation check: {len(dist)} cells, {n:,} simulated volleys per dice count and threshold; the "
-        f"largest gap from the exact value is {abs(worst['z']):.2f} standard errors (dice={int(worst['dice'])}, "
-        f"hit on {int(worst['hit_on'])}+, {int(worst['hits'])} hits). If the dice code is right, a gap at least "
-        f"this large somewhere among the {informative} cells that can vary happens by chance with probability "
+        f"Simulation check: {len(dist)} cells, {n:,} simulated volleys per dice count and "
+        f"threshold; the largest gap from the exact value is {abs(worst['z']):.2f} standard errors "
+        f"(dice={int(worst['dice'])}, hit on {int(worst['hit_on'])}+, {int(worst['hits'])} hits). "
+        "If the dice code is right, a gap at least this large somewhere among the "
+        f"{informative} cells that can vary happens by chance with probability "
         f"about {p_any:.0%} (z-scores in dice_distribution.csv).",
         "note",
     )

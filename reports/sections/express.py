@@ -1,4 +1,5 @@
-"""Report section "Pirates express": nation matrix, best fleet per nation, crew-role and nation-power values.
+"""Report section "Pirates express": nation matrix, best fleet per nation, crew-role and
+nation-power values.
 
 Numbers come from :mod:`simulator.express.api`: ``nation_matrix`` (mirrored study fleets),
 ``best_fleet`` (successive halving over each nation's legal fleets) and ``crew_value`` (each crew
@@ -42,10 +43,10 @@ def build(ctx, seed: int) -> Section:
     df, summary = api.nation_matrix(n=n, scenario=scen, seed=s_matrix, jobs=ctx.jobs, quiet=True)
     nations = list(summary["nations"])
     sec.text(
-        f"Battles between two fleets (scenario '{scen.name}', rules {scen.rules_version}), every nation "
-        f"fielding the same study fleet ({rules.studies.mirrored_fleet}) so only the nation's powers differ; "
-        f"commanders {', '.join(summary['commanders'])}. {n:,} battles per cell; the row nation is the "
-        "first seat. Intervals are 95% Wilson intervals."
+        f"Battles between two fleets (scenario '{scen.name}', rules {scen.rules_version}), every "
+        f"nation fielding the same study fleet ({rules.studies.mirrored_fleet}) so only the "
+        f"nation's powers differ; commanders {', '.join(summary['commanders'])}. {n:,} battles "
+        "per cell; the row nation is the first seat. Intervals are 95% Wilson intervals."
     )
     table = df.pivot(index="nation", columns="vs", values="win").loc[nations, nations]
     annot = df.assign(
@@ -103,10 +104,13 @@ def build(ctx, seed: int) -> Section:
                 ("vp_gain", "vp_gain_lo", "vp_gain_hi", "change in victory points"),
             ],
             scale=[100.0, 1.0],
-            title=f"What one crew role or a nation's power is worth (baseline: {csum['baseline_nation']})",
+            title=(
+                "What one crew role or a nation's power is worth "
+                f"(baseline: {csum['baseline_nation']})"
+            ),
         ),
-        caption="Each crew role added to one ship, and each nation's power, against an identical fleet "
-        "without it (95% intervals; zero = worth nothing).",
+        caption="Each crew role added to one ship, and each nation's power, against an identical "
+        "fleet without it (95% intervals; zero = worth nothing).",
         csv="express_crew_value",
         n=f"{CREW_N[ctx.size]:,} battles per row",
         n_value=CREW_N[ctx.size],
@@ -142,11 +146,11 @@ def build(ctx, seed: int) -> Section:
         )
     best = pd.DataFrame(rows)
     sec.text(
-        f"Best fleet per nation: successive halving over {candidates} candidate fleets per nation (the study "
-        "fleet plus a seeded sample of the legal fleets that use every mast and crew slot), each round "
-        "playing the survivors against every nation's study fleet and keeping the better half. The final "
-        "score is against the study fleets (win = 1, draw = 1/2); it is a search result, not a proof that no "
-        "better fleet exists.",
+        f"Best fleet per nation: successive halving over {candidates} candidate fleets per nation "
+        "(the study fleet plus a seeded sample of the legal fleets that use every mast and crew "
+        "slot), each round playing the survivors against every nation's study fleet and keeping "
+        "the better half. The final score is against the study fleets (win = 1, draw = 1/2); it is "
+        "a search result, not a proof that no better fleet exists.",
         "note",
     )
     sec.table("express_best_fleets", best, "Best fleet found per nation.")

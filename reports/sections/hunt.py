@@ -1,4 +1,5 @@
-"""Report section "Les Pirates": seat advantage, game length and stalemates, each variant vs the base.
+"""Report section "Les Pirates": seat advantage, game length and stalemates, each variant vs the
+base.
 
 Games come from :func:`simulator.hunt.api.play_games`. The base game is played with the four
 scripted strategies rotated through the seats (so seat and strategy effects separate). Each
@@ -93,8 +94,9 @@ def build(ctx, seed: int) -> Section:
     games = games.copy()
     games["won"] = games["won"].astype(float)
     sec.text(
-        f"{n:,} games of the base game ('{base.name}', rules {base.rules_version}) with {n_players} players, "
-        f"the strategies {', '.join(mix)} rotated through the seats (each sits in each seat equally often). "
+        f"{n:,} games of the base game ('{base.name}', rules {base.rules_version}) with "
+        f"{n_players} players, the strategies {', '.join(mix)} rotated through the seats "
+        "(each sits in each seat equally often). "
         f"A game that reaches the turn limit ({base.rules.max_turns} player turns) is a stalemate. "
         "Intervals are 95% Wilson intervals for rates and normal intervals for means."
     )
@@ -247,8 +249,8 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
             rows.append(row)
         if paired_base is None:
             notes.append(
-                f"{name}: {players} players, which the base scenario does not seat; shown without a "
-                "paired base"
+                f"{name}: {players} players, which the base scenario does not seat; "
+                "shown without a paired base"
             )
     if not rows:
         sec.text("No variant could be played on this base scenario.", "warning")
@@ -260,12 +262,13 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
         table.loc[has_p, "p_holm"] = holm(table.loc[has_p, "p_value"].tolist())
     table["difference_detected"] = table["p_holm"] <= 0.05
     sec.text(
-        f"Each printed variant, {n:,} games with 'runner' players, against the base game with the same "
-        "number of players on the same seeds (game i of both uses the same dice stream until the rules "
-        "make them diverge). Differences are variant minus base with 95% t intervals from the paired games; "
-        "p-values are Holm-corrected over every variant and measure in the table. A variant without a "
-        "detected difference may still change the game by less than this n can see "
-        "(`broadside compare BASE VARIANT --game hunt` runs a sequential test to a chosen size)."
+        f"Each printed variant, {n:,} games with 'runner' players, against the base game with the "
+        "same number of players on the same seeds (game i of both uses the same dice stream until "
+        "the rules make them diverge). Differences are variant minus base with 95% t intervals "
+        "from the paired games; p-values are Holm-corrected over every variant and measure in the "
+        "table. A variant without a detected difference may still change the game by less than "
+        "this n can see (`broadside compare BASE VARIANT --game hunt` runs a sequential test to a "
+        "chosen size)."
     )
     for note in notes:
         sec.text(note, "note")
@@ -280,8 +283,9 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
     )
     for name in same[same].index:
         sec.text(
-            f"{VARIANT_LABELS.get(name, name)}: every paired game came out exactly as in the base game, "
-            "so the variant's rule apparently never came into play for these players (not a measured zero effect).",
+            f"{VARIANT_LABELS.get(name, name)}: every paired game came out exactly as in the base "
+            "game, so the variant's rule apparently never came into play for these players "
+            "(not a measured zero effect).",
             "note",
         )
     paired = table[table["difference"].notna()]
@@ -320,8 +324,8 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
                 scale=scales,
                 title="Each variant against the base game (95% intervals)",
             ),
-            caption="What each printed variant changes compared with the base game, with 95% intervals "
-            "from paired games; the dashed line is no change.",
+            caption="What each printed variant changes compared with the base game, with 95% "
+            "intervals from paired games; the dashed line is no change.",
             csv="hunt_variants_vs_base",
             n=f"{n:,} paired games per variant",
             n_value=n,

@@ -34,8 +34,9 @@ def build(
     )
     sec.text(
         "Everything needed to reproduce this page. Passing the root seed back with --seed replays "
-        "every number exactly (results never depend on --jobs). Each section draws its own seed from "
-        "the root seed by a fixed position, so adding or removing a game leaves the others unchanged."
+        "every number exactly (results never depend on --jobs). Each section draws its own seed "
+        "from the root seed by a fixed position, so adding or removing a game leaves the others "
+        "unchanged."
     )
     sec.table("provenance_run", run, "The run.")
     timing = pd.DataFrame(

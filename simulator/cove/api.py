@@ -87,7 +87,8 @@ def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -
         names = names * n_players
     if len(names) != n_players:
         raise UserError(
-            f"--strategies: {len(names)} names for {n_players} players (allowed: one per seat, or one for all)"
+            f"--strategies: {len(names)} names for {n_players} players "
+            "(allowed: one per seat, or one for all)"
         )
     check_strategies(rules)
     for name in names:

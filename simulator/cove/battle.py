@@ -154,7 +154,8 @@ class _Ship:
         mat = rules.ship_mat
         if len(bs.positions) != 4 or not all(1 <= p <= mat.num_positions for p in bs.positions):
             raise ValueError(
-                f"seat {bs.seat}: positions {bs.positions} (allowed: 4 values 1..{mat.num_positions})"
+                f"seat {bs.seat}: positions {bs.positions} "
+                f"(allowed: 4 values 1..{mat.num_positions})"
             )
         c = rules.combat
         if c.artisan_limit == "per_ship" and len(bs.artisans) > 1:
@@ -169,7 +170,8 @@ class _Ship:
         for sec, used in bs.artisans.items():
             if sec not in SECTIONS or not 0 <= used < c.artisan_absorbs:
                 raise ValueError(
-                    f"seat {bs.seat}: Artisan {sec}={used} (allowed: section -> 0..{c.artisan_absorbs - 1})"
+                    f"seat {bs.seat}: Artisan {sec}={used} "
+                    f"(allowed: section -> 0..{c.artisan_absorbs - 1})"
                 )
             self.art[SECTIONS.index(sec)] = c.artisan_absorbs - used
             self.art_used[SECTIONS.index(sec)] = used
@@ -191,7 +193,8 @@ class _Ship:
         for card in bs.battle_cards:
             if card not in BATTLE_CARDS and card not in VOLLEY_CARDS:
                 raise ValueError(
-                    f"seat {bs.seat}: card {card!r} (allowed: {', '.join(BATTLE_CARDS + VOLLEY_CARDS)})"
+                    f"seat {bs.seat}: card {card!r} "
+                    f"(allowed: {', '.join(BATTLE_CARDS + VOLLEY_CARDS)})"
                 )
         self.hand = list(bs.battle_cards)
         self.played: list[str] = []
@@ -378,7 +381,8 @@ class _Battle:
 
     # ---------------------------------------------------------------- damage
     def hit_section(self, ship: _Ship, sec: int, k: int) -> None:
-        """``k`` hits on one section: Artisan first, then the parrot sitting there, then the ring."""
+        """``k`` hits on one section: Artisan first, then the parrot sitting there, then the
+        ring."""
         if k <= 0 or not ship.present:
             return
         ship.was_hit = True
@@ -419,7 +423,7 @@ class _Battle:
         for s in routed:
             s.present = False
             s.outcome = "routed"
-        for s in routed:
+        for _s in routed:
             for o in self.ships:
                 if o.present:
                     o.fame["rout"] += self.c.rout_fame
@@ -546,11 +550,17 @@ class _Battle:
             cands = present
         crit = npc.first_target
         if crit == "most_cannons":
-            key = lambda s: self.value(s, CANNONS)
+
+            def key(s):
+                return self.value(s, CANNONS)
         elif crit == "largest_crew":
-            key = lambda s: self.value(s, CREW)
+
+            def key(s):
+                return self.value(s, CREW)
         elif crit == "strongest_hull":
-            key = lambda s: self.value(s, HULL)
+
+            def key(s):
+                return self.value(s, HULL)
         elif crit == "fastest":
             key = self.speed
         else:

@@ -10,7 +10,8 @@ once sails are damaged) and each group is handled with array operations on its r
 The Battle-card rounds depend only on the starting state and the speed-tie order, so they are
 played once per distinct tie order with the scalar engine's own code and broadcast to the trials
 that drew that order. Volley cards, flight, targeting and the Royal Navy's controller are asked of
-the policies on the batch (:meth:`BattlePolicy.broadside_batch`, :meth:`RoyalNavyPolicy.target_batch`).
+the policies on the batch (:meth:`BattlePolicy.broadside_batch`,
+:meth:`RoyalNavyPolicy.target_batch`).
 
 Speed ties and the pirates' target ties are settled by uniform random keys (the scalar engine rolls
 dice until they differ; both give every order of the tied ships the same probability).

@@ -20,8 +20,8 @@ caller appends a fresh bulk to the unused tail, and that battle is replayed from
 results depend only on the generator's state and ``n``.
 
 Public API: :func:`kernel_applies` (why not, or ``None``) and :func:`simulate_battles_kernel`
-(returns a :class:`simulator.cove.combat.BatchResult`); :func:`simulator.cove.combat.simulate_battles`
-dispatches here when the kernel applies.
+(returns a :class:`simulator.cove.combat.BatchResult`);
+:func:`simulator.cove.combat.simulate_battles` dispatches here when the kernel applies.
 """
 
 from __future__ import annotations
@@ -96,7 +96,8 @@ def _roll_off(dice, dp, order, keys, lo, hi, rolls, stack):
     """Settle ties of equal ``keys`` inside ``order[lo:hi]`` (already sorted by key, descending) by
     die roll-offs, as :meth:`battle._Battle.break_ties` does: each tied group rolls one die per
     ship, highest first, re-rolling among those still tied, depth first. Returns False when the
-    die buffer ran out; returns the die pointer after the roll-offs, or -1 when the buffer ran out."""
+    die buffer ran out; returns the die pointer after the roll-offs, or -1 when the buffer ran
+    out."""
     # segments to settle, processed leftmost first: a stack of (start, end)
     top = 0
     i = hi - 1
@@ -812,8 +813,8 @@ def simulate_battles_kernel(
     """Play ``n`` independent trials of one battle with the compiled kernel.
 
     Same arguments and result as :func:`simulator.cove.combat.simulate_battles`; raises
-    ``ValueError`` if :func:`kernel_applies` says the battle is not the kernel's. ``dice_used`` counts
-    every die the battles consumed (roll-offs and mutiny dice included).
+    ``ValueError`` if :func:`kernel_applies` says the battle is not the kernel's. ``dice_used``
+    counts every die the battles consumed (roll-offs and mutiny dice included).
     """
     from simulator.cove.combat import BatchResult
 

@@ -271,7 +271,8 @@ def policy_from_name(name: str) -> RulePolicy:
         if n >= 1:
             return RulePolicy(n)
     raise ValueError(
-        f"policy {name!r} (allowed: stand, flee-when-hit, flee-when-critical, flee-after-N with N >= 1)"
+        f"policy {name!r} (allowed: stand, flee-when-hit, flee-when-critical, "
+        "flee-after-N with N >= 1)"
     )
 
 

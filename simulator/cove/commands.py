@@ -44,7 +44,8 @@ def _scenario(path):
 
 
 def parse_ship(spec: str, rules, where: str = "--ship") -> Build:
-    """``hull=P,crew=P,cannons=P,sails=P[,artisan=SECTION][,parrot=NAME]`` (positions default to start)."""
+    """``hull=P,crew=P,cannons=P,sails=P[,artisan=SECTION][,parrot=NAME]`` (positions default
+    to start)."""
     n = rules.ship_mat.num_positions
     pos = dict.fromkeys(SECTIONS, rules.ship_mat.start_position)
     artisan = parrot = None
@@ -269,7 +270,8 @@ def duel(ships, vs, exact, n, policy, vs_policy, scenario_path, seed, jobs, quie
     "builds_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="CSV of builds: name,hull,crew,cannons,sails[,artisan][,parrot] (default: the standard grid).",
+    help="CSV of builds: name,hull,crew,cannons,sails[,artisan][,parrot] "
+    "(default: the standard grid).",
 )
 @click.option(
     "--out",
@@ -316,7 +318,8 @@ def duel(ships, vs, exact, n, policy, vs_policy, scenario_path, seed, jobs, quie
 def lethality(
     builds_path, out_dir, policy, company, company_ship, n, scenario_path, seed, jobs, quiet, fmt
 ):
-    """Each Legendary Pirate and the Royal Navy against a grid of builds: odds and fame (exact alone)."""
+    """Each Legendary Pirate and the Royal Navy against a grid of builds: odds and fame (exact
+    alone)."""
     sc = _scenario(scenario_path)
     _policy(policy, "--policy")
     if out_dir is not None:

@@ -26,7 +26,8 @@ TREASURE = 5
 
 
 class DiceRng:
-    """The ``rng`` the combat engine gets: its ``integers(1, 7, size)`` d6 come from the game dice."""
+    """The ``rng`` the combat engine gets: its ``integers(1, 7, size)`` d6 come from the game
+    dice."""
 
     __slots__ = ("dice",)
 

@@ -61,7 +61,8 @@ def build_tavern_deck(rules: CoveRules) -> list[str]:
         rules.decisions.royal_navy_doubled_title == "letter_of_marque"
         and counts["royal_navy"] > counts["letter_of_marque"]
     ):
-        # the doubled event title is unknown: this switch gives the extra copy to the Letter of marque
+        # the doubled event title is unknown: this switch gives the extra copy to the Letter of
+        # marque
         counts["royal_navy"], counts["letter_of_marque"] = (
             counts["letter_of_marque"],
             counts["royal_navy"],
@@ -473,7 +474,8 @@ class Game:
         )
 
     def ask(self, seat: int, kind: str, legal: tuple, extra: dict | None = None) -> Any:
-        """Ask ``seat`` for a choice of ``kind`` among ``legal``; a single legal choice is forced."""
+        """Ask ``seat`` for a choice of ``kind`` among ``legal``; a single legal choice is
+        forced."""
         if len(legal) == 1:
             return legal[0]
         obs = self.observe(seat, kind, extra)
@@ -794,7 +796,8 @@ class Game:
             self.draw_tavern(s, 1)
 
     def _shipyard(self, s: Seat, section: int) -> None:
-        """Raise ``section`` any number of levels at the cumulative cost (one decision: how many)."""
+        """Raise ``section`` any number of levels at the cumulative cost (one decision: how
+        many)."""
         pos, gold, most = s.ring[section], s.gold, 0
         while 0 < pos < self.npos and self.step_cost[pos] <= gold:
             gold -= self.step_cost[pos]

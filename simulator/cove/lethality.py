@@ -95,7 +95,8 @@ def balanced_positions(rules: CoveRules, gold: int) -> tuple[int, int, int, int]
 
 
 def standard_builds(rules: CoveRules) -> list[Build]:
-    """The issue's grid: start, each section maxed, balanced at 9/15/24/36 gold; +/- hull Artisan."""
+    """The issue's grid: start, each section maxed, balanced at 9/15/24/36 gold; +/- hull
+    Artisan."""
     mat = rules.ship_mat
     start = (mat.start_position,) * 4
     bases = [("start", start)]
@@ -116,7 +117,8 @@ def _parrot_key(rules: CoveRules, name: str, where: str) -> str:
     key = name.strip().replace("-", "_").lower()
     if key not in rules.parrots:
         raise UserError(
-            f"{where}: parrot {name!r} (allowed: {', '.join(k.replace('_', '-') for k in rules.parrots)})"
+            f"{where}: parrot {name!r} "
+            f"(allowed: {', '.join(k.replace('_', '-') for k in rules.parrots)})"
         )
     return key
 
@@ -133,7 +135,8 @@ def read_builds(path: str | Path, rules: CoveRules) -> list[Build]:
     extra = [c for c in df.columns if c not in (*need, "artisan", "parrot")]
     if missing or extra:
         raise UserError(
-            f"{path}: columns {list(df.columns)} (allowed: name, hull, crew, cannons, sails, artisan, parrot; "
+            f"{path}: columns {list(df.columns)} "
+            "(allowed: name, hull, crew, cannons, sails, artisan, parrot; "
             f"missing: {missing or 'none'})"
         )
     n = rules.ship_mat.num_positions

@@ -72,7 +72,8 @@ BASE_PARAMS: dict[str, float] = {
     "fight_bias": -1.0,  # value added per expected opponent at an island (brawler: positive)
     "pirate_odds_min": 0.8,  # sail at a Legendary Pirate only if P(sink it) >= this
     "rout_cost": 3.0,  # value lost when routed (repairs, lost month)
-    "flee_hits_left": 1,  # flee a battle when a section is this many hits from destruction (0: never)
+    # flee a battle when a section is this many hits from destruction (0: never)
+    "flee_hits_left": 1,
     "flee_pirate_odds": 0.25,  # flee a pirate when the odds of sinking it fall below this
     "play_cards": 1,  # play battle and volley cards (0: never)
     "cove_cards": 1,  # at the Cove take 2 cards (1) or 1 card and 2 gold (0)
@@ -744,7 +745,8 @@ class HeuristicPlayer(BattlePolicy):
 
     def weakest(self, view: BattleView, exclude: int | None, navy: bool = False) -> tuple[int, str]:
         """The forced non-player target, else the present ship (not ``exclude``) with the fewest
-        hits to rout, at its weakest section; equal ships are picked at random (no seat favoured)."""
+        hits to rout, at its weakest section; equal ships are picked at random (no seat
+        favoured)."""
         if view.npc_fighting and not navy:
             return NPC_TARGET, "hull"
         best, key = [], None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Literal
 
 from scenarios.loader import ScenarioError
@@ -53,9 +54,10 @@ class ShipMat:
                 raise ScenarioError(
                     None,
                     f"ship_mat.{key}",
-                    f"has {len(values)} values (allowed: exactly num_positions = {self.num_positions})",
+                    f"has {len(values)} values "
+                    f"(allowed: exactly num_positions = {self.num_positions})",
                 )
-            if key != "step_cost" and any(b < a for a, b in zip(values, values[1:])):
+            if key != "step_cost" and any(b < a for a, b in pairwise(values)):
                 raise ScenarioError(
                     None, f"ship_mat.{key}", "values must not decrease along the mat"
                 )
@@ -113,7 +115,8 @@ class TreasureDeck:
             raise ScenarioError(
                 None,
                 "treasure.cards",
-                f"{total} cards in all (allowed: num_stacks x stack_size = {self.num_stacks * self.stack_size})",
+                f"{total} cards in all "
+                f"(allowed: num_stacks x stack_size = {self.num_stacks * self.stack_size})",
             )
 
 
@@ -376,5 +379,6 @@ class CoveRules:
                 raise ScenarioError(
                     None,
                     f"black_ships.count_by_players.{key}",
-                    f"not a player count (allowed: {self.setup.min_players}..{self.setup.max_players})",
+                    "not a player count "
+                    f"(allowed: {self.setup.min_players}..{self.setup.max_players})",
                 )

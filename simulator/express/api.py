@@ -176,7 +176,8 @@ def _pairings_chunk(chunk: Chunk, pairings: tuple[Pairing, ...]) -> np.ndarray:
 def run_pairings(
     pairings, n, *, seed=None, jobs=1, quiet=True, chunk_size=DEFAULT_CHUNK, desc="battles"
 ):
-    """Play n battles of each pairing through the runner; returns (int64[P, n, N_OUT], RunResult)."""
+    """Play n battles of each pairing through the runner; returns
+    (int64[P, n, N_OUT], RunResult)."""
     if n <= 0:
         raise UserError(f"-n must be at least 1 (got {n})")
     task = functools.partial(_pairings_chunk, pairings=tuple(pairings))

@@ -376,7 +376,8 @@ def _board(rng, si, sf, na, vp, tr, eng, s, i, j, ri, trace, tn, turn):
 
 @njit(cache=True)
 def _move(si, sf, na, vp, tr, eng, edges, s, i, px, py, allow, ri, rf, islands, trace, tn, turn):
-    """Move ship (s, i) straight toward (px, py), at most ``allow`` cm; then objectives and contact."""
+    """Move ship (s, i) straight toward (px, py), at most ``allow`` cm; then objectives and
+    contact."""
     x = sf[s, i, F_X]
     y = sf[s, i, F_Y]
     # stay on the table

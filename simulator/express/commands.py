@@ -235,7 +235,8 @@ def matrix(
     out,
     fmt,
 ):
-    """The 7x7 nation matrix: row nation (seat A) win rate against the column nation, with intervals."""
+    """The 7x7 nation matrix: row nation (seat A) win rate against the column nation, with
+    intervals."""
     if out:
         ensure_writable_dir(out)
     df, s = api.nation_matrix(

@@ -1,7 +1,8 @@
 """Packed rule arrays and the small rule functions shared by the engine and the commanders.
 
-The battle engine is compiled with numba, so the frozen :class:`~simulator.express.rules.ExpressRules`
-is packed once into flat arrays (:func:`pack_rules`). Every index below says what a slot holds.
+The battle engine is compiled with numba, so the frozen
+:class:`~simulator.express.rules.ExpressRules` is packed once into flat arrays
+(:func:`pack_rules`). Every index below says what a slot holds.
 The functions here are pure and side-effect free: movement allowance (seed "Mouvements", notes 6,
 crew Helmsman / Carpenter), gunnery difficulty by range (seed "Difficulté des tirs"), line of fire
 and island shores (notes 1 switch), distances.

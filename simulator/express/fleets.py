@@ -135,7 +135,8 @@ def parse_fleet(text: str, rules: ExpressRules, nation: str | None = None) -> Fl
         what, idx = m.group(1), int(m.group(2))
         if not 0 <= idx < len(masts):
             raise UserError(
-                f"fleet {text!r}: {tok!r} names ship {idx} but the fleet has ships 0..{len(masts) - 1}"
+                f"fleet {text!r}: {tok!r} names ship {idx} "
+                f"but the fleet has ships 0..{len(masts) - 1}"
             )
         if what == "oars":
             if idx in oars:
@@ -148,17 +149,18 @@ def parse_fleet(text: str, rules: ExpressRules, nation: str | None = None) -> Fl
             close = difflib.get_close_matches(what, CREW_ROLES, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise UserError(
-                f"fleet {text!r}: unknown crew role {what!r} (allowed: {', '.join(CREW_ROLES)}, oars){hint}"
+                f"fleet {text!r}: unknown crew role {what!r} "
+                f"(allowed: {', '.join(CREW_ROLES)}, oars){hint}"
             )
         if what in roles_seen:
             raise UserError(
-                f"fleet {text!r}: crew rule broken: at most {rules.fleet.max_crews_per_type} {what} per "
-                f"fleet (on ships {roles_seen[what]} and {idx})"
+                f"fleet {text!r}: crew rule broken: at most {rules.fleet.max_crews_per_type} "
+                f"{what} per fleet (on ships {roles_seen[what]} and {idx})"
             )
         if idx in crew:
             raise UserError(
-                f"fleet {text!r}: crew rule broken: at most {rules.fleet.max_crews_per_ship} crew per ship "
-                f"(ship {idx} has {crew[idx]} and {what})"
+                f"fleet {text!r}: crew rule broken: at most {rules.fleet.max_crews_per_ship} "
+                f"crew per ship (ship {idx} has {crew[idx]} and {what})"
             )
         roles_seen[what] = idx
         crew[idx] = what
@@ -179,7 +181,8 @@ def validate_fleet(fleet: Fleet, rules: ExpressRules, text: str | None = None) -
         raise UserError(f"{what}: no ships")
     if len(fleet.ships) > fr.max_ships:
         raise UserError(
-            f"{what}: construction rule broken: at most {fr.max_ships} ships per fleet ({len(fleet.ships)} given)"
+            f"{what}: construction rule broken: at most {fr.max_ships} ships per fleet "
+            f"({len(fleet.ships)} given)"
         )
     for i, s in enumerate(fleet.ships):
         if s.masts > rules.ships.max_masts:
@@ -190,7 +193,8 @@ def validate_fleet(fleet: Fleet, rules: ExpressRules, text: str | None = None) -
             )
         if s.masts < rules.ships.min_masts:
             raise UserError(
-                f"{what}: ship {i} has {s.masts} masts (allowed: {rules.ships.min_masts}..{rules.ships.max_masts})"
+                f"{what}: ship {i} has {s.masts} masts "
+                f"(allowed: {rules.ships.min_masts}..{rules.ships.max_masts})"
             )
     total = fleet.total_masts
     if total > fr.max_total_masts:
@@ -217,7 +221,8 @@ def validate_fleet(fleet: Fleet, rules: ExpressRules, text: str | None = None) -
     if len(crews) > allowed:
         extra = " (only France may take a 5th)" if allowed < 5 and nat.max_crews == 0 else ""
         raise UserError(
-            f"{what}: crew rule broken: at most {allowed} crews for {fleet.nation} ({len(crews)} given){extra}"
+            f"{what}: crew rule broken: at most {allowed} crews for {fleet.nation} "
+            f"({len(crews)} given){extra}"
         )
     if len(set(crews)) != len(crews):
         raise UserError(f"{what}: crew rule broken: at most one crew of each type")
@@ -239,7 +244,8 @@ def canonical(fleet: Fleet) -> Fleet:
 
 
 def mast_lists(rules: ExpressRules, nation: str, full_only: bool = False) -> list[tuple[int, ...]]:
-    """Every legal multiset of ship sizes (non-increasing), optionally only those using every mast."""
+    """Every legal multiset of ship sizes (non-increasing), optionally only those using every
+    mast."""
     fr = rules.fleet
     out = []
     sizes = range(rules.ships.max_masts, rules.ships.min_masts - 1, -1)
@@ -315,7 +321,8 @@ FLEET_COLUMNS = ("start_masts", "hull_points", "crew", "oars")
 
 
 def fleet_array(fleet: Fleet, rules: ExpressRules, max_ships: int) -> np.ndarray:
-    """``(max_ships, 4)`` int64: start masts (0 = no ship), hull points, crew index (-1 none), oars."""
+    """``(max_ships, 4)`` int64: start masts (0 = no ship), hull points, crew index (-1 none),
+    oars."""
     arr = np.zeros((max_ships, len(FLEET_COLUMNS)), dtype=np.int64)
     arr[:, 2] = -1
     for i, s in enumerate(fleet.ships):

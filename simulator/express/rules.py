@@ -47,7 +47,8 @@ class Ships:
             raise ScenarioError(
                 None,
                 "ships.movement_cm",
-                f"has {len(self.movement_cm)} values (allowed: exactly max_masts = {self.max_masts})",
+                f"has {len(self.movement_cm)} values "
+                f"(allowed: exactly max_masts = {self.max_masts})",
             )
 
 
@@ -321,8 +322,8 @@ class ExpressRules:
             raise ScenarioError(
                 None,
                 "fleet.max_ships_by_masts",
-                f"has {len(self.fleet.max_ships_by_masts)} values (allowed: exactly ships.max_masts = "
-                f"{self.ships.max_masts})",
+                f"has {len(self.fleet.max_ships_by_masts)} values "
+                f"(allowed: exactly ships.max_masts = {self.ships.max_masts})",
             )
         for i, n in enumerate(self.matrix_nations):
             if n not in self.nations:
@@ -335,7 +336,8 @@ class ExpressRules:
             raise ScenarioError(
                 None,
                 "studies.baseline_nation",
-                f"{self.studies.baseline_nation!r} is not a nation (allowed: {', '.join(self.nations)})",
+                f"{self.studies.baseline_nation!r} is not a nation "
+                f"(allowed: {', '.join(self.nations)})",
             )
         for key in (*self.studies.mirrored_extra, *self.studies.power_fleet):
             if key not in self.nations:

@@ -61,7 +61,7 @@ def resolve_strategies(
 ) -> tuple[int, tuple[str, ...]]:
     """Check the player count and the per-seat strategy specs; returns ``(players, specs)``."""
     if isinstance(strategies, str):
-        strategies = [s for s in strategies.split(",")]
+        strategies = list(strategies.split(","))
     specs = tuple(s.strip() for s in strategies)
     if not specs or any(not s for s in specs):
         raise UserError(

@@ -132,7 +132,8 @@ def parse_board(spec) -> Board:
                 raise ScenarioError(
                     None,
                     f"board.strait_pairs[{i}]",
-                    f"({r},{c}) is {at(r, c)!r}, not a strait half (allowed: squares marked v or ^)",
+                    f"({r},{c}) is {at(r, c)!r}, not a strait half "
+                    "(allowed: squares marked v or ^)",
                 )
             if (r, c) in half_pair:
                 raise ScenarioError(
@@ -147,7 +148,8 @@ def parse_board(spec) -> Board:
         for c in range(cols):
             if grid[r][c] in STRAIT_CHARS and (r, c) not in half_pair:
                 raise _err(
-                    f"row {r}, column {c}: strait half is in no board.strait_pairs entry (straits come in pairs)"
+                    f"row {r}, column {c}: strait half is in no board.strait_pairs entry "
+                    "(straits come in pairs)"
                 )
 
     # nodes in reading order
@@ -176,7 +178,8 @@ def parse_board(spec) -> Board:
                 if port in anchors:
                     r0, c0 = cells[anchors[port]][0]
                     raise _err(
-                        f"row {r}, column {c}: port {port} has a second anchor (first at ({r0},{c0}); allowed: one)"
+                        f"row {r}, column {c}: port {port} has a second anchor "
+                        f"(first at ({r0},{c0}); allowed: one)"
                     )
                 anchors[port] = len(kind)
                 k = ANCHOR
@@ -199,7 +202,8 @@ def parse_board(spec) -> Board:
             if at(rr, cc) == "b":
                 if (rr, cc) in berth_owner:
                     raise _err(
-                        f"row {rr}, column {cc}: berth touches the anchors of ports {berth_owner[(rr, cc)]} and {port}"
+                        f"row {rr}, column {cc}: berth touches the anchors of ports "
+                        f"{berth_owner[(rr, cc)]} and {port}"
                     )
                 berth_owner[(rr, cc)] = port
                 mine.append(cell_node[(rr, cc)])
@@ -245,7 +249,8 @@ def parse_board(spec) -> Board:
             touching = {land_island[nb] for nb in _neigh8(r, c) if nb in land_island}
             if len(touching) != 1:
                 raise _err(
-                    f"row {r}, column {c}: anchorage touches {len(touching)} islands (allowed: exactly 1)"
+                    f"row {r}, column {c}: anchorage touches {len(touching)} islands "
+                    "(allowed: exactly 1)"
                 )
             isl = touching.pop()
             anchorage_island[cell_node[(r, c)]] = isl
@@ -254,7 +259,8 @@ def parse_board(spec) -> Board:
         if len(anch) != spec.anchorages_per_island:
             r, c = islands[i][0]
             raise _err(
-                f"island at ({r},{c}) has {len(anch)} anchorages (allowed: exactly {spec.anchorages_per_island})"
+                f"island at ({r},{c}) has {len(anch)} anchorages "
+                f"(allowed: exactly {spec.anchorages_per_island})"
             )
 
     # one-step neighbours (orthogonal; diagonal between trade winds; strait to its halves' sides)
@@ -293,7 +299,8 @@ def parse_board(spec) -> Board:
         if d < 0:
             r, c = cells[n][0]
             raise _err(
-                f"row {r}, column {c}: {KIND_NAMES[kind[n]]} square cannot be reached from port {port_numbers[0]} (allowed: every square reachable)"
+                f"row {r}, column {c}: {KIND_NAMES[kind[n]]} square cannot be reached "
+                f"from port {port_numbers[0]} (allowed: every square reachable)"
             )
     return board
 

@@ -140,7 +140,8 @@ def play(
     t = summary["turns"]
     title = (
         f"{sc.name}: {summary['n_games']} games, {summary['players']} players; stalemates "
-        f"{summary['stalemate_rate']:.4f}; turns mean {t['mean']:.1f} p50 {t['p50']:.0f} p90 {t['p90']:.0f}; "
+        f"{summary['stalemate_rate']:.4f}; turns mean {t['mean']:.1f} p50 {t['p50']:.0f} "
+        f"p90 {t['p90']:.0f}; "
         f"sinkings/game {summary['sinkings_per_game']:.2f}; seed {summary['seed']}"
     )
     emit(fmt, table, summary, title=title)

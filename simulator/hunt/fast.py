@@ -1236,7 +1236,8 @@ def policy_arrays(players):
 
 
 def run_games(t, rules, st0, players, seat_pols, rng, check=False):
-    """Play ``len(seat_pols)`` games; returns the int64 record array (n_games, O_FIXED + 2*seats)."""
+    """Play ``len(seat_pols)`` games; returns the int64 record array
+    (n_games, O_FIXED + 2*seats)."""
     A, P = pack(t, rules)
     P[P_CHECK] = 1 if check else 0
     ptypes, weights = policy_arrays(players)

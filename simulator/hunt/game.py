@@ -83,7 +83,7 @@ def initial_state(t: Tables, rules) -> State:
     ship_node = [-1] * len(t.ship_owner)
     taken: set[int] = set()
     away: list[tuple[int, int]] = []  # (ship, port) still to place on an anchorage
-    for seat, ships in enumerate(t.seat_ships):
+    for _seat, ships in enumerate(t.seat_ships):
         by_port: dict[int, list[int]] = {}
         for s in ships:
             by_port.setdefault(t.ship_home[s], []).append(s)
@@ -96,7 +96,8 @@ def initial_state(t: Tables, rules) -> State:
             for s, berth in zip(in_port, b.berth_nodes[port]):
                 ship_node[s] = berth
             away.extend((s, port) for s in group[len(in_port) :])
-    # devil's island: round-robin in seat order, each ship takes the free anchorage nearest its anchor
+    # devil's island: round-robin in seat order, each ship takes the free anchorage nearest its
+    # anchor
     rounds: dict[int, list] = {}
     for s, port in away:
         rounds.setdefault(port, []).append(s)
@@ -246,7 +247,8 @@ def play_game(
         dice_rng: generator for every die of the game.
         policy_rng: generator handed to the players (they never see the dice generator).
         check: run :func:`check_state` after every change (tests).
-        on_turn: called as ``on_turn(state_before, seat, dice, option_chosen)`` for every roll played.
+        on_turn: called as ``on_turn(state_before, seat, dice, option_chosen)`` for every roll
+            played.
     """
     n_seats = t.num_players
     rec = GameRecord(sunk_by=[0] * n_seats, lost=[0] * n_seats)

@@ -139,9 +139,7 @@ def leg_allowed(t: Tables, st: State, occ: dict, player: int, leg: Leg, carrier_
     if leg.dest in wrecks:
         return False
     here = occ.get(leg.dest)
-    if here and owner[here[0]] == player and not t.fleet:
-        return False
-    return True
+    return not (here and owner[here[0]] == player and not t.fleet)
 
 
 def units(t: Tables, st: State, player: int, occ: dict) -> list[tuple[int, ...]]:

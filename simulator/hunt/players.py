@@ -196,7 +196,8 @@ def make_player(spec: str):
         key, sep, value = p.partition("=")
         if not sep or key not in allowed:
             raise UserError(
-                f"--strategies: {spec!r}: bad parameter {p!r} (allowed: {', '.join(k + '=NUMBER' for k in allowed)})"
+                f"--strategies: {spec!r}: bad parameter {p!r} "
+                f"(allowed: {', '.join(k + '=NUMBER' for k in allowed)})"
             )
         try:
             num = float(value)

@@ -195,7 +195,8 @@ class HuntRules:
             raise ScenarioError(
                 None,
                 "default_players",
-                f"{self.default_players} has no seats entry (allowed: {', '.join(map(str, sorted(counts)))})",
+                f"{self.default_players} has no seats entry "
+                f"(allowed: {', '.join(map(str, sorted(counts)))})",
             )
         if self.start == "fleet" and not self.fleet.enabled:
             raise ScenarioError(None, "start", "'fleet' start needs fleet.enabled = true")
@@ -209,7 +210,8 @@ class HuntRules:
             raise ScenarioError(
                 None,
                 "board.num_treasures",
-                f"{self.board.num_treasures} treasures but {len(board.islands)} island(s) (allowed: 1..{len(board.islands)})",
+                f"{self.board.num_treasures} treasures but {len(board.islands)} island(s) "
+                f"(allowed: 1..{len(board.islands)})",
             )
         if self.start == "devil":
             away = self.ships_per_port - self.devil_ships_in_port
@@ -222,7 +224,8 @@ class HuntRules:
                 raise ScenarioError(
                     None,
                     "start",
-                    f"devil's island needs {need} anchorages, the board has {len(board.anchorage_nodes)}",
+                    f"devil's island needs {need} anchorages, "
+                    f"the board has {len(board.anchorage_nodes)}",
                 )
         if self.ships_per_port > len(board.berths_of(next(iter(ports)))) and self.start == "berths":
             raise ScenarioError(

@@ -92,7 +92,7 @@ def load_hunt(scenario: str | Path | None = None, variants: Sequence[str] = ()) 
     setter: dict[str, tuple[str, Any]] = {}
     for name in dict.fromkeys(variants):
         path = variant_path(name)
-        vmerged, vchain = read_merged(path, "hunt")
+        vmerged, _vchain = read_merged(path, "hunt")
         delta = _delta(standard, vmerged)
         for key, value in delta.items():
             if key in setter and setter[key][1] != value:
@@ -100,7 +100,8 @@ def load_hunt(scenario: str | Path | None = None, variants: Sequence[str] = ()) 
                 raise ScenarioError(
                     path,
                     key,
-                    f"variants {other!r} and {name!r} set it differently ({setter[key][1]!r} vs {value!r}); "
+                    f"variants {other!r} and {name!r} set it differently "
+                    f"({setter[key][1]!r} vs {value!r}); "
                     f"they cannot be combined",
                 )
             setter[key] = (name, value)

@@ -1,0 +1,135 @@
+"""The shared parameter-space schema (scenarios/strategies.py): declarations, inheritance,
+strategy values, and one-line errors naming the key."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pytest
+
+from scenarios.loader import FrozenMap, ScenarioError, convert_dataclass
+from scenarios.strategies import (
+    KindDecl,
+    StrategyDecl,
+    param_space,
+    resolve_params,
+    root_kind,
+    search_space,
+    validate_strategies,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    kinds: Mapping[str, KindDecl] = field(default_factory=FrozenMap)
+    strategies: Mapping[str, StrategyDecl] = field(default_factory=FrozenMap)
+    default_mix: tuple[str, ...] = ()
+
+    def validate(self) -> None:
+        validate_strategies(self.kinds, self.strategies, ("heuristic", "random"), self.default_mix)
+
+
+def _base() -> dict:
+    return {
+        "kinds": {
+            "heuristic": {
+                "description": "scores options",
+                "params": {
+                    "w": {"type": "float", "range": [0.0, 3.0], "default": 1.0},
+                    "k": {"type": "int", "range": [0, 5], "default": 2},
+                    "plan": {"type": "choice", "choices": ["a", "b"], "default": "a"},
+                    "on": {"type": "bool", "default": True, "fixed": True},
+                    "s": {"type": "float", "range": [0.01, 10.0], "default": 1.0, "log": True},
+                },
+            },
+            "brawler": {"extends": "heuristic", "defaults": {"k": 4}},
+            "random": {},
+        },
+        "strategies": {
+            "b": {"kind": "brawler", "params": {"w": 2.5}},
+            "h": {"kind": "heuristic"},
+            "r": {"kind": "random"},
+        },
+        "default_mix": ["b", "h", "r"],
+    }
+
+
+def _load(data: dict) -> _Rules:
+    return convert_dataclass(data, _Rules, "x.toml")
+
+
+def test_space_inherits_and_overrides_defaults():
+    rules = _load(_base())
+    space = param_space(rules.kinds, "brawler")
+    assert space["k"].default == 4 and space["w"].default == 1.0
+    assert root_kind(rules.kinds, "brawler") == "heuristic"
+    values = resolve_params(rules.kinds, rules.strategies["b"])
+    assert values == {"w": 2.5, "k": 4, "plan": "a", "on": True, "s": 1.0}
+    assert type(values["k"]) is int
+    assert "on" not in search_space(rules.kinds, "brawler")
+
+
+@pytest.mark.parametrize(
+    ("edit", "key", "words"),
+    [
+        (
+            lambda d: d["strategies"]["b"]["params"].update(ww=1),
+            "strategies.b.params.ww",
+            "did you mean 'w'",
+        ),
+        (lambda d: d["strategies"]["b"]["params"].update(w=9), "strategies.b.params.w", "0..3"),
+        (lambda d: d["strategies"]["b"]["params"].update(k=1.5), "strategies.b.params.k", "whole"),
+        (
+            lambda d: d["strategies"]["b"]["params"].update(plan="c"),
+            "strategies.b.params.plan",
+            "'a'",
+        ),
+        (
+            lambda d: d["strategies"]["b"].update(kind="brawlr"),
+            "strategies.b.kind",
+            "did you mean 'brawler'",
+        ),
+        (lambda d: d.update(default_mix=["b", "x"]), "default_mix[1]", "unknown strategy 'x'"),
+        (
+            lambda d: d["kinds"]["heuristic"]["params"]["w"].pop("range"),
+            "kinds.heuristic.params.w.range",
+            "needs range",
+        ),
+        (
+            lambda d: d["kinds"]["heuristic"]["params"]["w"].update(default=7.0),
+            "kinds.heuristic.params.w.default",
+            "out of range",
+        ),
+        (
+            lambda d: d["kinds"]["heuristic"]["params"]["s"].update(range=[0.0, 1.0]),
+            "kinds.heuristic.params.s.log",
+            "low > 0",
+        ),
+        (
+            lambda d: d["kinds"]["brawler"]["defaults"].update(zz=1),
+            "kinds.brawler.defaults.zz",
+            "unknown parameter",
+        ),
+        (
+            lambda d: d["kinds"]["brawler"].update(params={"w": {"type": "bool", "default": True}}),
+            "kinds.brawler.params.w",
+            "already declared",
+        ),
+        (
+            lambda d: d["kinds"].update(ghost={"description": "no code"}),
+            "kinds.ghost",
+            "implemented",
+        ),
+        (lambda d: d["kinds"]["heuristic"].update(extends="brawler"), "kinds.", "circular"),
+    ],
+)
+def test_bad_declarations_name_the_key(edit, key, words):
+    data = _base()
+    edit(data)
+    with pytest.raises(ScenarioError) as info:
+        _load(data)
+    msg = str(info.value)
+    assert msg.startswith("x.toml: "), msg
+    assert key in msg and words in msg, msg
+    assert "\n" not in msg
