@@ -33,8 +33,9 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -60,18 +61,109 @@ class Interrupted(KeyboardInterrupt):
     """Ctrl-C during a run; the message says what was saved and how to resume."""
 
 
+#: Named random streams a task may draw from, with their fixed ids (part of the seed tree: never
+#: renumber one). Add a name at the end when a game needs a new kind of randomness.
+STREAMS: Mapping[str, int] = MappingProxyType(
+    {
+        "dice": 1,  # the game's chance: dice, shuffles, draws
+        "players": 2,  # the players' own randomness (noise, tie-breaks), one sub-stream per seat
+        "commanders": 3,  # Pirates express commanders' randomness
+        "sample": 4,  # study-level sampling (random builds, random fleets, random opponents)
+        "search": 5,  # an optimiser's own proposals
+        "rollout": 6,  # a search player's look-ahead (never the engine's dice)
+    }
+)
+#: Spawn-key tags of the three kinds of node in the seed tree (blocks, derived roots, chunks)
+_BLOCK_TAG, _DERIVED_TAG = 0, 1
+
+
+def stream_id(name: str) -> int:
+    """The fixed id of a named stream (a one-line error for an unknown name)."""
+    try:
+        return STREAMS[name]
+    except KeyError:
+        raise RunError(f"unknown random stream {name!r} (allowed: {', '.join(STREAMS)})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A fixed block of consecutive trials and its named random streams.
+
+    The streams of block ``b`` are ``SeedSequence(entropy, spawn_key=(0, b, stream_id, *sub))``:
+    they depend only on the root entropy, the block size and the block's number, never on how
+    trials are grouped into chunks, on ``--jobs`` or on the backend.
+    """
+
+    index: int  # block number in the run: start // block_size
+    start: int  # first trial of the block
+    size: int  # trials in it (the last block of a run may be shorter)
+    entropy: int
+
+    def seed(self, stream: str, *sub: int) -> np.random.SeedSequence:
+        """The seed of stream ``stream`` (``sub`` picks a sub-stream, e.g. a seat or a deal)."""
+        key = (_BLOCK_TAG, self.index, stream_id(stream), *(int(k) for k in sub))
+        return np.random.SeedSequence(self.entropy, spawn_key=key)
+
+    def rng(self, stream: str, *sub: int) -> np.random.Generator:
+        """A generator on stream ``stream`` of this block (PCG64)."""
+        return np.random.default_rng(self.seed(stream, *sub))
+
+    @property
+    def trials(self) -> range:
+        return range(self.start, self.start + self.size)
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """One unit of work: which trials it covers and the seed it must use."""
+    """One unit of work: which trials it covers (whole blocks) and how to get their streams."""
 
     index: int  # position of the chunk in the job (0-based)
-    start: int  # index of its first trial in the job
+    start: int  # index of its first trial in the job (a multiple of block_size)
     size: int  # number of trials in it
-    seed: np.random.SeedSequence  # child ``index`` of the root SeedSequence
+    seed: np.random.SeedSequence  # legacy per-chunk seed (tasks move to blocks() streams)
+    entropy: int = 0  # root entropy of the run
+    block_size: int = 1  # trials per block of random streams
 
     def rng(self) -> np.random.Generator:
-        """A fresh generator for this chunk (PCG64, the numpy default)."""
+        """A fresh generator for this chunk (legacy: depends on the chunk size)."""
         return np.random.default_rng(self.seed)
+
+    def blocks(self) -> list[Block]:
+        """The blocks of trials of this chunk, in order, each with its named streams."""
+        b = self.block_size
+        out = []
+        for start in range(self.start, self.start + self.size, b):
+            size = min(b, self.start + self.size - start)
+            out.append(Block(index=start // b, start=start, size=size, entropy=self.entropy))
+        return out
+
+    @property
+    def trials(self) -> range:
+        return range(self.start, self.start + self.size)
+
+
+def derive_seed(entropy: int, name: str, *index: int) -> int:
+    """A 128-bit root seed for a sub-run (a report section, a look of a sequential test, a search
+    rung, a validation run), fixed by the parent entropy, a name and indices.
+
+    Sub-runs never share streams with their parent's blocks or with each other.
+    """
+    tag = int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little")
+    key = (_DERIVED_TAG, tag, *(int(i) for i in index))
+    words = np.random.SeedSequence(int(entropy), spawn_key=key).generate_state(4, np.uint32)
+    return sum(int(w) << (32 * k) for k, w in enumerate(words))
+
+
+def auto_chunk_size(
+    n: int, block_size: int, *, target_chunks: int = 32, max_size: int = 10_000
+) -> int:
+    """Trials per chunk: whole blocks, about ``target_chunks`` chunks (every core busy, progress
+    and checkpoints often), at most ``max_size`` trials. Independent of ``--jobs`` (so a run
+    resumes with any worker count) and of no consequence for the numbers."""
+    per = -(-max(n, 1) // target_chunks)
+    per = max(block_size, -(-per // block_size) * block_size)
+    cap = max(block_size, (max_size // block_size) * block_size)
+    return min(per, cap)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,23 +211,36 @@ def check_sizes(n: int, chunk_size: int) -> int:
 
 
 def iter_chunks(
-    n: int, chunk_size: int, entropy: int, skip: frozenset[int] = frozenset()
+    n: int,
+    chunk_size: int,
+    entropy: int,
+    skip: frozenset[int] = frozenset(),
+    *,
+    block_size: int = 1,
+    offset: int = 0,
 ) -> Iterator[Chunk]:
     """Chunks of a job, made one at a time (memory does not grow with ``n``).
 
-    Chunk ``i`` gets ``SeedSequence(entropy, spawn_key=(i,))``, which is exactly the ``i``-th child
-    of ``SeedSequence(entropy).spawn(n_chunks)``: the seed tree is fixed by ``entropy`` and the
-    chunk size, whatever order, worker or machine runs the chunk.
+    Chunk ``i`` covers trials ``offset + i * chunk_size`` onwards (whole blocks of
+    ``block_size``); its blocks' streams depend only on ``entropy`` and the trial numbers. The
+    legacy per-chunk seed is ``SeedSequence(entropy, spawn_key=(i,))``.
     """
     n_chunks = check_sizes(n, chunk_size)
+    if chunk_size % block_size or offset % block_size:
+        raise RunError(
+            f"chunk size {chunk_size} and offset {offset} must be multiples of the block size "
+            f"{block_size}"
+        )
     for i in range(n_chunks):
         if i in skip:
             continue
         yield Chunk(
             index=i,
-            start=i * chunk_size,
+            start=offset + i * chunk_size,
             size=min(chunk_size, n - i * chunk_size),
             seed=np.random.SeedSequence(entropy, spawn_key=(i,)),
+            entropy=entropy,
+            block_size=block_size,
         )
 
 
@@ -451,7 +556,9 @@ def run_chunks(
     n: int,
     *,
     seed: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+    block_size: int = 1,
+    offset: int = 0,
     n_jobs: int | None = None,
     quiet: bool = False,
     desc: str = "simulating",
@@ -469,8 +576,14 @@ def run_chunks(
         n: number of trials.
         seed: root seed; ``None`` draws fresh entropy (recorded in the result), or on a resume
             takes the entropy recorded in the checkpoint.
-        chunk_size: trials per chunk. Results depend on it (it fixes the seed tree), never on
-            ``n_jobs`` or the backend.
+        chunk_size: trials per chunk, a multiple of ``block_size`` (``None``: chosen by
+            :func:`auto_chunk_size`). A task that draws only from ``chunk.blocks()`` streams gives
+            results that depend on neither the chunk size, ``n_jobs`` nor the backend; a task on
+            the legacy ``chunk.seed`` depends on the chunk size.
+        block_size: trials per block of random streams (see :class:`Block`); part of the seed
+            tree, so a game fixes it once.
+        offset: number of the first trial (a multiple of ``block_size``): a run of trials
+            ``offset .. offset + n - 1`` replays exactly those trials of a longer run.
         n_jobs: worker processes (``None``/``-1``: every core).
         quiet: no progress bar (it is also off when stderr is not a terminal).
         desc: progress-bar label.
@@ -486,6 +599,10 @@ def run_chunks(
     """
     if seed is not None and int(seed) < 0:
         raise RunError(f"--seed must be >= 0, got {seed}")
+    if block_size < 1:
+        raise RunError(f"block size must be >= 1, got {block_size}")
+    if chunk_size is None:
+        chunk_size = auto_chunk_size(n, block_size)
     n_chunks = check_sizes(n, chunk_size)
     jobs = resolve_jobs(n_jobs)
     settings = _EXECUTION.get()
@@ -509,7 +626,7 @@ def run_chunks(
     started = time.perf_counter()
     bar = _progress(n, desc, quiet, initial=sum(min(chunk_size, n - i * chunk_size) for i in done))
     try:
-        todo = iter_chunks(n, chunk_size, entropy, skip=done)
+        todo = iter_chunks(n, chunk_size, entropy, skip=done, block_size=block_size, offset=offset)
         for index, size, res in _iter_results(
             task, todo, n_chunks - len(done), n_jobs=jobs, backend=backend
         ):

@@ -139,3 +139,43 @@ def test_memory_is_flat_in_n():
     small = _peak_bytes(100_000)
     large = _peak_bytes(1_000_000)
     assert large < small * 1.3 + 200_000, (small, large)
+
+
+def _block_draws(chunk):
+    """Per-trial draws from the block streams (dice and a per-seat players sub-stream)."""
+    out = []
+    for block in chunk.blocks():
+        dice = block.rng("dice").integers(0, 2**62, size=block.size)
+        seat = block.rng("players", 3).integers(0, 2**62, size=block.size)
+        out.extend(zip(block.trials, dice.tolist(), seat.tolist()))
+    return out
+
+
+def test_block_streams_do_not_depend_on_chunks_jobs_or_offset():
+    from simulator.runner import run_chunks
+
+    def flat(run):
+        return [row for res in run.results for row in res]
+
+    base = flat(run_chunks(_block_draws, 120, seed=7, chunk_size=10, block_size=10, n_jobs=1))
+    assert [t for t, _, _ in base] == list(range(120))
+    for chunk_size, jobs in ((30, 1), (120, 1), (20, 2), (None, 2)):
+        run = run_chunks(
+            _block_draws, 120, seed=7, chunk_size=chunk_size, block_size=10, n_jobs=jobs
+        )
+        assert flat(run) == base, (chunk_size, jobs)
+    tail = run_chunks(_block_draws, 50, seed=7, chunk_size=10, block_size=10, offset=70)
+    assert flat(tail) == base[70:]
+    other = flat(run_chunks(_block_draws, 120, seed=8, chunk_size=10, block_size=10))
+    assert all(a[1] != b[1] for a, b in zip(base, other))
+
+
+def test_block_size_must_divide_chunks_and_streams_are_named():
+    from simulator.runner import Block, RunError, derive_seed, run_chunks
+
+    with pytest.raises(RunError, match="multiples of the block size"):
+        run_chunks(_block_draws, 100, seed=1, chunk_size=15, block_size=10)
+    with pytest.raises(RunError, match="unknown random stream 'dise'"):
+        Block(0, 0, 1, 5).rng("dise")
+    a, b = derive_seed(5, "look", 0), derive_seed(5, "look", 1)
+    assert a != b and derive_seed(5, "look", 0) == a and a.bit_length() > 64
