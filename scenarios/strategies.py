@@ -305,3 +305,60 @@ def _unknown(what: str, name: str, known: Iterable[str]) -> str:
 def unknown_name_message(what: str, name: str, known: Iterable[str]) -> str:
     """``unknown strategy 'brawlr' (allowed: ...); did you mean 'brawler'?`` for user errors."""
     return _unknown(what, name, known)
+
+
+def with_strategies(scenario: Any, extra: Mapping[str, Any]) -> Any:
+    """A copy of a loaded ``Scenario`` whose rules hold ``extra`` strategies beside its own.
+
+    Used by the strategy search to play candidate parameter vectors without writing files. The
+    new strategies are validated like the file's own (the rules' ``validate`` runs again) and the
+    content hash covers them, so results record exactly what was played.
+    """
+    import dataclasses
+
+    from scenarios.loader import _canonical, content_hash
+
+    rules = scenario.rules
+    merged = FrozenMap({**rules.strategies, **extra})
+    new_rules = dataclasses.replace(rules, strategies=merged)
+    validate = getattr(new_rules, "validate", None)
+    if callable(validate):
+        validate()
+    raw = dict(scenario.raw)
+    raw["strategies"] = {
+        **dict(raw.get("strategies", {})),
+        **{k: _canonical(_as_table(v)) for k, v in extra.items()},
+    }
+    return dataclasses.replace(
+        scenario, rules=new_rules, raw=FrozenMap(raw), content_hash=content_hash(raw)
+    )
+
+
+def _as_table(decl: Any) -> dict[str, Any]:
+    """A strategy declaration as the TOML table that would define it."""
+    import dataclasses
+
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(decl):
+        value = getattr(decl, f.name)
+        if value is None or value == f.default:
+            continue
+        if dataclasses.is_dataclass(value):
+            value = {k: v for k, v in dataclasses.asdict(value).items() if v is not None}
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        if value == {} or value == ():
+            continue
+        out[f.name] = value
+    return out
+
+
+def strategy_hash(decl: Any) -> str:
+    """A short hash of a strategy's declaration (kind and values): recorded beside results."""
+    import hashlib
+    import json
+
+    from scenarios.loader import _canonical
+
+    blob = json.dumps(_canonical(_as_table(decl)), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:12]

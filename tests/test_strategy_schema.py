@@ -133,3 +133,22 @@ def test_bad_declarations_name_the_key(edit, key, words):
     assert msg.startswith("x.toml: "), msg
     assert key in msg and words in msg, msg
     assert "\n" not in msg
+
+
+def test_with_strategies_adds_validated_strategies_and_changes_the_hash():
+    from dataclasses import replace
+
+    from scenarios.loader import Scenario
+    from scenarios.strategies import strategy_hash, with_strategies
+
+    rules = _load(_base())
+    scen = Scenario("x", "x", "1", "h0", "x.toml", ("x.toml",), rules, FrozenMap(_base()))
+    extra = {"b2": StrategyDecl(kind="brawler", params=FrozenMap({"w": 0.5}))}
+    new = with_strategies(scen, extra)
+    assert set(new.rules.strategies) == {"b", "h", "r", "b2"}
+    assert resolve_params(new.rules.kinds, new.rules.strategies["b2"])["w"] == 0.5
+    assert new.content_hash != scen.content_hash
+    assert strategy_hash(extra["b2"]) != strategy_hash(rules.strategies["b"])
+    assert strategy_hash(extra["b2"]) == strategy_hash(replace(extra["b2"]))
+    with pytest.raises(ScenarioError, match="strategies.bad.params.w"):
+        with_strategies(scen, {"bad": StrategyDecl(kind="brawler", params=FrozenMap({"w": 99}))})
