@@ -31,7 +31,9 @@ import pandas as pd
 
 FORMATS = ("table", "json", "csv")
 #: field / column names that hold a seed (written as decimal strings everywhere)
-SEED_KEYS = frozenset({"seed", "entropy", "root_seed", "section_seed", "replay_seed"})
+SEED_KEYS = frozenset(
+    {"seed", "entropy", "seed_entropy", "root_seed", "section_seed", "replay_seed"}
+)
 
 
 class OutputError(OSError):
