@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
-from scenarios.strategies import unknown_name_message
+from scenarios.strategies import strategy_hash, unknown_name_message
 from simulator.cove.dice import GameDice
 from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
 from simulator.cove.players import PlayerFactory, check_strategies, make_player
@@ -536,7 +536,10 @@ def play(
     )
     seats = to_seats(seats_df, n_players, rotate_seats)
     battles = to_battles(battles_df, n_players, rotate_seats)
-    prov = scen.provenance()
+    prov = {
+        **scen.provenance(),
+        "strategy_hashes": {k: strategy_hash(rules.strategies[k]) for k in dict.fromkeys(names)},
+    }
     summary = summarise_seats(seats, battles, names, [*rules.pirates, "royal_navy"])
     summary.update(
         schema_version=SCHEMA_VERSION,
