@@ -9,7 +9,7 @@ Example::
 ``play_games(scenario, strategies, n, seed=None, n_jobs=1, rotate_seats=False, quiet=True,
 players=None, chunk_size=500, check=False, engine="fast") -> (games_df, summary_dict)``
 
-* ``engine``: ``"fast"`` (numba, :mod:`.fast`) or ``"python"`` (the reference, :mod:`.game`);
+* ``engine``: ``"fast"`` (numba, :mod:`.fast.game`) or ``"python"`` (the reference, :mod:`.game`);
   both play by the same rules but draw dice from different streams, so a seed replays a run
   for one engine. ``check=True`` runs the invariant checker after every change.
 
@@ -120,7 +120,7 @@ def _chunk(
         dtype=np.int64,
     ).reshape(chunk.size, players)
     if engine == "fast":
-        from simulator.hunt import fast
+        from simulator.hunt.fast import game as fast
 
         out = fast.run_games(
             tables, rules, initial_state(tables, rules), policies, seat_pols, chunk.rng(), check
