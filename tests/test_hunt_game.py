@@ -400,3 +400,42 @@ def test_strategy_parameters_parse():
     p = make_player("hunter:sink=20:shadow=1.5")
     assert p.sink == 20 and p.shadow == 1.5 and p.name == "hunter"
     assert isinstance(make_player("random:fire=0"), RandomPlayer)
+
+
+def test_every_ship_gone_is_a_draw_on_both_engines():
+    """Issue 14: a fire ship that destroys every ship left (its own included) ends the game as a
+    draw on both engines (the readable one used to score it a win for the mover). Seat 0's only
+    ship sits on its anchor (0,0), where no straight line of open sea starts, so it explodes in
+    place whatever the dice and takes seat 1's only ship on the berth (0,1) with it."""
+    from hunt_support import position
+
+    from simulator.hunt.fast.game import END_CODES, O_END, O_WINNER, run_games
+
+    rules = dataclasses.replace(
+        STANDARD.rules, fire_ship=dataclasses.replace(STANDARD.rules.fire_ship, enabled=True)
+    )
+    t = build_tables(rules, 2)
+    st = position(t, {0: (0, 0), 3: (0, 1)})
+    check_state(t, st)
+    fire = RandomPlayer(fire=1.0)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        rec = play_game(t, rules, [fire, fire], rng, rng, check=True, start=st)
+        assert (rec.end, rec.winner, rec.explosions, rec.turns) == ("draw", -1, 1, 1)
+    out = run_games(t, rules, st, [fire], np.zeros((5, 2), dtype=np.int64), rng, check=True)
+    assert [END_CODES[e] for e in out[:, O_END]] == ["draw"] * 5
+    assert (out[:, O_WINNER] == -1).all()
+
+
+@pytest.mark.parametrize("engine, n", [("fast", 400), ("python", 40)])
+def test_fleet_sink_one_games_keep_every_invariant(engine, n):
+    """Issue 14: with ``fleet.sink = "one"`` both engines' invariant checks failed in the first
+    games (survivors shared the boarder's square); now whole games run clean."""
+    sc = load_hunt(None, ["fleet"])
+    rules = dataclasses.replace(sc.rules, fleet=dataclasses.replace(sc.rules.fleet, sink="one"))
+    sc = dataclasses.replace(sc, rules=rules)
+    games, summary = play_games(
+        sc, ["hunter", "guard", "runner", "random"], n, seed=14, engine=engine, check=True
+    )
+    assert summary["n_games"] == n
+    assert games["max_fleet"].max() >= 2 and games["ships_lost"].sum() > 0

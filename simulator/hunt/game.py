@@ -237,6 +237,7 @@ def play_game(
     policy_rng: np.random.Generator,
     check: bool = False,
     on_turn: TurnHook | None = None,
+    start: State | None = None,
 ) -> GameRecord:
     """Play one game; ``policies[seat]`` chooses for each seat.
 
@@ -249,10 +250,11 @@ def play_game(
         check: run :func:`check_state` after every change (tests).
         on_turn: called as ``on_turn(state_before, seat, dice, option_chosen)`` for every roll
             played.
+        start: the position to start from (default: :func:`initial_state`).
     """
     n_seats = t.num_players
     rec = GameRecord(sunk_by=[0] * n_seats, lost=[0] * n_seats)
-    st = initial_state(t, rules)
+    st = initial_state(t, rules) if start is None else start
     if check:
         check_state(t, st)
     bag = DiceBag(dice_rng, rules.die_sides)

@@ -20,6 +20,7 @@ from simulator.hunt.fast.packed import (
     A_ANCH_ISLAND,
     A_ANCHOR,
     A_HOME,
+    A_HOME_SQUARES,
     A_INTER,
     A_INTER_PTR,
     A_KIND,
@@ -254,13 +255,14 @@ def gen_steps(A, P, SN, SC, ST, row, wreck, player, dice, used, OUT, orow, occ_o
 
 
 @njit(cache=True)
-def apply_step(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h):
+def apply_step(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h, wreck):
     """Write the state after step ``STEPS[srow, spos]`` of state row ``r0`` into row ``r1``.
 
     (2-D buffers and row numbers rather than array views: views cost reference counting.)
     ``h`` is the Zobrist hash of the state before; returns ``(won, hash after)`` where ``won`` is
     1 when the step wins for ``player`` (its carrier reaches its home anchor, or no opponent
-    ship is left).
+    ship is left). With fleet ``sink = "one"`` the rest of a boarded fleet flees home
+    (:func:`home_square`).
     """
     owner, home, seat_lo, seat_hi, anchor, anch_isl = (
         A[A_OWNER],
@@ -285,9 +287,9 @@ def apply_step(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h):
     )
     load, boards = STEPS[srow, spos, S_LOAD], STEPS[srow, spos, S_BOARDS]
     lo, hi = seat_lo[player], seat_hi[player]
+    victim_one = -1
     if boards == 1:
         # the opponent's ships on d (one of them with fleet sink = one: the carrier first)
-        victim_one = -1
         if P[P_FLEET] == 1 and P[P_SINK_ALL] == 0:
             for v in range(ns):
                 if SN[r1, v] == d and owner[v] != player:
@@ -326,6 +328,19 @@ def apply_step(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h):
                     won = 1
             elif load == 1 and loader < 0:
                 loader = m
+    if boards == 1 and victim_one >= 0:  # the survivors of the boarded fleet flee home
+        for v in range(ns):
+            if SN[r1, v] != d or owner[v] == player:
+                continue
+            sq = home_square(A, SN, r1, wreck, v)
+            SN[r1, v] = sq
+            h ^= zn[v, d + 1] ^ zn[v, sq + 1]
+            cargo = SC[r1, v]
+            if cargo >= 0:  # a second treasure aboard goes back to its island
+                SC[r1, v] = -1
+                h ^= zc[v, cargo + 1] ^ zc[v, 0]
+                ST[r1, cargo] = cargo
+                h ^= zt[cargo, 0] ^ zt[cargo, cargo + 1]
     if load == 1:
         isl = anch_isl[d]
         SC[r1, loader] = isl
@@ -341,6 +356,29 @@ def apply_step(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h):
         if others == 0:
             won = 1
     return won, h
+
+
+@njit(cache=True)
+def home_square(A, SN, row, wreck, ship):
+    """Mirror of :func:`simulator.hunt.moves.home_square`: the survivor's home anchor, else the
+    first of its port's berths, free of wrecks and of other seats' ships; -1 (sunk) if none."""
+    owner, squares = A[A_OWNER], A[A_HOME_SQUARES]
+    me = owner[ship]
+    port = A[A_HOME][ship]
+    for k in range(squares.shape[1]):
+        sq = squares[port, k]
+        if sq < 0:
+            break
+        if wreck[sq]:
+            continue
+        free = True
+        for x in range(SN.shape[1]):
+            if x != ship and SN[row, x] == sq and owner[x] != me:
+                free = False
+                break
+        if free:
+            return sq
+    return -1
 
 
 @njit(cache=True)
@@ -494,7 +532,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, WB):
                         leaf_i[qfound, L_WON] = 0
                         leaf_i[qfound, L_LOADS] = loadsv[depth]
                     continue
-        won, hnew = apply_step(A, P, sn, sc, st_, depth, d1, player, steps, depth, sp, hs[depth])
+        won, hnew = apply_step(
+            A, P, sn, sc, st_, depth, d1, player, steps, depth, sp, hs[depth], wreck
+        )
         hs[d1] = hnew
         wadd[d1] = -1
         if make_wrecks and s_boards == 1:  # boarding leaves a wreck that later legs must respect

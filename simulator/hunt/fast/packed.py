@@ -67,6 +67,7 @@ A_ISL_DIST = 19  # int16 [island, node] step distance to the island's nearest an
 A_Z_NODE = 20  # uint64 [ship, node + 1] Zobrist keys (column 0: sunk)
 A_Z_CARGO = 21  # uint64 [ship, treasure + 1] Zobrist keys (column 0: no cargo)
 A_Z_TREASURE = 22  # uint64 [treasure, island + 1] Zobrist keys (column 0: aboard)
+A_HOME_SQUARES = 23  # [port, k] the port's anchor then its berths, -1 padded (fleet survivors)
 
 
 def pack(t, rules):
@@ -115,6 +116,10 @@ def pack(t, rules):
     zt = zrng.integers(
         0, 2**63, size=(max(t.num_treasures, 1), len(b.islands) + 1), dtype=np.int64
     ).astype(np.uint64)
+    home_squares = np.full((len(b.anchor_node), 1 + max(map(len, b.berth_nodes))), -1, np.int64)
+    for port, anchor in enumerate(b.anchor_node):
+        for k, sq in enumerate((anchor, *b.berth_nodes[port])):
+            home_squares[port, k] = sq
     seat_lo = np.array([min(s) for s in t.seat_ships], dtype=np.int64)
     seat_hi = np.array([max(s) + 1 for s in t.seat_ships], dtype=np.int64)
     P = np.zeros(P_LEN, dtype=np.int64)
@@ -164,6 +169,7 @@ def pack(t, rules):
         zn,
         zc,
         zt,
+        home_squares,
     )
     return arrays, P
 
