@@ -251,6 +251,20 @@ def test_devils_island_setup():
     check_state(t, st)
 
 
+def test_devils_island_needs_a_berth_for_every_ship_in_port(tmp_path):
+    """More ships in port than berths used to start the extra ships sunk, silently."""
+    from scenarios.loader import ScenarioError
+
+    f = tmp_path / "devil.toml"
+    f.write_text(
+        'game = "hunt"\nrules_version = "x"\nextends = "standard"\nstart = "devil"\n'
+        "ships_per_port = 5\ndevil_ships_in_port = 4\n"
+    )
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(f, game="hunt")
+    assert "devil_ships_in_port" in str(exc.value) and "allowed: 0..3" in str(exc.value)
+
+
 @pytest.mark.parametrize(
     "variant, ports", [("enemy-kingdoms", [[1, 2], [4, 3]]), ("contrary-winds", [[1, 3], [2, 4]])]
 )

@@ -11,7 +11,9 @@ players=None, chunk_size=500, check=False, engine="fast") -> (games_df, summary_
 
 * ``engine``: ``"fast"`` (numba, :mod:`.fast.game`) or ``"python"`` (the reference, :mod:`.game`);
   both play by the same rules but draw dice from different streams, so a seed replays a run
-  for one engine. ``check=True`` runs the invariant checker after every change.
+  for one engine. ``check=True`` runs the invariant checker after every change; the first
+  illegal state stops the run with :class:`InvariantBroken` (a ``UserError``: one line naming
+  the game, its seed, the turn and the invariant of :data:`simulator.hunt.game.INVARIANTS`).
 
 * ``strategies``: one spec per seat (``"runner"``, ``"hunter:sink=20"``...) or a single spec for
   every seat; ``players`` defaults to ``len(strategies)`` (or the scenario's default when one
@@ -41,14 +43,32 @@ import numpy as np
 import pandas as pd
 
 from simulator.errors import UserError
-from simulator.hunt.game import END_DRAW, END_STALEMATE, IllegalState, initial_state, play_game
+from simulator.hunt.game import (
+    END_DRAW,
+    END_STALEMATE,
+    INVARIANTS,
+    IllegalState,
+    initial_state,
+    play_game,
+)
 from simulator.hunt.moves import build_tables
 from simulator.hunt.players import make_player
 from simulator.hunt.variants import load_hunt
-from simulator.runner import Chunk, run_chunks
+from simulator.runner import Chunk, RunError, run_chunks
 from simulator.stats import wilson_interval
 
 DEFAULT_CHUNK_SIZE = 500
+
+
+class InvariantBroken(UserError):
+    """``--check``: a game reached a state the rules forbid (one line: game, turn, invariant)."""
+
+
+def _broken(chunk: Chunk, game: int, turn: int, what: str) -> InvariantBroken:
+    return InvariantBroken(
+        f"--check: game {game} (seed {chunk.entropy}), turn {turn}: {what}; the engine or the "
+        "scenario's rules let an illegal state happen"
+    )
 
 
 def load(scenario=None, variants: Sequence[str] = ()):
@@ -119,16 +139,23 @@ def _chunk(
         ],
         dtype=np.int64,
     ).reshape(chunk.size, players)
+    start = initial_state(tables, rules)
     if engine == "fast":
         from simulator.hunt.fast import game as fast
+        from simulator.hunt.fast.moves import HASH_SIZE
 
-        out = fast.run_games(
-            tables, rules, initial_state(tables, rules), policies, seat_pols, chunk.rng(), check
-        )
-        if check and (out[:, fast.O_ERROR] != 0).any():
-            bad = int(np.flatnonzero(out[:, fast.O_ERROR])[0])
-            raise IllegalState(
-                f"game {chunk.start + bad}: invariant {int(out[bad, fast.O_ERROR])} broken"
+        out = fast.run_games(tables, rules, start, policies, seat_pols, chunk.rng(), check)
+        errors = out[:, fast.O_ERROR]
+        if errors.any():
+            bad = int(np.flatnonzero(errors)[0])
+            code, turn = int(errors[bad]), int(out[bad, fast.O_TURNS])
+            if code == fast.ERR_BUFFERS:
+                raise RunError(
+                    f"game {chunk.start + bad}, turn {turn}: a roll has more distinct outcomes "
+                    f"than the compiled engine holds ({HASH_SIZE // 2}); use --engine python"
+                )
+            raise _broken(
+                chunk, chunk.start + bad, turn, f"invariant {code} broken: {INVARIANTS[code - 1]}"
             )
         rec = {
             "winner": out[:, fast.O_WINNER],
@@ -148,12 +175,15 @@ def _chunk(
     elif engine == "python":
         dice_rng = chunk.rng()
         pol_rng = _policy_rng(chunk)
-        games = [
-            play_game(
-                tables, rules, [policies[j] for j in seat_pols[i]], dice_rng, pol_rng, check=check
-            )
-            for i in range(chunk.size)
-        ]
+        games = []
+        for i in range(chunk.size):
+            seated = [policies[j] for j in seat_pols[i]]
+            try:
+                games.append(
+                    play_game(tables, rules, seated, dice_rng, pol_rng, check=check, start=start)
+                )
+            except IllegalState as exc:
+                raise _broken(chunk, chunk.start + i, exc.turn, str(exc)) from None
         rec = {
             key: np.array([getattr(g, key) for g in games])
             for key in (
@@ -292,7 +322,8 @@ def play_games(
     """Play ``n`` seeded games; returns the tidy per-game-and-seat table and the summary.
 
     ``engine``: ``"fast"`` (compiled, default) or ``"python"`` (the reference); ``check`` runs the
-    invariant checker after every change (slower; raises :class:`IllegalState`).
+    invariant checker after every change (slower): an illegal state raises
+    :class:`InvariantBroken`, one line naming the game, the turn and the invariant.
     """
     rules = scenario.rules
     if n < 1:

@@ -70,6 +70,12 @@ def hunt():
     help="fast: compiled (numba); python: the readable reference (slow, same rules).",
 )
 @click.option(
+    "--check",
+    is_flag=True,
+    help="Run every game under the engine's invariant checker (slower); an illegal state stops "
+    "the run with one line naming the game, the turn and the invariant (exit 2).",
+)
+@click.option(
     "--out",
     "out",
     type=click.Path(file_okay=False),
@@ -81,7 +87,19 @@ def hunt():
 @quiet_option
 @format_option
 def play(
-    scenario, variants, players, strategies, n, rotate_seats, engine, out, seed, jobs, quiet, fmt
+    scenario,
+    variants,
+    players,
+    strategies,
+    n,
+    rotate_seats,
+    engine,
+    check,
+    out,
+    seed,
+    jobs,
+    quiet,
+    fmt,
 ):
     """Play N seeded games and report seat and strategy win rates with 95% intervals."""
     sc = load_hunt(scenario, variants)
@@ -97,9 +115,11 @@ def play(
         quiet=quiet,
         players=players,
         engine=engine,
+        check=check,
     )
     replay_note(summary["seed"], seed is not None, quiet or fmt == "json")
     summary["variants"] = list(variants)
+    summary["checked"] = check
     summary.pop("wall_time_s", None)
     if out:
         from reports.output import dumps, write_text

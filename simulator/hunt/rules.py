@@ -214,6 +214,13 @@ class HuntRules:
                 f"(allowed: 1..{len(board.islands)})",
             )
         if self.start == "devil":
+            if self.devil_ships_in_port > self.board.berths_per_port:
+                raise ScenarioError(
+                    None,
+                    "devil_ships_in_port",
+                    f"{self.devil_ships_in_port} ships in port but {self.board.berths_per_port} "
+                    f"berths per port (allowed: 0..{self.board.berths_per_port})",
+                )
             away = self.ships_per_port - self.devil_ships_in_port
             if away < 0:
                 raise ScenarioError(

@@ -75,6 +75,8 @@ from simulator.hunt.fast.rng import randint
     O_FIXED,
 ) = range(13)  # then sunk_by[seat], lost[seat]
 END_CODES = ("win", "stalemate", "draw")
+#: O_ERROR: 0 fine, 1..8 the broken invariant (numbers of simulator.hunt.game.INVARIANTS), or:
+ERR_BUFFERS = 9  # a roll had more distinct outcomes than the buffers hold (MAX_LEAVES)
 
 
 @njit(cache=True)
@@ -160,7 +162,9 @@ def alive_seats(A, P, node):
 
 @njit(cache=True)
 def check_state(A, P, node, carry, tre, wreck, before_node):
-    """0 when the state keeps the invariants of game.check_state, else an error code."""
+    """0 when the state keeps the invariants of :func:`simulator.hunt.game.check_state`, else the
+    number of the first one broken (1-based, as in :data:`simulator.hunt.game.INVARIANTS`; 8, a
+    wreck disappearing, cannot happen here: the wreck array only grows)."""
     owner = A[A_OWNER]
     ns = node.shape[0]
     n_nodes = P[P_NNODES]
@@ -194,7 +198,19 @@ def check_state(A, P, node, carry, tre, wreck, before_node):
 
 @njit(cache=True)
 def play_one(
-    A, P, init_node, init_carry, init_tre, ptypes, weights, seat_pol, dice_seed, pol_seed, WB, out
+    A,
+    P,
+    init_node,
+    init_carry,
+    init_tre,
+    init_wreck,
+    ptypes,
+    weights,
+    seat_pol,
+    dice_seed,
+    pol_seed,
+    WB,
+    out,
 ):
     """Play one game; write its record into ``out`` (see the O_* columns)."""
     owner, home, seat_lo, seat_hi, anchor, dist = (
@@ -210,7 +226,7 @@ def play_one(
     node = init_node.copy()
     carry = init_carry.copy()
     tre = init_tre.copy()
-    wreck = np.zeros(P[P_NNODES], dtype=np.int64)
+    wreck = init_wreck.copy()
     before = np.zeros(ns, dtype=np.int64)
     drng = np.zeros(1, dtype=np.uint64)
     drng[0] = dice_seed
@@ -226,6 +242,11 @@ def play_one(
     seat = 0
     turns = 0
     check = P[P_CHECK]
+    if check:
+        e = check_state(A, P, node, carry, tre, wreck, node)
+        if e:
+            out[O_ERROR] = e
+            return
     while True:
         if turns >= P[P_MAXTURNS]:
             out[O_END] = 1
@@ -343,7 +364,7 @@ def play_one(
             sd = np.sort(dice)
             n_leaves = enumerate_options(A, P, node, carry, tre, wreck, seat, sd, WB)
             if WB[B_FLAGS][0] != 0:
-                out[O_ERROR] = 9  # more distinct outcomes than the buffers hold
+                out[O_ERROR] = ERR_BUFFERS
                 WB[B_FLAGS][0] = 0
                 done = True
                 break
@@ -410,7 +431,9 @@ def play_one(
 
 
 @njit(cache=True)
-def play_many(A, P, init_node, init_carry, init_tre, ptypes, weights, seat_pols, seeds, WB, out):
+def play_many(
+    A, P, init_node, init_carry, init_tre, init_wreck, ptypes, weights, seat_pols, seeds, WB, out
+):
     for g in range(seeds.shape[0]):
         play_one(
             A,
@@ -418,6 +441,7 @@ def play_many(A, P, init_node, init_carry, init_tre, ptypes, weights, seat_pols,
             init_node,
             init_carry,
             init_tre,
+            init_wreck,
             ptypes,
             weights,
             seat_pols[g],
@@ -436,7 +460,7 @@ def run_games(t, rules, st0, players, seat_pols, rng, check=False):
     ptypes, weights = policy_arrays(players)
     n = len(seat_pols)
     seeds = rng.integers(0, 2**63 - 1, size=(n, 2), dtype=np.int64).astype(np.uint64)
-    init_node, init_carry, init_tre, _ = initial_arrays(t, st0)
+    init_node, init_carry, init_tre, init_wreck = initial_arrays(t, st0)
     WB = work_buffers(len(t.ship_owner), max(t.num_treasures, 1), t.board.num_nodes)
     out = np.zeros((n, O_FIXED + 2 * t.num_players), dtype=np.int64)
     play_many(
@@ -445,6 +469,7 @@ def run_games(t, rules, st0, players, seat_pols, rng, check=False):
         init_node,
         init_carry,
         init_tre,
+        init_wreck,
         ptypes,
         weights,
         np.asarray(seat_pols, dtype=np.int64),

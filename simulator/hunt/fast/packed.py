@@ -175,9 +175,13 @@ def pack(t, rules):
 
 
 def initial_arrays(t, st):
+    """The packed state ``(node, carry, tre, wreck)`` of a :class:`~simulator.hunt.moves.State`."""
+    wreck = np.zeros(t.board.num_nodes, dtype=np.int64)
+    for n in st.wrecks:
+        wreck[n] = 1
     return (
         np.array(st.ship_node, dtype=np.int64),
         np.array(st.carrying, dtype=np.int64),
         np.array(st.treasure_island, dtype=np.int64),
-        np.zeros(t.board.num_nodes, dtype=np.int64),
+        wreck,
     )
