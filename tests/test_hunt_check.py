@@ -130,6 +130,6 @@ def test_compiled_engine_starts_from_the_given_wrecks():
     t = build_tables(rules, 2)
     st = State(*position(t, {0: (3, 3), 3: (9, 16)})[:3], frozenset({7, 8}))
     out = fast_game.run_games(
-        t, rules, st, [api.make_player("runner")], [[0, 0]], np.random.default_rng(1)
+        t, rules, st, [api.make_player(rules, "runner")], [[0, 0]], np.random.default_rng(1)
     )
     assert out[0, fast_game.O_WRECKS] >= 2

@@ -12,7 +12,7 @@ from simulator.hunt.fast import packed
 from simulator.hunt.fast import players as fast_players
 from simulator.hunt.game import Observation, check_state, initial_state, play_game
 from simulator.hunt.moves import State, build_tables, turn_options
-from simulator.hunt.players import PRESETS
+from simulator.hunt.players import make_player
 from simulator.hunt.variants import load_hunt, variant_names
 
 CASES = (
@@ -137,7 +137,7 @@ def reachable_positions(sc, players, n_games, seed):
     seen = []
     rng = np.random.default_rng(seed)
     for g in range(n_games):
-        policies = [PRESETS[mix[(k + g) % 4]] for k in range(players)]
+        policies = [make_player(sc.rules, mix[(k + g) % 4]) for k in range(players)]
         play_game(
             t,
             sc.rules,
@@ -160,7 +160,7 @@ def test_compiled_scores_equal_the_python_players(variants, players):
     players = players or (2 if sc.rules.kingdoms.mode != "none" else sc.rules.default_players)
     t, seen = reachable_positions(sc, players, 6, seed=11)
     A, P = packed.pack(t, sc.rules)
-    heuristics = [p for p in PRESETS.values() if hasattr(p, "score")]
+    heuristics = [make_player(sc.rules, name) for name in ("runner", "hunter", "guard")]
     _, weights = fast_players.policy_arrays(heuristics)
     compared = 0
     for st, seat, dice in seen:

@@ -390,30 +390,31 @@ def test_cli_play_json_keys(tmp_path):
     assert len(df) == 120 and (tmp_path / "o" / "games.csv").exists()
 
 
-def test_cli_table_and_errors():
-    r = CliRunner().invoke(cli, ["hunt", "play", "-n", "5", "--seed", "1", "--jobs", "1"])
-    assert r.exit_code == 0 and "win_rate" in r.output
+def test_cli_table_and_errors(capsys):
+    from cli import main
+
+    assert main(["hunt", "play", "-n", "5", "--seed", "1", "--jobs", "1"]) == 0
+    assert "win_rate" in capsys.readouterr().out
     for args, needle in [
         (["--strategies", "runer"], "did you mean 'runner'"),
         (["--players", "6"], "allowed: 2, 3, 4"),
         (["--variant", "cyclon"], "did you mean 'cyclone'"),
-        (["--strategies", "hunter:zeal=3"], "bad parameter"),
-        (["--strategies", "runner,hunter,guard"], "3 given for 4 players" if False else ""),
+        (["--strategies", "hunter:zeal=3"], "unknown parameter 'zeal'"),
+        (["--players", "4", "--strategies", "runner,hunter,guard"], "3 given for 4 players"),
     ]:
-        r = CliRunner().invoke(
-            cli,
-            ["hunt", "play", "-n", "2", "--jobs", "1", "--players", "4", *args]
-            if "--players" not in args
-            else ["hunt", "play", "-n", "2", "--jobs", "1", *args],
-        )
-        if needle:
-            assert r.exit_code != 0 and needle in str(r.exception or r.output)
+        with pytest.raises(SystemExit) as exc:
+            main(["hunt", "play", "-n", "2", "--jobs", "1", *args])
+        out = capsys.readouterr()
+        assert exc.value.code == 2 and out.out == "", args
+        assert out.err.count("\n") == 1 and needle in out.err, (args, out.err)
 
 
 def test_strategy_parameters_parse():
-    p = make_player("hunter:sink=20:shadow=1.5")
+    p = make_player(STANDARD.rules, "hunter:sink=20:shadow=1.5")
     assert p.sink == 20 and p.shadow == 1.5 and p.name == "hunter"
-    assert isinstance(make_player("random:fire=0"), RandomPlayer)
+    assert p.threat == 40 and p.fire is True  # the hunter kind's defaults
+    assert make_player(STANDARD.rules, "hunter:fire=0").fire is False
+    assert isinstance(make_player(STANDARD.rules, "random:fire=0"), RandomPlayer)
 
 
 def test_every_ship_gone_is_a_draw_on_both_engines():
@@ -431,7 +432,7 @@ def test_every_ship_gone_is_a_draw_on_both_engines():
     t = build_tables(rules, 2)
     st = position(t, {0: (0, 0), 3: (0, 1)})
     check_state(t, st)
-    fire = RandomPlayer(fire=1.0)
+    fire = RandomPlayer(name="random", fire=1.0)
     rng = np.random.default_rng(3)
     for _ in range(5):
         rec = play_game(t, rules, [fire, fire], rng, rng, check=True, start=st)

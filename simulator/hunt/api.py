@@ -16,8 +16,9 @@ players=None, chunk_size=500, check=False, engine="fast") -> (games_df, summary_
   the game, its seed, the turn and the invariant of :data:`simulator.hunt.game.INVARIANTS`).
 
 * ``strategies``: one spec per seat (``"runner"``, ``"hunter:sink=20"``...) or a single spec for
-  every seat; ``players`` defaults to ``len(strategies)`` (or the scenario's default when one
-  spec is given).
+  every seat; names are the scenario's ``[strategies.*]``, values are checked against the
+  declared ranges of their kind (:func:`simulator.hunt.players.make_player`); ``players``
+  defaults to ``len(strategies)`` (or the scenario's default when one spec is given).
 * ``rotate_seats``: game ``g`` gives seat ``k`` the spec ``strategies[(k + g) % players]``, so
   every strategy sits in every seat equally often.
 * ``games_df`` is tidy, one row per game and seat: ``game_id, seat, strategy, ports, won,
@@ -52,7 +53,7 @@ from simulator.hunt.game import (
     play_game,
 )
 from simulator.hunt.moves import build_tables
-from simulator.hunt.players import make_player
+from simulator.hunt.players import make_player, strategy_names
 from simulator.hunt.variants import load_hunt
 from simulator.runner import Chunk, RunError, run_chunks
 from simulator.stats import wilson_interval
@@ -85,10 +86,10 @@ def resolve_strategies(
     specs = tuple(s.strip() for s in strategies)
     if not specs or any(not s for s in specs):
         raise UserError(
-            "--strategies: empty strategy name (allowed: runner, hunter, guard, random)"
+            f"--strategies: empty strategy name (allowed: {', '.join(strategy_names(rules))})"
         )
     for s in specs:
-        make_player(s)  # validates
+        make_player(rules, s)  # validates
     if players is None:
         players = (
             len(specs)
@@ -128,7 +129,7 @@ def _chunk(
     """Play the chunk's games; one row per game and seat."""
     tables = build_tables(rules, players)
     unique = list(dict.fromkeys(specs))
-    policies = [make_player(s) for s in unique]
+    policies = [make_player(rules, s) for s in unique]
     seat_pols = np.array(
         [
             [

@@ -53,8 +53,8 @@ def hunt():
     "--strategies",
     default="runner",
     show_default=True,
-    help="Comma list, one per seat or one for all: runner, hunter, guard, random "
-    "(weights as name:key=value).",
+    help="Comma list, one per seat or one for all, of the scenario's [strategies.*] (standard: "
+    "runner, hunter, guard, random); parameters as name:key=value within their declared ranges.",
 )
 @click.option(
     "-n", "n", type=click.IntRange(1, 10**8), default=1000, show_default=True, help="Games."

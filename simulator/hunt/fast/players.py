@@ -24,6 +24,7 @@ from simulator.hunt.fast.packed import (
     A_SEAT_LO,
 )
 from simulator.hunt.fast.rng import randint, uniform
+from simulator.hunt.players import Heuristic, RandomPlayer
 
 # policy types
 PT_RANDOM = 0  # players.RandomPlayer
@@ -192,11 +193,13 @@ def policy_arrays(players):
     ptypes = np.zeros(len(players), dtype=np.int64)
     weights = np.zeros((len(players), W_LEN), dtype=np.float64)
     for i, p in enumerate(players):
-        if p.name == "random" and not hasattr(p, "ship"):
+        if isinstance(p, RandomPlayer):
             ptypes[i] = PT_RANDOM
             weights[i, W_FIRE] = p.fire
-        else:
+        elif isinstance(p, Heuristic):
             ptypes[i] = PT_HEURISTIC
             for j, f in enumerate(WEIGHT_FIELDS):
-                weights[i, j] = getattr(p, f)
+                weights[i, j] = float(getattr(p, f))
+        else:
+            raise TypeError(f"no compiled player for {type(p).__name__}")
     return ptypes, weights
