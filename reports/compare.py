@@ -29,7 +29,7 @@ import pandas as pd
 
 from reports.engines import engine
 from simulator.errors import UserError
-from simulator.runner import fresh_entropy
+from simulator.runner import derive_seed, fresh_entropy
 from simulator.sequential import SequentialComparison
 
 METRIC_KINDS = ("win-rate", "seat-advantage", "game-length", "stalemate", "fame")
@@ -104,8 +104,7 @@ def per_game(seats: pd.DataFrame, metric: Metric) -> np.ndarray:
 
 def look_seed(entropy: int, look: int, stream: int = 0) -> int:
     """Seed of look ``look`` (same for both scenarios under CRN; ``stream`` 1 for independent)."""
-    ss = np.random.SeedSequence(entropy, spawn_key=(look, stream))
-    return int(ss.generate_state(1, np.uint64)[0]) >> 1
+    return derive_seed(entropy, "compare-look", look, stream)
 
 
 def verdict(row: dict, metric: Metric, alpha: float) -> str:

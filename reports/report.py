@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from reports.html import FigureBlock, Section, render_page
@@ -26,7 +25,7 @@ from reports.sections import dice as dice_section
 from reports.sections import express as express_section
 from reports.sections import hunt as hunt_section
 from simulator.output import ensure_writable_dir, write_table, write_text
-from simulator.runner import fresh_entropy
+from simulator.runner import derive_seed, fresh_entropy
 
 GAMES = ("cove", "express", "hunt")
 SIZES = ("test", "quick", "standard", "full")  # "test" is hidden from --help (used by tests)
@@ -53,9 +52,9 @@ class ReportContext:
     notes: Callable[[str], None] = lambda msg: None
 
     def section_seed(self, position: int) -> int:
-        """A 63-bit seed for a section, fixed by the root entropy and the section's position."""
-        ss = np.random.SeedSequence(self.entropy, spawn_key=(position,))
-        return int(ss.generate_state(1, np.uint64)[0]) >> 1
+        """The root seed of a section, fixed by the report's entropy and the section's position
+        (so adding a game does not change another game's numbers)."""
+        return derive_seed(self.entropy, "report-section", position)
 
     def figure(
         self,

@@ -14,7 +14,9 @@ from simulator.output import dumps, emit, ensure_writable_dir, write_table, writ
 from simulator.runner import Chunk, run_chunks
 from simulator.stats import proportion_se, wilson_interval
 
-#: chunk size of the Monte Carlo estimates (fixes the seed tree: part of what --seed replays)
+#: trials per block of random streams of the Monte Carlo estimates (part of the seed tree: what
+#: --seed replays); chunks are whole blocks, and their size changes nothing in the numbers
+MC_BLOCK_SIZE = 10_000
 MC_CHUNK_SIZE = 10_000
 
 
@@ -37,14 +39,20 @@ def _write_out(out, stem: str, df: pd.DataFrame, obj: dict, key: tuple[str, ...]
 
 
 def _volley_chunk(chunk: Chunk, dice_n: int, hit_on: int, reroll: int, extra: int) -> np.ndarray:
-    hits = dice.sample_volley(chunk.rng(), chunk.size, dice_n, hit_on, reroll, extra)
-    return np.bincount(hits, minlength=dice_n + extra + 1)
+    counts = np.zeros(dice_n + extra + 1, dtype=np.int64)
+    for block in chunk.blocks():
+        hits = dice.sample_volley(block.rng("dice"), block.size, dice_n, hit_on, reroll, extra)
+        counts += np.bincount(hits, minlength=counts.size)
+    return counts
 
 
 def _boarding_chunk(chunk: Chunk, a: int, b: int, ea: int, eb: int, ra: int, rb: int) -> np.ndarray:
-    diff = dice.sample_boarding(chunk.rng(), chunk.size, a, b, ea, eb, 3, ra, rb)
     offset = b + eb
-    return np.bincount(diff + offset, minlength=a + ea + b + eb + 1)
+    counts = np.zeros(a + ea + b + eb + 1, dtype=np.int64)
+    for block in chunk.blocks():
+        diff = dice.sample_boarding(block.rng("dice"), block.size, a, b, ea, eb, 3, ra, rb)
+        counts += np.bincount(diff + offset, minlength=counts.size)
+    return counts
 
 
 def _with_mc(values: list[int], exact: list, counts: np.ndarray | None, n: int) -> pd.DataFrame:
@@ -134,6 +142,7 @@ def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, out, seed, jobs, quiet
             quiet=quiet,
             desc="volleys",
             chunk_size=MC_CHUNK_SIZE,
+            block_size=MC_BLOCK_SIZE,
             manifest={"command": "odds volley"},
         )
         counts = np.sum(run.results, axis=0)
@@ -256,6 +265,7 @@ def boarding(
             quiet=quiet,
             desc="boardings",
             chunk_size=MC_CHUNK_SIZE,
+            block_size=MC_BLOCK_SIZE,
             manifest={"command": "odds boarding"},
         )
         counts = np.sum(run.results, axis=0)

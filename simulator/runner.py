@@ -1,14 +1,18 @@
 """Seeded, chunked, parallel execution of Monte Carlo jobs.
 
-A job of ``n`` trials is cut into fixed-size chunks (the last one may be shorter). One root
-:class:`numpy.random.SeedSequence` is made from the user's ``--seed`` (or from fresh entropy, which
-is recorded so the run can be replayed) and ``spawn`` is called once for all chunks, before any
-work is dispatched. Chunk ``i`` always receives child ``i`` whatever the worker count, so results
-do not depend on ``n_jobs`` or the backend. Chunks run through :class:`joblib.Parallel` and their
-results are returned in chunk order.
+The seed tree. The root entropy is the user's ``--seed`` (or fresh entropy, recorded so the run
+can be replayed). A job's ``n`` trials are grouped into fixed **blocks** of ``block_size``
+consecutive trials, a size the task fixes once (part of the seed tree); block ``b`` hands out
+named streams (:data:`STREAMS`: ``dice``, ``players``...), each
+``SeedSequence(entropy, spawn_key=(0, b, stream id, *sub))``. Work is cut into **chunks** of
+whole blocks (the unit of dispatch, checkpoint and progress), sized freely
+(:func:`auto_chunk_size`): since every random number comes from a block stream, results depend on
+the seed and the block size only, never on the chunk size, ``n_jobs`` or the backend.
+:func:`derive_seed` gives sub-runs (report sections, sequential looks, search rungs) roots of
+their own. Chunks run through :class:`joblib.Parallel` and come back in chunk order.
 
-A chunk task is any picklable callable ``task(chunk: Chunk) -> result``; it builds its own
-``np.random.default_rng(chunk.seed)``.
+A chunk task is any picklable callable ``task(chunk: Chunk) -> result``; it draws only from
+``block.rng(name)`` for the blocks of ``chunk.blocks()`` (never a generator built by hand).
 
 Execution settings that are not the engine's business come from the command line through
 :func:`execution` (a :class:`contextvars.ContextVar` set by ``simulation_options``), so every
@@ -18,7 +22,8 @@ command gets them without passing anything:
   joblib's Dask backend; ``--scheduler local`` starts a ``LocalCluster`` on loopback);
 * checkpoints: every finished chunk is written to ``DIR/chunks`` (see
   :mod:`simulator.checkpoint`); a resumed run loads the chunks on disk and runs only the missing
-  ones. Chunk ``i`` gets the same seed either way, so a resumed run equals an uninterrupted one.
+  ones. A chunk's blocks get the same streams either way, so a resumed run equals an
+  uninterrupted one.
 
 A dead worker process (loky's ``TerminatedWorkerError``, Dask's ``KilledWorker``) becomes a
 one-line :class:`RunError` saying how many chunks are saved and how to resume.
@@ -122,13 +127,8 @@ class Chunk:
     index: int  # position of the chunk in the job (0-based)
     start: int  # index of its first trial in the job (a multiple of block_size)
     size: int  # number of trials in it
-    seed: np.random.SeedSequence  # legacy per-chunk seed (tasks move to blocks() streams)
-    entropy: int = 0  # root entropy of the run
+    entropy: int  # root entropy of the run
     block_size: int = 1  # trials per block of random streams
-
-    def rng(self) -> np.random.Generator:
-        """A fresh generator for this chunk (legacy: depends on the chunk size)."""
-        return np.random.default_rng(self.seed)
 
     def blocks(self) -> list[Block]:
         """The blocks of trials of this chunk, in order, each with its named streams."""
@@ -224,8 +224,7 @@ def iter_chunks(
     """Chunks of a job, made one at a time (memory does not grow with ``n``).
 
     Chunk ``i`` covers trials ``offset + i * chunk_size`` onwards (whole blocks of
-    ``block_size``); its blocks' streams depend only on ``entropy`` and the trial numbers. The
-    legacy per-chunk seed is ``SeedSequence(entropy, spawn_key=(i,))``.
+    ``block_size``); its blocks' streams depend only on ``entropy`` and the trial numbers.
     """
     n_chunks = check_sizes(n, chunk_size)
     if chunk_size % block_size or offset % block_size:
@@ -240,27 +239,9 @@ def iter_chunks(
             index=i,
             start=offset + i * chunk_size,
             size=min(chunk_size, n - i * chunk_size),
-            seed=np.random.SeedSequence(entropy, spawn_key=(i,)),
             entropy=entropy,
             block_size=block_size,
         )
-
-
-def plan_chunks(n: int, chunk_size: int, entropy: int) -> list[Chunk]:
-    """Cut ``n`` trials into chunks and give each its child seed (spawned once, in order)."""
-    check_sizes(n, chunk_size)
-    root = np.random.SeedSequence(entropy)
-    n_chunks = -(-n // chunk_size)
-    children = root.spawn(n_chunks)
-    return [
-        Chunk(
-            index=i,
-            start=i * chunk_size,
-            size=min(chunk_size, n - i * chunk_size),
-            seed=children[i],
-        )
-        for i in range(n_chunks)
-    ]
 
 
 def _progress(total: int, desc: str, quiet: bool, initial: int = 0):
@@ -580,9 +561,8 @@ def run_chunks(
         seed: root seed; ``None`` draws fresh entropy (recorded in the result), or on a resume
             takes the entropy recorded in the checkpoint.
         chunk_size: trials per chunk, a multiple of ``block_size`` (``None``: chosen by
-            :func:`auto_chunk_size`). A task that draws only from ``chunk.blocks()`` streams gives
-            results that depend on neither the chunk size, ``n_jobs`` nor the backend; a task on
-            the legacy ``chunk.seed`` depends on the chunk size.
+            :func:`auto_chunk_size`). Tasks draw only from ``chunk.blocks()`` streams, so results
+            depend on neither the chunk size, ``n_jobs`` nor the backend.
         block_size: trials per block of random streams (see :class:`Block`); part of the seed
             tree, so a game fixes it once.
         offset: number of the first trial (a multiple of ``block_size``): a run of trials

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 import pytest
-from test_runner_tasks import run_main
+from runner_tasks import run_main
 
 import cli
 from scenarios.loader import ScenarioError

@@ -18,6 +18,7 @@ from simulator.cove.odds import win_probability
 from simulator.cove.players import BASE_PARAMS, HeuristicPlayer, make_player, strategy_params
 from simulator.cove.rules import CoveRules, Strategy
 from simulator.errors import UserError
+from simulator.runner import Block
 
 RULES = load_scenario(None, CoveRules).rules
 MAT = RULES.ship_mat
@@ -120,7 +121,7 @@ def test_players_see_only_their_hand_and_the_public_board():
 
 
 def test_players_get_their_own_generators_not_the_engines():
-    game, _ = play_one(RULES, ("random",) * 3, np.random.SeedSequence(5))
+    game, _ = play_one(RULES, ("random",) * 3, Block(0, 0, 1, 5))
     gens = [p.rng for p in game.players] + [game.dice.rng]
     states = {str(g.bit_generator.state["state"]) for g in gens}
     assert len(states) == 4

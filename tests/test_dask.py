@@ -9,7 +9,7 @@ import logging
 import time
 
 import pytest
-from test_runner_tasks import counts_chunk, mixed_chunk, run_main, suicidal_chunk
+from runner_tasks import counts_chunk, mixed_chunk, run_main, suicidal_chunk
 
 from simulator import checkpoint as ck
 from simulator import runner

@@ -481,10 +481,10 @@ def test_jobs_do_not_change_results():
     fa = "pirates:5,3,2,1,1 captain@0 gunner@1"
     fb = "chinese:4,3,3,2 carpenter@1 musketeer@0"
     d1, s1 = api.battle_stats(
-        fa, fb, n=600, seed=99, jobs=1, chunk_size=150, commanders="gunline,boarder"
+        fa, fb, n=600, seed=99, jobs=1, chunk_size=100, commanders="gunline,boarder"
     )
     d2, s2 = api.battle_stats(
-        fa, fb, n=600, seed=99, jobs=2, chunk_size=150, commanders="gunline,boarder"
+        fa, fb, n=600, seed=99, jobs=2, chunk_size=300, commanders="gunline,boarder"
     )
     pd_equal = d1.equals(d2)
     assert pd_equal

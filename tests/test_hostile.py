@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_runner_tasks import run_main
+from runner_tasks import run_main
 
 import cli
 from reports.engines import SCHEMAS

@@ -339,12 +339,12 @@ def test_rotate_seats_balances_strategies():
     assert (counts == 5).all()
 
 
-def test_same_seed_same_games_for_any_jobs():
+def test_same_seed_same_games_for_any_jobs_and_chunk_size():
     ra = play(
-        STANDARD, ["runner", "hunter", "guard", "random"], n=120, seed=5, jobs=1, chunk_size=40
+        STANDARD, ["runner", "hunter", "guard", "random"], n=250, seed=5, jobs=1, chunk_size=100
     )
     rb = play(
-        STANDARD, ["runner", "hunter", "guard", "random"], n=120, seed=5, jobs=2, chunk_size=40
+        STANDARD, ["runner", "hunter", "guard", "random"], n=250, seed=5, jobs=2, chunk_size=200
     )
     a, sa, b, sb = ra.seats, ra.summary, rb.seats, rb.summary
     pd.testing.assert_frame_equal(a, b)

@@ -29,7 +29,7 @@ def strategies_for(rules):
 def run(variant: str, engine: str = "fast", n: int = N_GAMES):
     sc = load_hunt(None, [variant] if variant else [])
     result = play(
-        sc, strategies_for(sc.rules), n=n, seed=20240, engine=engine, check=True, chunk_size=250
+        sc, strategies_for(sc.rules), n=n, seed=20240, engine=engine, check=True, chunk_size=200
     )
     games, summary = result.seats, result.summary
     per_game = games[games["seat"] == 1]

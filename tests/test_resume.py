@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from test_runner_tasks import counts_chunk, interrupting_chunk, mixed_chunk, run_main
+from runner_tasks import counts_chunk, interrupting_chunk, mixed_chunk, run_main
 
 from simulator import checkpoint as ck
 from simulator.checkpoint import CheckpointError, CheckpointJob, UnsupportedResult
@@ -30,7 +30,7 @@ from simulator.clitools import simulation_options
 from simulator.runner import Interrupted, RunResult, execution, run_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
-TASKS = ROOT / "tests" / "test_runner_tasks.py"
+TASKS = ROOT / "tests" / "runner_tasks.py"
 
 
 def _job(root: Path, resume: bool = False, **params) -> CheckpointJob:

@@ -6,9 +6,8 @@ import functools
 import time
 import tracemalloc
 
-import numpy as np
 import pytest
-from test_runner_tasks import counts_chunk, mixed_chunk, suicidal_chunk
+from runner_tasks import counts_chunk, mixed_chunk, suicidal_chunk
 
 from simulator import checkpoint as ck
 from simulator.checkpoint import CheckpointJob
@@ -21,7 +20,6 @@ from simulator.runner import (
     execute,
     execution,
     iter_chunks,
-    plan_chunks,
     resolve_jobs,
     run_chunks,
 )
@@ -44,13 +42,12 @@ def test_jobs_1_and_jobs_2_are_bit_identical():
     assert two.results[-1]["frame"]["trial"].iloc[-1] == 2_344  # the short last chunk
 
 
-def test_seed_tree_depends_on_seed_and_chunk_size_only():
-    planned = plan_chunks(1_050, 100, entropy=99)
-    lazy = list(iter_chunks(1_050, 100, entropy=99))
+def test_seed_tree_depends_on_seed_and_block_size_only():
+    lazy = list(iter_chunks(1_050, 100, entropy=99, block_size=50))
     assert [c.size for c in lazy] == [100] * 10 + [50]
-    for a, b in zip(planned, lazy):  # child i of one spawn == SeedSequence(entropy, spawn_key=(i,))
-        assert (a.index, a.start, a.size) == (b.index, b.start, b.size)
-        assert np.array_equal(a.seed.generate_state(4), b.seed.generate_state(4))
+    assert [b.index for b in lazy[3].blocks()] == [6, 7] and lazy[3].blocks()[1].start == 350
+    key = lazy[3].blocks()[1].seed("dice").spawn_key
+    assert key == (0, 7, 1)  # (block tag, block 7, stream "dice")
     other = run_chunks(counts_chunk, 1_050, seed=100, chunk_size=100, n_jobs=1)
     same = run_chunks(counts_chunk, 1_050, seed=99, chunk_size=100, n_jobs=1)
     again = run_chunks(counts_chunk, 1_050, seed=99, chunk_size=100, n_jobs=1)
@@ -64,7 +61,7 @@ def test_fresh_entropy_is_recorded_and_replays():
 
 
 def test_execute_keeps_chunk_order():
-    chunks = plan_chunks(700, 100, entropy=5)
+    chunks = list(iter_chunks(700, 100, entropy=5))
     got = execute(counts_chunk, chunks, n_jobs=2)
     assert _identical(got, [counts_chunk(c) for c in chunks])
 
@@ -128,7 +125,7 @@ def test_killed_worker_without_checkpoint_says_how_to_make_runs_resumable(tmp_pa
 def _peak_bytes(n: int) -> int:
     tracemalloc.start()
     try:
-        run_chunks(counts_chunk, n, seed=1, chunk_size=10_000, n_jobs=1)
+        run_chunks(counts_chunk, n, seed=1, chunk_size=10_000, block_size=10_000, n_jobs=1)
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

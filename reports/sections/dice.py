@@ -23,14 +23,19 @@ THRESHOLDS = tuple(range(2, 7))  # a die hits on this or more
 ROLLS = {"test": 2_000, "quick": 20_000, "standard": 400_000, "full": 4_000_000}  # per cell
 
 
+#: volleys per block of random streams (part of the seed tree; chunks are whole blocks)
+BLOCK_SIZE = 1000
+
+
 def _chunk(chunk: Chunk) -> np.ndarray:
     """Counts [dice index, threshold index, hits] for ``chunk.size`` volleys of every cell."""
-    rng = chunk.rng()
     out = np.zeros((len(DICE_COUNTS), len(THRESHOLDS), max(DICE_COUNTS) + 1), dtype=np.int64)
-    for i, d in enumerate(DICE_COUNTS):
-        for j, h in enumerate(THRESHOLDS):
-            hits = dice.sample_volley(rng, chunk.size, d, h)
-            out[i, j, : d + 1] = np.bincount(hits, minlength=d + 1)
+    for block in chunk.blocks():
+        rng = block.rng("dice")
+        for i, d in enumerate(DICE_COUNTS):
+            for j, h in enumerate(THRESHOLDS):
+                hits = dice.sample_volley(rng, block.size, d, h)
+                out[i, j, : d + 1] += np.bincount(hits, minlength=d + 1)
     return out
 
 
@@ -43,7 +48,8 @@ def tables(n: int, seed: int, jobs: int, quiet: bool) -> tuple[pd.DataFrame, pd.
         seed=seed,
         n_jobs=jobs if n > 200_000 else 1,
         quiet=quiet,
-        chunk_size=max(1000, min(100_000, n // 4 or 1)),
+        chunk_size=None,
+        block_size=BLOCK_SIZE,
         desc="dice",
     )
     counts = np.sum(run.results, axis=0)

@@ -14,6 +14,7 @@ import pandas as pd
 from reports.html import Section
 from reports.sections.common import scenario_row
 from simulator.express import api
+from simulator.runner import derive_seed
 
 TITLE = "Pirates express"
 MATRIX_N = {"test": 20, "quick": 200, "standard": 5_000, "full": 50_000}  # battles per cell
@@ -34,8 +35,7 @@ def build(ctx, seed: int) -> Section:
     rules = scen.rules
     sec = Section("express", TITLE)
     sec.scenarios.append(scenario_row(scen))
-    ss = np.random.SeedSequence(seed)
-    s_matrix, s_crew, s_search = (int(c.generate_state(1, np.uint64)[0] >> 1) for c in ss.spawn(3))
+    s_matrix, s_crew, s_search = (derive_seed(seed, "express-study", k) for k in range(3))
 
     n = MATRIX_N[ctx.size]
     df, summary = api.nation_matrix(n=n, scenario=scen, seed=s_matrix, jobs=ctx.jobs, quiet=True)
@@ -131,7 +131,7 @@ def build(ctx, seed: int) -> Section:
             rules=rules,
             candidates=candidates,
             n0=n0,
-            seed=[s_search, k],
+            seed=derive_seed(s_search, "best-fleet", k),
             jobs=ctx.jobs,
             opponents=nations,
         )

@@ -25,6 +25,7 @@ from reports.sections.common import (
 from scenarios.loader import ScenarioError
 from simulator.hunt import api
 from simulator.hunt import variants as hunt_variants
+from simulator.runner import derive_seed
 from simulator.sequential import holm
 
 TITLE = "Les Pirates"
@@ -199,7 +200,7 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
     names = list(variants_mod.variant_names())
     rows, notes = [], []
     base_cache: dict[int, pd.DataFrame] = {}
-    vseed = seed ^ 0x5EED  # a different stream from the mixed-strategy base run above
+    vseed = derive_seed(seed, "hunt-variants")  # other streams than the mixed-strategy base run
     for name in names:
         try:
             scen = api.load(base_file, [name])

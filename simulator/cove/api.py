@@ -19,13 +19,14 @@
   ``pirates`` (per pirate: ``battles``, ``player_ships_routed``, ``times_sunk``), ``ties``,
   ``duels``, ``provenance``, ``seed``.
 
-Results depend on the seed (and the fixed chunk size), never on ``n_jobs``.
+Results depend on the seed only (each deal is one block of the runner's seed tree), never on the
+chunk size or ``n_jobs``.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,10 +45,12 @@ from simulator.protocol import (
     PlayResult,
     outcomes_from_scores,
 )
-from simulator.runner import Chunk, run_chunks
+from simulator.runner import Block, Chunk, run_chunks
 from simulator.stats import wilson_interval
 
-CHUNK_SIZE = 250  # games (deals) per chunk; part of the seed tree
+#: deals per block of random streams: one (a deal's dice and players' streams are its own, so
+#: results depend on neither the chunk size nor --jobs)
+BLOCK_SIZE = 1
 
 SEAT_COLUMNS = (
     ["game", "rotation", "seat", "strategy", "fame"]
@@ -80,6 +83,11 @@ BATTLE_COLUMNS = [
     "player_ships_fled",
     "exchanges",
 ]
+
+
+def strategies(scenario) -> Mapping[str, Any]:
+    """The scenario's named strategies (``[strategies.*]``)."""
+    return _rules(scenario).strategies
 
 
 def default_mix(scenario) -> tuple[str, ...]:
@@ -142,7 +150,7 @@ def resolve_strategies(
 def play_one(
     rules,
     names: Sequence[str],
-    seed: np.random.SeedSequence,
+    deal: Block,
     *,
     check: bool = False,
     trace: list | None = None,
@@ -151,31 +159,22 @@ def play_one(
     factory: PlayerFactory | None = None,
     tables: ScenarioTables | None = None,
 ) -> tuple[Game, Any]:
-    """Play one game: ``names[i]`` sits at seat ``i``; engine and players get child seeds.
+    """Play one game: ``names[i]`` sits at seat ``i``; the engine draws from the deal's ``dice``
+    stream and seat ``i``'s player from its ``players`` sub-stream ``i`` (a deal is one block of
+    the runner's seed tree, so every seat rotation of a deal replays the same dice and streams).
 
     ``odds_cache`` (optional) is shared by the players' exact-odds memo across games;
     ``factory`` and ``tables`` (optional, built from ``rules``) are shared by the games of a chunk.
     """
-    # children derived from the seed's own key rather than by seed.spawn(): spawn() advances the
-    # SeedSequence, and every seat rotation of a deal must get the same engine dice and the same
-    # per-seat player streams (the first spawn() would give exactly these children)
-    kids = [
-        np.random.SeedSequence(
-            seed.entropy, spawn_key=(*seed.spawn_key, k), pool_size=seed.pool_size
-        )
-        for k in range(1 + len(names))
-    ]
+    seat_rngs = [deal.rng("players", i) for i in range(len(names))]
     if factory is None:
-        players = [
-            make_player(rules, nm, np.random.default_rng(kids[1 + i]), odds_cache)
-            for i, nm in enumerate(names)
-        ]
+        players = [make_player(rules, nm, seat_rngs[i], odds_cache) for i, nm in enumerate(names)]
     else:
-        players = [factory(nm, np.random.default_rng(kids[1 + i])) for i, nm in enumerate(names)]
+        players = [factory(nm, seat_rngs[i]) for i, nm in enumerate(names)]
     game = Game(
         rules,
         players,
-        GameDice(np.random.default_rng(kids[0]), record=record_dice),
+        GameDice(deal.rng("dice"), record=record_dice),
         trace=trace,
         check_invariants=check,
         tables=tables,
@@ -199,13 +198,13 @@ def _chunk(
     # and the unshuffled decks: built once per chunk, shared by its games
     factory = PlayerFactory(rules, {})
     tables = ScenarioTables(rules)
-    for i, gseed in enumerate(chunk.seed.spawn(chunk.size)):
-        gid = chunk.start + i
+    for deal in chunk.blocks():  # one deal per block
+        gid = deal.start
         for r in rotations:
             if rotate and n_games is not None and gid * n + r >= n_games:
                 break  # -n counts games: the last deal may be played in fewer rotations
             seated = [names[(s + r) % n] for s in range(n)]
-            _game, res = play_one(rules, seated, gseed, check=check, factory=factory, tables=tables)
+            _game, res = play_one(rules, seated, deal, check=check, factory=factory, tables=tables)
             for sr in res.seats:
                 seat_rows.append(
                     (
@@ -312,6 +311,7 @@ def play_games(
     quiet: bool = True,
     check_invariants: bool = False,
     max_games: int | None = None,
+    chunk_size: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Play ``n`` games of Pirate's Cove between scripted players.
 
@@ -328,6 +328,7 @@ def play_games(
         check_invariants: check conservation and bounds after every phase (slower).
         max_games: with ``rotate_seats``, stop after this many games in all (the last deal is
             then played in fewer rotations); :func:`play` uses it so that ``-n`` counts games.
+        chunk_size: deals per chunk (``None``: the runner's choice); never changes a number.
 
     Returns:
         ``(seats_df, battles_df, summary)`` as described in the module docstring.
@@ -356,7 +357,8 @@ def play_games(
         task,
         n,
         seed=seed,
-        chunk_size=CHUNK_SIZE,
+        chunk_size=chunk_size,
+        block_size=BLOCK_SIZE,
         n_jobs=n_jobs,
         quiet=quiet,
         desc="games",
@@ -374,7 +376,7 @@ def play_games(
         rotate_seats=rotate_seats,
         seed=run.entropy,
         provenance=scenario.provenance(),
-        chunk_size=CHUNK_SIZE,
+        block_size=BLOCK_SIZE,
         wall_time_s=run.wall_time_s,
     )
     return seats_df, battles_df, summary
@@ -500,6 +502,7 @@ def play(
     quiet: bool = True,
     check: bool = False,
     engine: str | None = None,
+    chunk_size: int | None = None,
 ) -> PlayResult:
     """Play ``n`` games of Pirate's Cove (the protocol's ``play``).
 
@@ -533,6 +536,7 @@ def play(
         quiet=quiet,
         check_invariants=check,
         max_games=n if rotate_seats else None,
+        chunk_size=chunk_size,
     )
     seats = to_seats(seats_df, n_players, rotate_seats)
     battles = to_battles(battles_df, n_players, rotate_seats)
@@ -549,7 +553,7 @@ def play(
         rotate_seats=rotate_seats,
         seed=summ["seed"],
         provenance=prov,
-        chunk_size=CHUNK_SIZE,
+        block_size=BLOCK_SIZE,
         wall_time_s=summ["wall_time_s"],
     )
     for df in (seats, battles):

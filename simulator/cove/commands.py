@@ -30,7 +30,13 @@ from simulator.cove.combat_kernel import COMPILED_ENGINE
 from simulator.cove.combat_policies import policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, exact_duel
 from simulator.cove.game_commands import play_command
-from simulator.cove.lethality import Build, duel_monte_carlo_chunk, lethality_table, read_builds
+from simulator.cove.lethality import (
+    MC_BLOCK_SIZE,
+    Build,
+    duel_monte_carlo_chunk,
+    lethality_table,
+    read_builds,
+)
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.output import emit, ensure_writable_dir, write_table
 from simulator.runner import run_chunks
@@ -230,6 +236,7 @@ def duel(ships, vs, exact, n, policy, vs_policy, scenario_path, seed, jobs, quie
         n_jobs=jobs,
         quiet=quiet,
         chunk_size=MC_CHUNK,
+        block_size=MC_BLOCK_SIZE,
         desc="battles",
         compiled=COMPILED_ENGINE,
         manifest={"command": "cove duel", **info},

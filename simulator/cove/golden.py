@@ -17,13 +17,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from scenarios.loader import load_scenario
 from simulator.cove.dice import ReplayDice
 from simulator.cove.game import Game
 from simulator.cove.players import ReplayCursor, ReplayPlayer, make_player
 from simulator.cove.rules import CoveRules
+from simulator.runner import Block
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
 
@@ -82,13 +81,10 @@ def record(name: str) -> dict[str, Any]:
 
     scenario, names, seed = CASES[name]
     rules = _rules(scenario)
-    ss = np.random.SeedSequence(seed)
-    kids = ss.spawn(1 + len(names))
-    players = [
-        make_player(rules, nm, np.random.default_rng(kids[1 + i])) for i, nm in enumerate(names)
-    ]
+    deal = Block(index=0, start=0, size=1, entropy=seed)  # deal 0 of a run with this seed
+    players = [make_player(rules, nm, deal.rng("players", i)) for i, nm in enumerate(names)]
     trace: list = []
-    dice = GameDice(np.random.default_rng(kids[0]), record=True)
+    dice = GameDice(deal.rng("dice"), record=True)
     game = Game(rules, players, dice, trace=trace, check_invariants=True)
     result = game.play()
     return {

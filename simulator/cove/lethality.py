@@ -32,10 +32,12 @@ from simulator.cove.combat_policies import RulePolicy, policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, exact_duel
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.errors import UserError
-from simulator.runner import run_chunks
+from simulator.runner import derive_seed, run_chunks
 from simulator.stats import wilson_interval
 
 BALANCED_GOLD = (9, 15, 24, 36)
+#: battles per block of random streams of the Monte Carlo duels (part of the seed tree)
+MC_BLOCK_SIZE = 20_000
 COLUMNS = (
     "pirate",
     "build",
@@ -241,14 +243,15 @@ def lethality_table(
                     policies=(policy,) * (company + 1),
                     island=island,
                 )
-                row_seed = int(np.random.SeedSequence([seed, r, k]).generate_state(1)[0])
+                row_seed = derive_seed(seed, "lethality-row", r, k)
                 run = run_chunks(
                     task,
                     n,
                     seed=row_seed,
                     n_jobs=n_jobs,
                     quiet=quiet,
-                    chunk_size=20_000,
+                    chunk_size=MC_BLOCK_SIZE,
+                    block_size=MC_BLOCK_SIZE,
                     desc=f"{opp} vs {b.name}",
                     compiled=COMPILED_ENGINE,
                 )
@@ -296,10 +299,14 @@ def duel_monte_carlo_chunk(
     rules = scenario_path if isinstance(scenario_path, CoveRules) else _rules_from(scenario_path)
     bships = [b.battle_ship(seat=i) for i, b in enumerate(ships)]
     pols = [policy_from_name(p) if isinstance(p, str) else p for p in policies]
-    res = simulate_battles(rules, bships, npc, pols, chunk.size, chunk.rng(), island=island)
-    counts = np.bincount(res.outcome[:, 0], minlength=5).astype(float)
-    fame = res.fame[:, 0].sum(axis=1).astype(float)
-    return np.concatenate([counts, [fame.sum(), (fame**2).sum(), float(res.npc_sunk.sum())]])
+    total = np.zeros(8)
+    for block in chunk.blocks():
+        rng = block.rng("dice")
+        res = simulate_battles(rules, bships, npc, pols, block.size, rng, island=island)
+        counts = np.bincount(res.outcome[:, 0], minlength=5).astype(float)
+        fame = res.fame[:, 0].sum(axis=1).astype(float)
+        total += np.concatenate([counts, [fame.sum(), (fame**2).sum(), float(res.npc_sunk.sum())]])
+    return total
 
 
 __all__ = [

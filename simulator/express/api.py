@@ -39,12 +39,15 @@ from simulator.express.fleets import (
     validate_fleet,
 )
 from simulator.express.rules import CREW_ROLES, SCENARIO_NAMES, ExpressRules
-from simulator.runner import Chunk, run_chunks
+from simulator.runner import Block, Chunk, derive_seed, fresh_entropy, run_chunks
 from simulator.stats import Z95, wilson_interval
 
 #: the battle engine and commanders (cold compile measured 42 s wall, 19 s CPU, on 2 busy cores)
 COMPILED_ENGINE = CompiledEngine("Pirates express engine", (battle.play_many,), 60)
-DEFAULT_CHUNK = 500  # battles per chunk (fixes the seed tree together with the seed)
+#: battles per block of random streams (part of the seed tree: a block's battles of a pairing
+#: draw from its "dice" and "commanders" sub-streams, so numbers never depend on the chunk size)
+BLOCK_SIZE = 100
+DEFAULT_CHUNK = None  # chosen by the runner (whole blocks)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -139,24 +142,21 @@ def make_pairing(
     )
 
 
-def _rngs(seed: np.random.SeedSequence) -> tuple[np.random.Generator, np.random.Generator]:
-    """Dice generator and commanders' generator from one chunk seed (children 0 and 1)."""
-    dice_ss, policy_ss = (
-        np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key + (k,)) for k in (0, 1)
-    )
-    return np.random.default_rng(dice_ss), np.random.default_rng(policy_ss)
+def _rngs(block: Block, pairing: int = 0) -> tuple[np.random.Generator, np.random.Generator]:
+    """The dice and commanders' generators of one pairing in one block of battles."""
+    return block.rng("dice", pairing), block.rng("commanders", pairing)
 
 
-def play(pairing: Pairing, n: int, seed: np.random.SeedSequence | int) -> np.ndarray:
-    """Play ``n`` battles of a pairing in this process; int64[n, len(OUT_COLUMNS)]."""
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    rng, prng = _rngs(ss)
+def play(pairing: Pairing, n: int, seed: int) -> np.ndarray:
+    """Play ``n`` battles of a pairing in this process, as one block of a run with root seed
+    ``seed``; int64[n, len(OUT_COLUMNS)]."""
+    rng, prng = _rngs(Block(index=0, start=0, size=n, entropy=int(seed)))
     return battle.play_many(rng, prng, n, *pairing.args())
 
 
 def play_traced(pairing: Pairing, seed: int, max_events: int = 4000):
     """One battle with its event trace (see ``battle.EV_*``)."""
-    rng, prng = _rngs(np.random.SeedSequence(seed))
+    rng, prng = _rngs(Block(index=0, start=0, size=1, entropy=int(seed)))
     out, trace, n_ev, si = battle.play_traced(rng, prng, *pairing.args(), max_events)
     if n_ev > max_events:
         raise RuntimeError(f"trace overflow: {n_ev} events > {max_events}")
@@ -168,12 +168,18 @@ def play_traced(pairing: Pairing, seed: int, max_events: int = 4000):
 
 
 def _pairings_chunk(chunk: Chunk, pairings: tuple[Pairing, ...]) -> np.ndarray:
-    """Play ``chunk.size`` battles of every pairing; int64[len(pairings), size, N_OUT]."""
-    children = [
-        np.random.SeedSequence(chunk.seed.entropy, spawn_key=chunk.seed.spawn_key + (p,))
-        for p in range(len(pairings))
-    ]
-    return np.stack([play(p, chunk.size, ss) for p, ss in zip(pairings, children)])
+    """Play ``chunk.size`` battles of every pairing; int64[len(pairings), size, N_OUT].
+
+    Pairing ``p`` of block ``b`` draws from the block's ``dice`` and ``commanders`` sub-streams
+    ``p``: the same battles whatever the chunk size or ``--jobs``."""
+    out = []
+    for p, pairing in enumerate(pairings):
+        rows = []
+        for block in chunk.blocks():
+            rng, prng = _rngs(block, p)
+            rows.append(battle.play_many(rng, prng, block.size, *pairing.args()))
+        out.append(np.concatenate(rows))
+    return np.stack(out)
 
 
 def run_pairings(
@@ -191,6 +197,7 @@ def run_pairings(
         n_jobs=jobs,
         quiet=quiet,
         chunk_size=chunk_size,
+        block_size=BLOCK_SIZE,
         desc=desc,
         compiled=COMPILED_ENGINE,
     )
@@ -240,7 +247,7 @@ def _provenance(sc: Scenario, run, scenario_name, extra=None) -> dict:
     d = dict(sc.provenance())
     d["scenario_name"] = scenario_name or sc.rules.scenario
     d["seed"] = run.entropy
-    d["chunk_size"] = run.chunk_size
+    d["block_size"] = BLOCK_SIZE
     d["method"] = "monte-carlo"
     if extra:
         d.update(extra)
@@ -258,7 +265,7 @@ def battle_stats(
     seed: int | None = None,
     jobs: int = 1,
     quiet: bool = True,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int | None = DEFAULT_CHUNK,
 ) -> tuple[pd.DataFrame, dict]:
     """Fleet A vs fleet B, ``n`` battles.
 
@@ -341,7 +348,7 @@ def nation_matrix(
     seed: int | None = None,
     jobs: int = 1,
     quiet: bool = True,
-    chunk_size: int = 100,
+    chunk_size: int | None = DEFAULT_CHUNK,
     search_candidates: int = 32,
     search_n0: int = 24,
     nations=None,
@@ -368,7 +375,7 @@ def nation_matrix(
         chosen = {nat: mirrored_fleet(rules, nat) for nat in nations}
     else:
         chosen = {}
-        base_seed = seed if seed is not None else int(np.random.SeedSequence().entropy)
+        base_seed = seed if seed is not None else fresh_entropy()
         for k, nat in enumerate(nations):
             fleet, info = best_fleet(
                 nat,
@@ -377,7 +384,7 @@ def nation_matrix(
                 n0=search_n0,
                 commanders=cmd,
                 scenario_name=scenario_name,
-                seed=[base_seed, 1000 + k],
+                seed=derive_seed(base_seed, "best-fleet", k),
                 jobs=jobs,
                 opponents=nations,
             )
@@ -433,8 +440,7 @@ def best_fleet(
         else commanders
     )
     pool = enumerate_fleets(rules, nation, full_only=True)
-    ss = np.random.SeedSequence(seed)
-    pick_rng = np.random.default_rng(ss.spawn(1)[0])
+    pick_rng = Block(index=0, start=0, size=1, entropy=int(seed)).rng("sample")
     mirror = mirrored_fleet(rules, nation)
     chosen = [mirror]
     if candidates > 1 and pool:
@@ -445,7 +451,6 @@ def best_fleet(
     alive = list(range(len(chosen)))
     n_r = n0
     rounds = []
-    round_seed = ss.spawn(64)
     r = 0
     while len(alive) > 1:
         pairings = [
@@ -454,9 +459,9 @@ def best_fleet(
         rows, _ = run_pairings(
             pairings,
             n_r,
-            seed=int(round_seed[r].generate_state(1)[0]),
+            seed=derive_seed(seed, "rung", r),
             jobs=jobs,
-            chunk_size=max(1, n_r),
+            chunk_size=None,
             desc="search",
         )
         res = rows[:, :, battle.O_RESULT]
@@ -494,7 +499,7 @@ def crew_value(
     seed: int | None = None,
     jobs: int = 1,
     quiet: bool = True,
-    chunk_size: int = 250,
+    chunk_size: int | None = DEFAULT_CHUNK,
 ) -> tuple[pd.DataFrame, dict]:
     """VP and win-rate gain of each crew role and each nation power over a no-power baseline.
 

@@ -8,7 +8,7 @@ Example::
     result.seats, result.summary
 
 ``play(scenario, strategies, *, n, players=None, seed=None, jobs=1, rotate_seats=False,
-quiet=True, check=False, engine="fast", chunk_size=500) -> PlayResult`` (the game protocol of
+quiet=True, check=False, engine="fast", chunk_size=None) -> PlayResult`` (the game protocol of
 :mod:`simulator.protocol`).
 
 * ``engine``: ``"fast"`` (numba, :mod:`.fast.game`) or ``"python"`` (the reference, :mod:`.game`);
@@ -34,19 +34,21 @@ quiet=True, check=False, engine="fast", chunk_size=500) -> PlayResult`` (the gam
   it played), ``first_player`` (seat 1 against 1/players), ``stalemate_rate`` (+ ``ci95``),
   ``draw_rate``, ``turns`` {mean, p50, p90}, ``sinkings_per_game``, ``seed``, ``provenance``.
 
-Runs go through :func:`simulator.runner.run_chunks`: the same seed gives the same games for any
-``n_jobs`` (the chunk size is fixed and part of the replay recipe).
+Runs go through :func:`simulator.runner.run_chunks` with blocks of :data:`BLOCK_SIZE` games:
+the games of a block draw from the block's named streams (``dice``; ``players`` for the readable
+engine's tie-breaks), so the same seed gives the same games for any ``jobs`` and chunk size.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from scenarios.loader import Scenario
+from scenarios.strategies import KindDecl, StrategyDecl
 from simulator.compiled import CompiledEngine
 from simulator.errors import UserError
 from simulator.hunt.game import (
@@ -74,7 +76,10 @@ GAME = "hunt"
 #: measured cold compile: 49 s wall (30 s CPU) on 2 busy cores
 FAST_ENGINE_COMPILE_S = 60
 
-DEFAULT_CHUNK_SIZE = 500
+#: games per block of random streams (part of the seed tree: a block's games draw their dice,
+#: and the players their tie-breaks, from the block's "dice" and "players" streams in order)
+BLOCK_SIZE = 100
+DEFAULT_CHUNK_SIZE = None  # chosen by the runner (whole blocks); the numbers do not depend on it
 
 
 class InvariantBroken(UserError):
@@ -90,7 +95,27 @@ def _broken(chunk: Chunk, game: int, turn: int, what: str) -> InvariantBroken:
 
 def load(scenario=None, variants: Sequence[str] = ()):
     """The base game or a user's scenario file, with variants applied (see :mod:`.variants`)."""
+    if isinstance(scenario, Scenario) and not variants:
+        return scenario
     return load_hunt(scenario, variants)
+
+
+def strategies(scenario) -> Mapping[str, StrategyDecl]:
+    """The scenario's named strategies (``[strategies.*]``)."""
+    return load(scenario).rules.strategies
+
+
+def kinds(scenario) -> Mapping[str, KindDecl]:
+    """The scenario's kinds of player and their parameter spaces (``[kinds.*]``)."""
+    return load(scenario).rules.kinds
+
+
+def default_mix(scenario) -> tuple[str, ...]:
+    return tuple(load(scenario).rules.default_mix)
+
+
+def player_counts(scenario) -> tuple[int, ...]:
+    return tuple(load(scenario).rules.player_counts)
 
 
 def resolve_strategies(
@@ -126,13 +151,6 @@ def resolve_strategies(
     return players, specs
 
 
-def _policy_rng(chunk: Chunk) -> np.random.Generator:
-    seq = chunk.seed
-    return np.random.default_rng(
-        np.random.SeedSequence(seq.entropy, spawn_key=tuple(seq.spawn_key) + (1,))
-    )
-
-
 def _chunk(
     chunk: Chunk,
     rules,
@@ -161,7 +179,20 @@ def _chunk(
         from simulator.hunt.fast import game as fast
         from simulator.hunt.fast.moves import HASH_SIZE
 
-        out = fast.run_games(tables, rules, start, policies, seat_pols, chunk.rng(), check)
+        out = np.concatenate(
+            [
+                fast.run_games(
+                    tables,
+                    rules,
+                    start,
+                    policies,
+                    seat_pols[b.start - chunk.start : b.start - chunk.start + b.size],
+                    b.rng("dice"),
+                    check,
+                )
+                for b in chunk.blocks()
+            ]
+        )
         errors = out[:, fast.O_ERROR]
         if errors.any():
             bad = int(np.flatnonzero(errors)[0])
@@ -190,17 +221,19 @@ def _chunk(
         sunk_by = out[:, fast.O_FIXED : fast.O_FIXED + players]
         lost = out[:, fast.O_FIXED + players : fast.O_FIXED + 2 * players]
     elif engine == "python":
-        dice_rng = chunk.rng()
-        pol_rng = _policy_rng(chunk)
         games = []
-        for i in range(chunk.size):
-            seated = [policies[j] for j in seat_pols[i]]
-            try:
-                games.append(
-                    play_game(tables, rules, seated, dice_rng, pol_rng, check=check, start=start)
-                )
-            except IllegalState as exc:
-                raise _broken(chunk, chunk.start + i, exc.turn, str(exc)) from None
+        for b in chunk.blocks():
+            dice_rng, pol_rng = b.rng("dice"), b.rng("players")
+            for g in b.trials:
+                seated = [policies[j] for j in seat_pols[g - chunk.start]]
+                try:
+                    games.append(
+                        play_game(
+                            tables, rules, seated, dice_rng, pol_rng, check=check, start=start
+                        )
+                    )
+                except IllegalState as exc:
+                    raise _broken(chunk, g, exc.turn, str(exc)) from None
         rec = {
             key: np.array([getattr(g, key) for g in games])
             for key in (
@@ -393,7 +426,7 @@ def play(
     quiet: bool = True,
     check: bool = False,
     engine: str | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
 ) -> PlayResult:
     """Play ``n`` seeded games (the protocol's ``play``; see :mod:`simulator.protocol`).
 
@@ -426,6 +459,7 @@ def play(
         n_jobs=jobs,
         quiet=quiet,
         chunk_size=chunk_size,
+        block_size=BLOCK_SIZE,
         desc="games",
         manifest={"scenario": prov, "strategies": list(specs), "players": players},
         compiled=_compiled_engine() if engine == "fast" else None,
@@ -441,7 +475,7 @@ def play(
         strategy_specs=list(dict.fromkeys(specs)),
         rotate_seats=rotate_seats,
         seed=run.entropy,
-        chunk_size=chunk_size,
+        block_size=BLOCK_SIZE,
         engine=engine,
         wall_time_s=run.wall_time_s,
         provenance=prov,

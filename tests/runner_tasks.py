@@ -1,6 +1,6 @@
 """Chunk tasks shared by the runner, resume, dask and hostile-input tests (module level: picklable).
 
-Also a tiny slow command (``python tests/test_runner_tasks.py ...``) that the resume tests run in a
+Also a tiny slow command (``python tests/runner_tasks.py ...``) that the resume tests run in a
 real subprocess and kill mid-run. No tests live here.
 """
 
@@ -22,16 +22,25 @@ if str(ROOT) not in sys.path:
 from simulator.runner import Chunk  # noqa: E402
 
 
+def _rolls(chunk: Chunk, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """(die faces [trial, width], a normal variate per trial) from the chunk's block streams."""
+    faces, normals = [], []
+    for block in chunk.blocks():
+        rng = block.rng("dice")
+        faces.append(rng.integers(1, 7, size=(block.size, width)))
+        normals.append(rng.normal(size=block.size))
+    return np.concatenate(faces), np.concatenate(normals)
+
+
 def mixed_chunk(chunk: Chunk, width: int = 3) -> dict:
     """Arrays, a DataFrame, scalars: the kinds of result the engines return."""
-    rng = chunk.rng()
-    rolls = rng.integers(1, 7, size=(chunk.size, width))
+    rolls, normals = _rolls(chunk, width)
     hits = (rolls >= 5).sum(axis=1)
     frame = pd.DataFrame(
         {
             "trial": np.arange(chunk.start, chunk.start + chunk.size),
             "hits": hits,
-            "score": rng.normal(size=chunk.size),
+            "score": normals,
             "side": pd.Categorical(
                 np.where(hits % 2 == 0, "navy", "pirate"), categories=["navy", "pirate"]
             ),
@@ -40,14 +49,14 @@ def mixed_chunk(chunk: Chunk, width: int = 3) -> dict:
     return {
         "counts": np.bincount(hits, minlength=width + 1),
         "frame": frame,
-        "mean": float(rng.random()),
+        "mean": float(normals.mean()),
         "index": chunk.index,
     }
 
 
 def counts_chunk(chunk: Chunk, dice: int = 3) -> np.ndarray:
     """Small result (a histogram): memory of a run must not grow with n."""
-    hits = (chunk.rng().integers(1, 7, size=(chunk.size, dice)) >= 5).sum(axis=1)
+    hits = (_rolls(chunk, dice)[0] >= 5).sum(axis=1)
     return np.bincount(hits, minlength=dice + 1)
 
 
@@ -92,7 +101,7 @@ def run_main(args: list[str]) -> tuple[int, str, str]:
 
 
 def _slow_cli() -> None:
-    """``python tests/test_runner_tasks.py slow -n N --out DIR ...``: a real command, killed by
+    """``python tests/runner_tasks.py slow -n N --out DIR ...``: a real command, killed by
     tests."""
     import functools
     import json
