@@ -28,6 +28,8 @@ COMMAND_MODULES = (
     ("simulator.hunt.commands", "hunt"),
     ("reports.commands", "report"),
     ("reports.commands", "compare"),
+    ("simulator.search_commands", "tune"),
+    ("simulator.search_commands", "metagame"),
 )
 
 
