@@ -14,10 +14,10 @@ import sys
 
 import click
 
-from reports.output import OutputError
 from scenarios.loader import ScenarioError
 from simulator.clitools import add_execution_options
 from simulator.errors import UserError
+from simulator.output import OutputError
 from simulator.runner import Interrupted, RunError
 
 #: (module, attribute) of each command group, added when importable

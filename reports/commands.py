@@ -8,7 +8,6 @@ import sys
 import click
 import pandas as pd
 
-from reports.output import emit
 from simulator.clitools import (
     format_option,
     jobs_option,
@@ -17,6 +16,7 @@ from simulator.clitools import (
     replay_note,
     seed_option,
 )
+from simulator.output import emit
 
 SIZE_CHOICES = ("quick", "standard", "full")
 
@@ -69,9 +69,9 @@ class _SizeChoice(click.Choice):
 @format_option
 def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
     """Write a self-contained HTML balance report (plus tables and figures) to --out."""
-    from reports.output import ensure_writable_dir
     from reports.report import GAMES, run_report
     from scenarios.loader import load_scenario
+    from simulator.output import ensure_writable_dir
 
     ensure_writable_dir(out)  # before any work
     games = GAMES if game == "all" else (game,)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from reports.html import FigureBlock, Section, render_page
-from reports.output import ensure_writable_dir, write_table, write_text
+from simulator.output import ensure_writable_dir, write_table, write_text
 from simulator.runner import fresh_entropy
 
 GAMES = ("cove", "express", "hunt")
@@ -152,7 +152,7 @@ def run_report(
         sec = build_section(key, ctx)
         notes(f"report: {key} done in {sec.wall_time_s:.1f} s")
         for stem, df in sec.tables.items():
-            write_table(df, out, stem)
+            write_table(df, out, stem, key=sec.keys[stem])
         sections.append(sec)
     from reports.sections import provenance
 
@@ -160,7 +160,7 @@ def run_report(
         ctx, sections, command_line=command_line, started=started, versions=package_versions()
     )
     for stem, df in prov.tables.items():
-        write_table(df, out, stem)
+        write_table(df, out, stem, key=prov.keys[stem])
     sections.append(prov)
     total = time.perf_counter() - started
     page = render_page(

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from reports.output import atomic_write
+from simulator.output import atomic_write
 from simulator.runner import RunError
 
 FORMAT = "broadside-checkpoint/1"
@@ -73,7 +73,7 @@ class UnsupportedResult(TypeError):
 
 
 def _atomic(path: Path, write: Callable[[io.BufferedWriter], None]) -> None:
-    """Write through a temporary file renamed into place (see reports.output.atomic_write)."""
+    """Write through a temporary file renamed into place (see simulator.output.atomic_write)."""
 
     def _writer(tmp: Path) -> None:
         with open(tmp, "wb") as fh:

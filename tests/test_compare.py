@@ -26,7 +26,7 @@ from reports.engines import Engine
 @dataclass(frozen=True)
 class _Scenario:
     name: str
-    p_first: float  # chance that seat 0 wins
+    p_first: float  # chance that seat 1 (the first player) wins
 
     def provenance(self):
         return {
@@ -38,7 +38,7 @@ class _Scenario:
 
 
 class _SyntheticEngine(Engine):
-    """A 2-seat game: seat 0 wins with p_first; length ~ Poisson(20). Seeded, so CRN applies."""
+    """A 2-seat game: seat 1 wins with p_first; length ~ Poisson(20). Seeded, so CRN applies."""
 
     def resolve(self, ref):
         return _Scenario(ref, {"fair": 0.5, "same": 0.5, "lopsided": 0.62}[ref])
@@ -49,14 +49,16 @@ class _SyntheticEngine(Engine):
         turns = rng.poisson(20, n)
         won0 = (u < scenario.p_first).astype(float)
         games = np.repeat(np.arange(n), 2)
-        seat = np.tile([0, 1], n)
+        seat = np.tile([1, 2], n)
         won = np.column_stack([won0, 1 - won0]).ravel()
         return pd.DataFrame(
             {
                 "game": games,
+                "rotation": 0,
                 "seat": seat,
                 "strategy": np.tile(["a", "b"], n),
-                "won": won,
+                "outcome": np.where(won == 1, "win", "loss"),
+                "score": won,
                 "turns": np.repeat(turns, 2),
                 "stalemate": False,
             }

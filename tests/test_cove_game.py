@@ -22,8 +22,9 @@ from scenarios.loader import load_scenario
 from simulator.cove import golden
 from simulator.cove.api import play_games, play_one
 from simulator.cove.game import Game, IllegalAction
-from simulator.cove.game_commands import play
+from simulator.cove.game_commands import play_command as play
 from simulator.cove.players import KINDS, make_player
+from simulator.protocol import check_seats_table
 
 SCEN = load_scenario(None, game="cove")
 RULES = SCEN.rules
@@ -284,9 +285,9 @@ def test_cli_json_and_out(tmp_path):
     )
     assert r.exit_code == 0, r.output
     obj = json.loads(r.output)
-    assert obj["n_games"] == 30 and obj["seed"] == 9
+    assert obj["n_games"] == 30 and obj["seed"] == "9"
     assert set(obj["strategies"]["brawler"]) >= {"win_rate", "ci95", "mean_fame"}
-    assert set(obj["seats"]) == {"0", "1", "2", "3"}
+    assert set(obj["seats"]) == {"1", "2", "3", "4"}
     assert obj["provenance"]["scenario"] == "standard"
     seats = pd.read_parquet(tmp_path / "seats.parquet")
     assert len(seats) == 120
@@ -307,11 +308,15 @@ def test_cli_json_and_out(tmp_path):
         "routed",
         "pirates_fought",
         "pirates_sunk",
-        "win",
+        "outcome",
+        "score",
         "scenario_hash",
         "seed",
     ):
         assert col in seats.columns
+    check_seats_table(seats)
+    assert all(tuple(sorted(g)) == (1, 2, 3, 4) for _, g in seats.groupby("game")["seat"])
+    assert sorted(seats["game"].unique()) == list(range(30))
     battles = pd.read_csv(tmp_path / "battles.csv")
     assert {"month", "pirate", "ships", "outcome"} <= set(battles.columns)
     assert (tmp_path / "summary.json").exists()

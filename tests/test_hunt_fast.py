@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from simulator.hunt import fast
-from simulator.hunt.api import play_games
+from simulator.hunt.api import play
 from simulator.hunt.game import check_state, initial_state
 from simulator.hunt.moves import State, build_tables, turn_options
 from simulator.hunt.variants import load_hunt, variant_names
@@ -100,8 +100,8 @@ def test_fast_engine_statistics_agree_with_python():
     sc = load_hunt(None, [])
     specs = ["runner", "hunter"]
     n_fast, n_py = 3000, 200
-    _, fs = play_games(sc, specs, n_fast, seed=1, engine="fast", chunk_size=1000)
-    _, ps = play_games(sc, specs, n_py, seed=1, engine="python", chunk_size=100)
+    fs = play(sc, specs, n=n_fast, seed=1, engine="fast", chunk_size=1000).summary
+    ps = play(sc, specs, n=n_py, seed=1, engine="python", chunk_size=100).summary
     for seat in range(2):
         pf, pp = fs["seats"][seat]["win_rate"], ps["seats"][seat]["win_rate"]
         se = np.sqrt(pf * (1 - pf) / n_fast + pp * (1 - pp) / n_py)
@@ -112,6 +112,6 @@ def test_fast_engine_statistics_agree_with_python():
 
 def test_fast_runs_are_reproducible_and_check_invariants():
     sc = load_hunt(None, [])
-    a, _ = play_games(sc, "random", 300, seed=9, engine="fast", check=True, chunk_size=100)
-    b, _ = play_games(sc, "random", 300, seed=9, engine="fast", check=False, chunk_size=100)
+    a = play(sc, "random", n=300, seed=9, engine="fast", check=True, chunk_size=100).seats
+    b = play(sc, "random", n=300, seed=9, engine="fast", check=False, chunk_size=100).seats
     assert a.equals(b)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from cli import cli
 from scenarios.loader import load_scenario
-from simulator.hunt.api import play_games
+from simulator.hunt.api import play
 from simulator.hunt.game import (
     END_STALEMATE,
     check_state,
@@ -25,6 +25,7 @@ from simulator.hunt.game import (
 from simulator.hunt.moves import State, build_tables
 from simulator.hunt.players import RandomPlayer, make_player
 from simulator.hunt.variants import load_hunt
+from simulator.protocol import check_seats_table
 
 STANDARD = load_scenario("standard", game="hunt")
 
@@ -286,21 +287,23 @@ def test_double_board_two_treasures():
     t = build_tables(sc.rules, 8)
     st = initial_state(t, sc.rules)
     assert st.treasure_island == (0, 1) and len(st.ship_node) == 24
-    games, summary = play_games(sc, "runner", 20, seed=3, players=6, check=True)
+    summary = play(sc, "runner", n=20, seed=3, players=6, check=True).summary
     assert summary["n_games"] == 20 and summary["players"] == 6
 
 
 def test_api_tidy_table_and_summary():
-    games, summary = play_games(
-        STANDARD, ["runner", "hunter"], 20, seed=11, engine="python", check=True
-    )
-    assert len(games) == 40 and set(games["seat"]) == {0, 1}
-    assert games.groupby("game_id")["won"].sum().le(1).all()
+    result = play(STANDARD, ["runner", "hunter"], n=20, seed=11, engine="python", check=True)
+    games, summary = result.seats, result.summary
+    check_seats_table(games)
+    assert len(games) == 40 and set(games["seat"]) == {1, 2}
+    assert games.groupby("game")["outcome"].apply(lambda o: (o == "win").sum()).le(1).all()
     for key in (
-        "game_id",
+        "game",
+        "rotation",
         "seat",
         "strategy",
-        "won",
+        "outcome",
+        "score",
         "stalemate",
         "turns",
         "sinkings",
@@ -314,20 +317,21 @@ def test_api_tidy_table_and_summary():
 
 
 def test_rotate_seats_balances_strategies():
-    games, summary = play_games(
-        STANDARD, ["runner", "random"], 10, seed=2, rotate_seats=True, engine="python"
-    )
+    games = play(
+        STANDARD, ["runner", "random"], n=10, seed=2, rotate_seats=True, engine="python"
+    ).seats
     counts = games.groupby(["seat", "strategy"]).size()
     assert (counts == 5).all()
 
 
 def test_same_seed_same_games_for_any_jobs():
-    a, sa = play_games(
-        STANDARD, ["runner", "hunter", "guard", "random"], 120, seed=5, n_jobs=1, chunk_size=40
+    ra = play(
+        STANDARD, ["runner", "hunter", "guard", "random"], n=120, seed=5, jobs=1, chunk_size=40
     )
-    b, sb = play_games(
-        STANDARD, ["runner", "hunter", "guard", "random"], 120, seed=5, n_jobs=2, chunk_size=40
+    rb = play(
+        STANDARD, ["runner", "hunter", "guard", "random"], n=120, seed=5, jobs=2, chunk_size=40
     )
+    a, sa, b, sb = ra.seats, ra.summary, rb.seats, rb.summary
     pd.testing.assert_frame_equal(a, b)
     assert sa["seats"] == sb["seats"]
 

@@ -84,7 +84,7 @@ def seat_advantage(
     from reports import figures
 
     seats = rate_table(df, ["seat"], success)
-    seats["seat"] = seats["seat"].astype(int) + 1
+    seats["seat"] = seats["seat"].astype(int)
     seats = seats.rename(columns={"seat": "seat_in_turn_order"})
     ctx.figure(
         sec,
@@ -102,4 +102,4 @@ def seat_advantage(
         n=f"{n_games:,} games",
         n_value=n_games,
     )
-    sec.table(stem, seats, table_title)
+    sec.table(stem, seats, table_title, key=("seat_in_turn_order",))

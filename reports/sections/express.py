@@ -75,7 +75,10 @@ def build(ctx, seed: int) -> Section:
         n_value=n,
     )
     sec.table(
-        "express_nation_matrix", df, "Nation matrix: win, loss and draw rates with 95% intervals."
+        "express_nation_matrix",
+        df,
+        "Nation matrix: win, loss and draw rates with 95% intervals.",
+        key=("nation", "vs"),
     )
 
     crew, csum = api.crew_value(
@@ -116,7 +119,10 @@ def build(ctx, seed: int) -> Section:
         n_value=CREW_N[ctx.size],
     )
     sec.table(
-        "express_crew_value", crew.drop(columns=["what"]), "Crew-role and nation-power values."
+        "express_crew_value",
+        crew.drop(columns=["what"]),
+        "Crew-role and nation-power values.",
+        key=("kind", "name"),
     )
 
     candidates, n0 = SEARCH[ctx.size]
@@ -153,5 +159,5 @@ def build(ctx, seed: int) -> Section:
         "a search result, not a proof that no better fleet exists.",
         "note",
     )
-    sec.table("express_best_fleets", best, "Best fleet found per nation.")
+    sec.table("express_best_fleets", best, "Best fleet found per nation.", key=("nation",))
     return sec

@@ -40,13 +40,23 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from scenarios.loader import Scenario
 from simulator.errors import UserError
 from simulator.hunt.game import END_DRAW, END_STALEMATE, IllegalState, initial_state, play_game
 from simulator.hunt.moves import build_tables
 from simulator.hunt.players import make_player
 from simulator.hunt.variants import load_hunt
+from simulator.protocol import (
+    SCHEMA_VERSION,
+    TABLE_PROVENANCE,
+    PlayResult,
+    outcomes_from_scores,
+    score_summary,
+)
 from simulator.runner import Chunk, run_chunks
 from simulator.stats import wilson_interval
+
+GAME = "hunt"
 
 DEFAULT_CHUNK_SIZE = 500
 
@@ -227,36 +237,73 @@ def _rate(k: float, n: int) -> dict:
     }
 
 
-def summarise(games: pd.DataFrame, players: int) -> dict:
-    """Summary dict (see the module docstring) from a tidy games table."""
-    per_game = games[games["seat"] == 0]
+def to_seats(games: pd.DataFrame, players: int, rotate: bool) -> pd.DataFrame:
+    """The protocol's seats table (see :mod:`simulator.protocol`) from the engine's frame.
+
+    Seats are numbered from 1; ``winner`` is the winning seat's number, 0 when nobody won;
+    ``score`` is 1 for the winner, 1/players to everyone in a game nobody won (stalemate or
+    draw), else 0.
+    """
+    seat0 = games["seat"].to_numpy()
+    winner0 = games["winner"].to_numpy()
+    nobody = winner0 < 0
+    score = np.where(nobody, 1.0 / players, (winner0 == seat0).astype(float))
+    gid = games["game_id"].to_numpy()
+    out = pd.DataFrame(
+        {
+            "game": gid,
+            "rotation": gid % players if rotate else np.zeros_like(gid),
+            "seat": seat0 + 1,
+            "strategy": games["strategy"].to_numpy(),
+            "outcome": outcomes_from_scores(score),
+            "score": score,
+            "ports": games["ports"].to_numpy(),
+            "winner": np.where(nobody, 0, winner0 + 1),
+        }
+    )
+    rest = [c for c in games.columns if c not in ("game_id", "seat", "strategy", "ports", "won")]
+    rest = [c for c in rest if c != "winner"]
+    for c in rest:
+        out[c] = games[c].to_numpy()
+    return out
+
+
+def summarise(seats: pd.DataFrame, players: int) -> dict:
+    """Summary dict (see the module docstring) from the protocol's seats table."""
+    per_game = seats[seats["seat"] == 1]
     n = len(per_game)
-    seats = []
-    for seat, grp in games.groupby("seat", sort=True):
+    won = seats["outcome"] == "win"
+    seat_rows = []
+    for seat, grp in seats.groupby("seat", sort=True):
         entry = {
             "seat": int(seat),
-            **_rate(int(grp["won"].sum()), len(grp)),
+            **_rate(int(won[grp.index].sum()), len(grp)),
             "fair_share": 1.0 / players,
         }
         strategies = grp["strategy"].unique()
         entry["strategy"] = strategies[0] if len(strategies) == 1 else "rotated"
-        seats.append(entry)
+        seat_rows.append(entry)
+    scores = score_summary(seats)
     strategies = {}
-    for name, grp in games.groupby("strategy", sort=True):
+    for name, grp in seats.groupby("strategy", sort=True):
+        sc = scores[str(name)]
         strategies[str(name)] = {
-            **_rate(int(grp["won"].sum()), len(grp)),
+            **_rate(int(won[grp.index].sum()), len(grp)),
             "seat_games": len(grp),
+            "score": sc["score"],
+            "score_ci95": sc["score_ci95"],
         }
     stale = int(per_game["stalemate"].sum())
     lo, hi = wilson_interval(stale, n)
     turns = per_game["turns"].to_numpy()
-    first = seats[0] if seats else {}
+    first = seat_rows[0] if seat_rows else {}
     return {
         "n_games": n,
         "players": players,
-        "seats": seats,
+        "seats": seat_rows,
         "strategies": strategies,
         "first_player": {
+            "seat": 1,
             "win_rate": first.get("win_rate"),
             "ci95": first.get("ci95"),
             "fair_share": 1.0 / players,
@@ -276,24 +323,29 @@ def summarise(games: pd.DataFrame, players: int) -> dict:
     }
 
 
-def play_games(
+def play(
     scenario,
     strategies: Sequence[str] | str,
+    *,
     n: int,
+    players: int | None = None,
     seed: int | None = None,
-    n_jobs: int = 1,
+    jobs: int = 1,
     rotate_seats: bool = False,
     quiet: bool = True,
-    players: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
     check: bool = False,
-    engine: str = "fast",
-) -> tuple[pd.DataFrame, dict]:
-    """Play ``n`` seeded games; returns the tidy per-game-and-seat table and the summary.
+    engine: str | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> PlayResult:
+    """Play ``n`` seeded games (the protocol's ``play``; see :mod:`simulator.protocol`).
 
-    ``engine``: ``"fast"`` (compiled, default) or ``"python"`` (the reference); ``check`` runs the
-    invariant checker after every change (slower; raises :class:`IllegalState`).
+    ``engine``: ``"fast"`` (compiled, the default) or ``"python"`` (the reference); ``check`` runs
+    the invariant checker after every change (slower; raises :class:`IllegalState`). With
+    ``rotate_seats`` game ``g`` is played under rotation ``g mod players``.
     """
+    engine = engine or "fast"
+    if not isinstance(scenario, Scenario):
+        scenario = load(scenario)
     rules = scenario.rules
     if n < 1:
         raise UserError(f"-n {n}: at least one game (allowed: 1..)")
@@ -307,16 +359,24 @@ def play_games(
         check=check,
         engine=engine,
     )
-    run = run_chunks(
-        task, n, seed=seed, n_jobs=n_jobs, quiet=quiet, chunk_size=chunk_size, desc="games"
-    )
-    games = pd.concat(run.results, ignore_index=True)
     prov = scenario.provenance()
-    for key, value in prov.items():
-        games[key] = value
-    games["seed"] = str(run.entropy)
-    summary = summarise(games, players)
+    run = run_chunks(
+        task,
+        n,
+        seed=seed,
+        n_jobs=jobs,
+        quiet=quiet,
+        chunk_size=chunk_size,
+        desc="games",
+        manifest={"scenario": prov, "strategies": list(specs), "players": players},
+    )
+    seats = to_seats(pd.concat(run.results, ignore_index=True), players, rotate_seats)
+    for key in TABLE_PROVENANCE:
+        seats[key] = prov[key]
+    seats["seed"] = str(run.entropy)
+    summary = summarise(seats, players)
     summary.update(
+        schema_version=SCHEMA_VERSION,
         strategies_by_seat=None if rotate_seats else list(specs),
         strategy_specs=list(dict.fromkeys(specs)),
         rotate_seats=rotate_seats,
@@ -326,4 +386,4 @@ def play_games(
         wall_time_s=run.wall_time_s,
         provenance=prov,
     )
-    return games, summary
+    return PlayResult(game=GAME, seats=seats, summary=summary, entropy=run.entropy, provenance=prov)

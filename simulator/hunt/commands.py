@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 import pandas as pd
 
-from reports.output import emit, ensure_writable_dir, write_table
 from simulator.clitools import (
     format_option,
     jobs_option,
@@ -14,9 +13,11 @@ from simulator.clitools import (
     replay_note,
     seed_option,
 )
-from simulator.hunt.api import play_games
+from simulator.hunt.api import play as play_games
 from simulator.hunt.board import parse_board, render
 from simulator.hunt.variants import load_hunt, variant_names
+from simulator.output import emit, ensure_writable_dir, write_table
+from simulator.protocol import SEAT_KEY
 
 
 def _scenario_options(f):
@@ -87,24 +88,25 @@ def play(
     sc = load_hunt(scenario, variants)
     if out:
         ensure_writable_dir(out)
-    games, summary = play_games(
+    result = play_games(
         sc,
         strategies,
-        n,
+        n=n,
         seed=seed,
-        n_jobs=jobs,
+        jobs=jobs,
         rotate_seats=rotate_seats,
         quiet=quiet,
         players=players,
         engine=engine,
     )
+    games, summary = result.seats, result.summary
     replay_note(summary["seed"], seed is not None, quiet or fmt == "json")
     summary["variants"] = list(variants)
     summary.pop("wall_time_s", None)
     if out:
-        from reports.output import dumps, write_text
+        from simulator.output import dumps, write_text
 
-        write_table(games, out, "games")
+        write_table(games, out, "games", key=SEAT_KEY)
         write_text(f"{out}/summary.json", dumps(summary) + "\n")
         note(f"wrote {out}/games.csv, games.parquet, summary.json", quiet or fmt == "json")
     rows = []
