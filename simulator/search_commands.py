@@ -18,10 +18,9 @@ import click
 import numpy as np
 import pandas as pd
 
-# TODO(lead): reports.output moves to simulator.output; switch this import when it lands
-from reports.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator.clitools import TRIALS, format_option, note, replay_note, simulation_options
 from simulator.errors import UserError
+from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator.protocol import SCHEMA_VERSION
 
 #: game name -> the module of its protocol API
@@ -197,7 +196,7 @@ def tune(
         "provenance": scen.provenance(),
     }
     if out is not None:
-        write_table(result.history, out_dir, "history")
+        write_table(result.history, out_dir, "history", key=("trial", "rung"))
         write_text(out_dir / "summary.json", dumps(summary) + "\n")
     v = result.validation
     rows = [
@@ -392,10 +391,10 @@ def metagame(
     )
     if out is not None:
         out_dir = Path(out)
-        write_table(table.matrix(), out_dir, "payoffs")
-        write_table(strat_rows, out_dir, "strategies")
+        write_table(table.matrix(), out_dir, "payoffs", key=("strategy", "opponents"))
+        write_table(strat_rows, out_dir, "strategies", key=("strategy",))
         if iterate:
-            write_table(iters, out_dir, "exploitability")
+            write_table(iters, out_dir, "exploitability", key=("iteration",))
         write_text(out_dir / "population.toml", text)
         write_text(out_dir / "summary.json", dumps(summary) + "\n")
     if save_path is not None:
