@@ -77,6 +77,17 @@ def command_line(ctx: click.Context, seed: int) -> str:
     return shlex.join(parts)
 
 
+def default_overlay_dir(scenario: Any) -> Path:
+    """Where an overlay goes without --out: beside a scenario file of the user's, or the
+    current folder for a built-in scenario (the overlay extends it by name)."""
+    from scenarios.loader import SCENARIO_ROOT
+
+    base = Path(scenario.path).resolve()
+    if base.is_relative_to(SCENARIO_ROOT.resolve()):
+        return Path.cwd()
+    return base.parent
+
+
 def _load(game: Any, scenario: str | None) -> Any:
     return game.load(scenario)
 
@@ -115,7 +126,7 @@ def _progress(quiet: bool):
     type=click.Path(file_okay=False),
     default=None,
     help="Folder for the overlay NAME.toml, history.csv/.parquet and chunks (resumable). "
-    "Without it the overlay goes to the current folder.",
+    "Without it the overlay goes beside the scenario file (the current folder for a built-in).",
 )
 @format_option
 @simulation_options
@@ -145,9 +156,8 @@ def tune(
     field_names = _names(field_, "--field")
     n_players = resolve_players(mod, scen, players)
     field_obj = Field.of(field_names, n_players) if field_names else None
-    out_dir = Path(out) if out is not None else Path.cwd()
-    if out is not None:
-        ensure_writable_dir(out_dir)
+    out_dir = Path(out) if out is not None else default_overlay_dir(scen)
+    ensure_writable_dir(out_dir)
     name = name or f"{kind}_tuned"
     base_ref = base_reference(scen.path, out_dir, scen.game)
     bar, update = _progress(quiet)
