@@ -202,48 +202,59 @@ def replicator(
     starts: np.ndarray,
     *,
     horizon: float = 2000.0,
-    dt: float = 0.1,
+    dt: float = 0.2,
     check_every: float = 50.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Integrate the replicator dynamics from each row of ``starts``: (end points, converged).
 
     Classical Runge-Kutta on log-weights (the simplex is kept exactly), payoffs scaled to a
-    spread of 1 (time scale only: rest points and their stability do not change), all starts at
-    once. A start has converged when its weights moved less than 1e-9 over the last
-    ``check_every`` time units and the dynamics' speed there is below 1e-9; integration stops
-    when every start has, or at ``horizon``.
+    spread of 1 (time scale only: rest points and their stability do not change). A start has
+    converged when its weights moved less than 1e-9 over the last ``check_every`` time units,
+    the dynamics' speed there is below 1e-9 and no strategy, present or not, gains more than
+    1e-7 against the point (it is a Nash equilibrium). A trajectory that stalls near a rest
+    point some absent strategy invades (a saddle: the invader's weight has underflowed) gets
+    that strategy's weight raised to 1e-3 of the total and goes on. Integration stops when every
+    start has converged, or at ``horizon``.
     """
     scaled = _scaled(table)
     counts, logcoef = _log_weights(table)
     u = scaled.u  # (K, M)
     sampled = table.sampled
 
-    def velocity(y: np.ndarray) -> np.ndarray:
+    def gains(y: np.ndarray) -> np.ndarray:
         logx = y - _logsumexp(y)
-        logw = logcoef[None, :] + logx @ counts.T  # (S, M)
-        w = np.exp(logw)
+        w = np.exp(logcoef[None, :] + logx @ counts.T)  # (S, M)
         if sampled:
             w = w / w.sum(axis=1, keepdims=True)
         f = w @ u.T  # (S, K)
-        x = np.exp(logx)
-        return f - (x * f).sum(axis=1, keepdims=True)
+        return f - (np.exp(logx) * f).sum(axis=1, keepdims=True)
 
     y = np.log(np.asarray(starts, dtype=float))
     steps = round(check_every / dt)
     converged = np.zeros(len(y), dtype=bool)
     t = 0.0
     while t < horizon and not converged.all():
-        before = _softmax(y)
+        active = ~converged
+        ya = y[active]
+        before = _softmax(ya)
         for _ in range(steps):
-            k1 = velocity(y)
-            k2 = velocity(y + 0.5 * dt * k1)
-            k3 = velocity(y + 0.5 * dt * k2)
-            k4 = velocity(y + dt * k3)
-            y = y + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+            k1 = gains(ya)
+            k2 = gains(ya + 0.5 * dt * k1)
+            k3 = gains(ya + 0.5 * dt * k2)
+            k4 = gains(ya + dt * k3)
+            ya = ya + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
         t += steps * dt
-        x = _softmax(y)
-        speed = np.abs(x * velocity(y)).max(axis=1)
-        converged = (np.abs(x - before).sum(axis=1) < 1e-9) & (speed < 1e-9)
+        x = _softmax(ya)
+        g = gains(ya)
+        still = (np.abs(x - before).sum(axis=1) < 1e-9) & (np.abs(x * g).max(axis=1) < 1e-9)
+        invaded = (g > 1e-7).any(axis=1)
+        floor = _logsumexp(ya) + np.log(1e-3)
+        bump = still & invaded
+        ya[bump] = np.where(g[bump] > 1e-7, np.maximum(ya[bump], floor[bump]), ya[bump])
+        y[active] = ya
+        done = np.zeros(len(y), dtype=bool)
+        done[np.flatnonzero(active)[still & ~invaded]] = True
+        converged |= done
     return _softmax(y), converged
 
 

@@ -281,6 +281,41 @@ class Player:
         return [a for chunk in run.results for a in chunk]
 
 
+def against_field(
+    player: Player,
+    focal: Mapping[str, Any],
+    field: Field,
+    entropy: int,
+    slices: int,
+    desc: str = "validation",
+) -> dict[str, np.ndarray]:
+    """Slice means of each focal strategy at one seat against ``field`` on slices
+    ``0..slices-1`` of ``entropy``, paired (every focal strategy meets the same slices).
+
+    ``focal`` maps a label to a declaration added in memory, or to ``None`` for a strategy of
+    the scenario named by the label. A focal strategy that is also the opponent scores its
+    share over all its seats (1/P against itself).
+    """
+    s, players = player.games, player.players
+    names = {}
+    for label, decl in focal.items():
+        if decl is None:
+            names[label] = label
+        else:
+            names[label] = f"{CANDIDATE_PREFIX}{label}"
+            player.extra[names[label]] = decl
+    units = [
+        Unit((names[label], *field.opponents(entropy, j, players, s)), slice_seed(entropy, j))
+        for label in focal
+        for j in range(slices)
+    ]
+    arrays = player.run(units, desc, entropy)
+    return {
+        label: np.array([a[:, 0].mean() for a in arrays[i * slices : (i + 1) * slices]])
+        for i, label in enumerate(focal)
+    }
+
+
 # --------------------------------------------------------------------------------------------
 # The search
 
@@ -577,18 +612,14 @@ def tune(
     best_score, best_trial, best_params = best
     ventropy = derive_seed(entropy, "validation")
     vs = schedule.validation_slices
-    player.extra.update(
-        {cand_name("tuned"): StrategyDecl(kind=kind, params=FrozenMap(best_params))}
+    fresh = against_field(
+        player,
+        {"tuned": StrategyDecl(kind=kind, params=FrozenMap(best_params)), "defaults": base_decl},
+        field,
+        ventropy,
+        vs,
     )
-    player.extra[cand_name("defaults")] = base_decl
-    vunits = []
-    for who in ("tuned", "defaults"):
-        for j in range(vs):
-            opp = field.opponents(ventropy, j, players, s)
-            vunits.append(Unit((cand_name(who), *opp), slice_seed(ventropy, j)))
-    arrays = player.run(vunits, "validation", ventropy)
-    tuned = np.array([a[:, 0].mean() for a in arrays[:vs]])
-    baseline = np.array([a[:, 0].mean() for a in arrays[vs:]])
+    tuned, baseline = fresh["tuned"], fresh["defaults"]
     x, xse = _slice_stats(tuned)
     y, yse = _slice_stats(baseline)
     g, gse = _slice_stats(tuned - baseline)

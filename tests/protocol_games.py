@@ -75,6 +75,7 @@ class ToyRules:
     x_star: float = 0.73  # the planted optimum of a tuner
     k_star: int = 6
     mode_star: str = "b"
+    matrix_strength: float = -2.0  # strength of a matrix strategy at a table with tuners
     #: row -> column -> probability that row beats column (two players)
     matrix: Mapping[str, Mapping[str, float]] = field(default_factory=FrozenMap)
 
@@ -143,7 +144,7 @@ def profile(rules: ToyRules, name: str) -> tuple[float, str | None]:
     params = resolve_params(rules.kinds, decl)
     if root_kind(rules.kinds, decl.kind) == "tuner":
         return strength(rules, params), None
-    return 0.0, str(params["row"])
+    return rules.matrix_strength, str(params["row"])
 
 
 def win_shares(rules: ToyRules, table: Sequence[str]) -> np.ndarray:

@@ -11,6 +11,8 @@ import numpy as np
 import protocol_games as toy
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cli
 from scenarios.loader import ScenarioError
@@ -320,3 +322,61 @@ def test_metagame_command_same_output_at_any_jobs(tmp_path):
     assert (tmp_path / "a" / "payoffs.parquet").is_file()
     pop = load_population(tmp_path / "a" / "population.toml", toy.load())
     assert pop.names == ("rock", "paper", "scissors", "dud")
+
+
+# --------------------------------------------------------------------------------------------
+# Invariants of the solvers on random games (hypothesis)
+
+
+def _random_table(population, players, seed) -> PayoffTable:
+    """A symmetric constant-sum game: each table's seats share 1 by random member weights."""
+    rng = np.random.default_rng(seed)
+    k = len(population)
+    weights = {}
+    for counts in multisets(k, players):
+        weights[counts] = rng.uniform(0.05, 1.0, size=k)
+
+    def score(x, opp):
+        counts = [0] * k
+        for n in (x, *opp):
+            counts[population.index(n)] += 1
+        w = weights[tuple(counts)]
+        return float(w[population.index(x)] / sum(c * w[i] for i, c in enumerate(counts)))
+
+    return table_from_function(population, players, score)
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(2, 6), seed=st.integers(0, 2**32 - 1))
+def test_two_player_equilibrium_is_nash(k, seed):
+    """No member beats the LP's σ against σ; u(σ, σ) = 1/2 in a symmetric constant-sum game."""
+    table = _random_table([f"s{i}" for i in range(k)], 2, seed)
+    sigma = solve_two_player(table)
+    assert sigma.sum() == pytest.approx(1.0) and (sigma >= 0).all()
+    regret = table.regret(sigma)
+    assert regret.min() > -1e-9
+    assert float(sigma @ table.payoffs(sigma)) == pytest.approx(0.5, abs=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(k=st.integers(2, 4), players=st.integers(3, 4), seed=st.integers(0, 2**32 - 1))
+def test_replicator_rest_points_are_nash(k, players, seed):
+    """Rest points reached from interior starts are Nash equilibria (no member gains against
+    them, up to the integration's tolerance), and u(σ, σ) = 1/P."""
+    table = _random_table([f"s{i}" for i in range(k)], players, seed)
+    eq = equilibrium(table, np.random.default_rng(seed))
+    if eq.method == "replicator":
+        for point, _ in eq.rest_points:
+            assert table.regret(point).min() > -1e-6
+    assert float(eq.sigma @ table.payoffs(eq.sigma)) == pytest.approx(1 / players, abs=1e-9)
+
+
+def test_metagame_on_dask_equals_loky(tmp_path):
+    args = [
+        "metagame", "--game", "toy", "--population", "rock,paper,dud", "--players", "2",
+        "-n", "64", "--seed", "3", "--format", "json", "--quiet", "--jobs", "2",
+    ]  # fmt: skip
+    loky = invoke(*args)
+    dask = invoke(*args, "--backend", "dask")
+    loky.pop("command"), dask.pop("command")
+    assert loky == dask
