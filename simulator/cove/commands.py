@@ -26,6 +26,7 @@ from simulator.clitools import (
     replay_note,
     seed_option,
 )
+from simulator.cove.combat_kernel import COMPILED_ENGINE
 from simulator.cove.combat_policies import policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, exact_duel
 from simulator.cove.game_commands import play_command
@@ -230,6 +231,7 @@ def duel(ships, vs, exact, n, policy, vs_policy, scenario_path, seed, jobs, quie
         quiet=quiet,
         chunk_size=MC_CHUNK,
         desc="battles",
+        compiled=COMPILED_ENGINE,
         manifest={"command": "cove duel", **info},
     )
     tot = np.sum(run.results, axis=0)

@@ -27,6 +27,7 @@ import pandas as pd
 from scenarios import Scenario, load_scenario
 from simulator.cove.battle import BattleShip
 from simulator.cove.combat import simulate_battles
+from simulator.cove.combat_kernel import COMPILED_ENGINE
 from simulator.cove.combat_policies import RulePolicy, policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, exact_duel
 from simulator.cove.rules import SECTIONS, CoveRules
@@ -249,6 +250,7 @@ def lethality_table(
                     quiet=quiet,
                     chunk_size=20_000,
                     desc=f"{opp} vs {b.name}",
+                    compiled=COMPILED_ENGINE,
                 )
                 tot = np.sum(run.results, axis=0)
                 lo, hi = wilson_interval(tot[7], n)

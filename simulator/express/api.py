@@ -24,6 +24,7 @@ import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
 from simulator import dice
+from simulator.compiled import CompiledEngine
 from simulator.errors import UserError
 from simulator.express import battle
 from simulator.express.commanders import Commander, commander_name, parse_commanders
@@ -41,6 +42,8 @@ from simulator.express.rules import CREW_ROLES, SCENARIO_NAMES, ExpressRules
 from simulator.runner import Chunk, run_chunks
 from simulator.stats import Z95, wilson_interval
 
+#: the battle engine and commanders (cold compile measured 42 s wall, 19 s CPU, on 2 busy cores)
+COMPILED_ENGINE = CompiledEngine("Pirates express engine", (battle.play_many,), 60)
 DEFAULT_CHUNK = 500  # battles per chunk (fixes the seed tree together with the seed)
 
 
@@ -181,7 +184,16 @@ def run_pairings(
     if n <= 0:
         raise UserError(f"-n must be at least 1 (got {n})")
     task = functools.partial(_pairings_chunk, pairings=tuple(pairings))
-    run = run_chunks(task, n, seed=seed, n_jobs=jobs, quiet=quiet, chunk_size=chunk_size, desc=desc)
+    run = run_chunks(
+        task,
+        n,
+        seed=seed,
+        n_jobs=jobs,
+        quiet=quiet,
+        chunk_size=chunk_size,
+        desc=desc,
+        compiled=COMPILED_ENGINE,
+    )
     return np.concatenate(run.results, axis=1), run
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from scenarios.strategies import unknown_name_message
 from simulator.errors import UserError
 from simulator.express.core import (
     A_ATTACK,
@@ -160,7 +161,7 @@ def make_commander(name: str, rules: ExpressRules) -> Commander:
     if name == "random":
         r = c.random
         return RandomCommander(r.board_probability, r.repair_probability, r.disengage_probability)
-    raise UserError(f"unknown commander {name!r} (allowed: {', '.join(COMMANDER_NAMES)})")
+    raise UserError(unknown_name_message("commander", name, COMMANDER_NAMES))
 
 
 def parse_commanders(text: str | None, rules: ExpressRules) -> tuple[Commander, Commander]:
