@@ -39,10 +39,12 @@ from scipy.special import gammaln
 from simulator.errors import UserError
 from simulator.runner import derive_seed
 from simulator.search import (
+    CANDIDATE_PREFIX,
     Field,
     Mixture,
     Player,
     Unit,
+    against_field,
     check_game,
     check_strategies,
     draw_seats,
@@ -53,6 +55,7 @@ from simulator.search import (
     slice_seed,
     tune,
 )
+from simulator.stats import Z95
 
 MAX_POPULATION = 8
 MAX_MULTISETS = 500
@@ -543,7 +546,9 @@ def metagame(
     """Payoff table, equilibrium and regrets of ``population``; with ``iterate`` K, grow the
     population by up to K best responses (tuned against the equilibrium mixture: each
     opponent seat drawn from σ), stopping early when the best response's gain over
-    ``u(σ, σ) = 1/P`` is below ``epsilon`` with 95 % confidence.
+    ``u(σ, σ) = 1/P`` is below ``epsilon`` with 95 % confidence. The best of the tuned kinds
+    (by its own validation) is measured once more on fresh slices
+    (``derive_seed(entropy, "exploitability", i)``) for the exploitability.
 
     Args:
         games: games per table (rounded up to whole slices).
@@ -614,8 +619,22 @@ def metagame(
             if best is None or res.validation["score"] > best.validation["score"]:
                 best = res
         assert best is not None
-        gain = best.validation["score"] - 1.0 / players
-        lo, hi = (c - 1.0 / players for c in best.validation["ci95"])
+        # the best of several validated kinds is measured once more on fresh slices, so the
+        # exploitability carries no winner's curse from the choice between kinds
+        slices = best.schedule.validation_slices
+        fresh = against_field(
+            player,
+            {"best-response": best.decl},
+            Field.drawn(sigma),
+            derive_seed(entropy, "exploitability", index),
+            slices,
+            f"exploitability {index + 1}",
+        )["best-response"]
+        player.extra.pop(f"{CANDIDATE_PREFIX}best-response", None)
+        score = float(fresh.mean())
+        se = float(fresh.std(ddof=1) / math.sqrt(len(fresh)))
+        gain = score - 1.0 / players
+        lo, hi = gain - Z95 * se, gain + Z95 * se
         row = {
             "iteration": index + 1,
             "population": list(population),
@@ -624,10 +643,10 @@ def metagame(
             "best_response": best.name,
             "best_response_kind": best.kind,
             "best_response_params": dict(best.params),
-            "best_response_score": best.validation["score"],
+            "best_response_score": score,
             "exploitability": gain,
             "exploitability_ci95": [lo, hi],
-            "validation_games": best.validation["n"],
+            "validation_games": slices * s,
         }
         iterations.append(row)
         if on_note:

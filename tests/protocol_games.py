@@ -251,3 +251,20 @@ def _chunk_empty() -> pd.DataFrame:
     return pd.DataFrame(
         {c: [] for c in ("game", "rotation", "seat", "strategy", "outcome", "score")}
     )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python tests/protocol_games.py tune|metagame --game toy ...``: the broadside command line
+    with the toy game registered beside the real ones (for demonstrations and the lead's reruns)."""
+    import importlib
+
+    import cli
+
+    toy = importlib.import_module("protocol_games")  # by name: worker processes import it so
+    group = cli.cli
+    group.main = functools.partial(type(group).main, group, obj={"game_apis": {"toy": toy}})
+    cli.main(argv)
+
+
+if __name__ == "__main__":
+    main()
