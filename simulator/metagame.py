@@ -575,6 +575,10 @@ def metagame(
             from scenarios.strategies import unknown_name_message
 
             raise UserError("--tune-kind: " + unknown_name_message("kind", kd, known_kinds))
+    if iterate:
+        from simulator.search import plan
+
+        plan(tune_budget, players)  # a budget too small for one batch stops here, before work
     manifest = {
         "search": "metagame",
         "population": population,

@@ -18,6 +18,7 @@ import click
 import numpy as np
 import pandas as pd
 
+from scenarios.strategies import strategy_hash
 from simulator.clitools import TRIALS, format_option, note, replay_note, simulation_options
 from simulator.errors import UserError
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
@@ -86,6 +87,11 @@ def default_overlay_dir(scenario: Any) -> Path:
     if base.is_relative_to(SCENARIO_ROOT.resolve()):
         return Path.cwd()
     return base.parent
+
+
+def _hashes(known: Any, names: list[str], extra: dict[str, Any]) -> dict[str, str]:
+    """Each member's parameter hash (``strategy_hash``): what exactly was played."""
+    return {n: strategy_hash(extra[n] if n in extra else known[n]) for n in names}
 
 
 def _load(game: Any, scenario: str | None) -> Any:
@@ -204,6 +210,7 @@ def tune(
         "seed": str(result.entropy),
         "command": cmd,
         "provenance": scen.provenance(),
+        "strategy_hashes": {result.name: strategy_hash(decl)},
     }
     if out is not None:
         write_table(result.history, out_dir, "history", key=("trial", "rung"))
@@ -358,6 +365,7 @@ def metagame(
             "seed": str(result.entropy),
             "command": cmd,
             "provenance": scen.provenance(),
+            "strategy_hashes": _hashes(mod.strategies(scen), list(table.population), result.extra),
         }
     )
     if iterate:
