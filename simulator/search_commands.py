@@ -19,7 +19,14 @@ import numpy as np
 import pandas as pd
 
 from scenarios.strategies import strategy_hash
-from simulator.clitools import TRIALS, format_option, note, replay_note, simulation_options
+from simulator.clitools import (
+    EXECUTION_PARAMS,
+    TRIALS,
+    format_option,
+    note,
+    replay_note,
+    simulation_options,
+)
 from simulator.errors import UserError
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator.protocol import SCHEMA_VERSION
@@ -58,10 +65,12 @@ def _names(value: str | None, option: str) -> list[str] | None:
 
 
 def command_line(ctx: click.Context, seed: int) -> str:
-    """The command as a replayable line: every option given, and the root seed."""
+    """The command as a replay recipe: every option given that decides the numbers, and the root
+    seed (not --jobs, --backend, --out and the like, which change where and how fast only)."""
     parts = ["broadside", ctx.command.name or ""]
+    skip = (EXECUTION_PARAMS - {"seed"}) | {"out"}
     for param in ctx.command.params:
-        if not isinstance(param, click.Option) or param.name in ("fmt", "quiet", "resume"):
+        if not isinstance(param, click.Option) or param.name in skip:
             continue
         value = ctx.params.get(param.name)
         if param.name == "seed":
