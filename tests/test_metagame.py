@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import cli
 from scenarios.loader import ScenarioError
 from scenarios.populations import load_population, population_text
+from simulator.errors import UserError
 from simulator.metagame import (
     MAX_MULTISETS,
     PayoffTable,
@@ -380,3 +381,36 @@ def test_metagame_on_dask_equals_loky(tmp_path):
     dask = invoke(*args, "--backend", "dask")
     loky.pop("command"), dask.pop("command")
     assert loky == dask
+
+
+def test_metagame_saves_a_population_and_refuses_bad_input(tmp_path, capsys):
+    path = tmp_path / "pops" / "rps.toml"
+    args = ["metagame", "--game", "toy", "--population", "rock,paper,scissors", "-n", "64"]
+    table = CliRunner().invoke(
+        cli.cli,
+        [*args, "--seed", "1", "--quiet", "--save-population", str(path)],
+        obj={"game_apis": {"toy": toy}},
+        catch_exceptions=False,
+    )
+    assert table.exit_code == 0 and "payoffs" in table.stdout and "regret" in table.stdout
+    pop = load_population(path, toy.load())
+    assert pop.file.command.startswith("broadside metagame --game toy")
+    assert sum(pop.weights) == pytest.approx(1.0)
+    for bad, words in (
+        (["--population", "rock"], "at least 2"),
+        (["--population", "rock,rock"], "listed twice"),
+        (["--population", "rock,papr"], "did you mean 'paper'"),
+        (["--population", "rock,paper,dud", "--iterate", "6"], "at most 8"),
+        (["--population", "rock,paper", "--iterate", "1", "--tune-budget", "10"], "--budget 10"),
+    ):
+        with pytest.raises(UserError, match=words):
+            CliRunner().invoke(
+                cli.cli,
+                ["metagame", "--game", "toy", "-n", "64", *bad],
+                obj={"game_apis": {"toy": toy}},
+                catch_exceptions=False,
+            )
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["metagame", "--game", "cove2", "--population", "a,b", "-n", "10"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "is not a game" in err

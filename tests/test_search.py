@@ -269,3 +269,12 @@ def test_bad_options_are_one_line(capsys):
         invoke(*ARGS[:5], "--players", "7", "--budget", "1000")
     with pytest.raises(UserError, match="is not a game"):
         invoke("tune", "--game", "chess", "--strategy", "x", "--budget", "1000")
+
+
+def test_tune_table_and_csv_formats(tmp_path):
+    out = _base(tmp_path)
+    args = (*ARGS, "--budget", "1000", "--seed", "2", "--scenario", str(out / "standard.toml"))
+    table = invoke(*args, "--quiet").stdout
+    assert "validation.gain" in table and "param.x" in table
+    csv = invoke(*args, "--format", "csv", "--quiet").stdout.splitlines()
+    assert csv[0] == "item,value,ci95_low,ci95_high" and len(csv) == 1 + 4 + 4
