@@ -185,7 +185,8 @@ def table_scores(seats: pd.DataFrame, table: Sequence[str], games: int) -> np.nd
     """
     names = list(dict.fromkeys(table))
     counts = np.array([list(table).count(n) for n in names], dtype=float)
-    codes = pd.Categorical(seats["strategy"], categories=names).codes
+    pos = {n: i for i, n in enumerate(names)}
+    codes = np.array([pos.get(n, -1) for n in seats["strategy"].tolist()], dtype=np.int64)
     if (codes < 0).any() or len(seats) != games * len(table):
         raise RuntimeError(
             f"play() returned {len(seats)} seats for {games} games of {len(table)} players "

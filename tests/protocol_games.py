@@ -50,8 +50,6 @@ from scenarios.strategies import (  # noqa: E402
 from simulator.protocol import (  # noqa: E402
     PlayResult,
     outcomes_from_scores,
-    rotation_of,
-    score_summary,
     seated,
 )
 from simulator.runner import Chunk, run_chunks  # noqa: E402
@@ -171,32 +169,31 @@ def expected_scores(rules: ToyRules, table: Sequence[str]) -> np.ndarray:
 
 def _chunk(chunk: Chunk, rules: ToyRules, names: tuple[str, ...], rotate: bool) -> pd.DataFrame:
     p = len(names)
-    cums = {r: np.cumsum(win_shares(rules, seated(names, r))) for r in range(p if rotate else 1)}
-    rows_game, rows_rot, scores = [], [], []
+    rotations = p if rotate else 1
+    cums = np.array([np.cumsum(win_shares(rules, seated(names, r))) for r in range(rotations)])
+    seats_by_rot = [seated(names, r) for r in range(rotations)]
+    games, rots, scores = [], [], []
     for block in chunk.blocks():
         u = block.rng("dice").random((block.size, 2))
-        for i, g in enumerate(block.trials):
-            r = rotation_of(g, p, rotate)
-            score = np.zeros(p)
-            if u[i, 0] < rules.draw_rate:
-                score[:] = 1.0 / p
-            else:
-                cum = cums[r]
-                score[min(int(np.searchsorted(cum, u[i, 1] * cum[-1], side="right")), p - 1)] = 1
-            rows_game.append(g)
-            rows_rot.append(r)
-            scores.append(score)
-    games = np.repeat(np.array(rows_game, dtype=np.int64), p)
-    rot = np.repeat(np.array(rows_rot, dtype=np.int64), p)
-    seat = np.tile(np.arange(1, p + 1), len(rows_game))
-    strat = [seated(names, r)[k] for r in rows_rot for k in range(p)]
-    score = np.concatenate(scores) if scores else np.zeros(0)
+        g = np.arange(block.start, block.start + block.size)
+        r = g % p if rotate else np.zeros(block.size, dtype=np.int64)
+        cum = cums[r]  # (games, p)
+        winner = np.minimum((u[:, 1:2] * cum[:, -1:] >= cum).sum(axis=1), p - 1)
+        score = np.zeros((block.size, p))
+        score[np.arange(block.size), winner] = 1.0
+        score[u[:, 0] < rules.draw_rate] = 1.0 / p
+        games.append(g)
+        rots.append(r)
+        scores.append(score)
+    g = np.concatenate(games)
+    r = np.concatenate(rots)
+    score = np.concatenate(scores).ravel()
     return pd.DataFrame(
         {
-            "game": games,
-            "rotation": rot,
-            "seat": seat,
-            "strategy": strat,
+            "game": np.repeat(g, p),
+            "rotation": np.repeat(r, p),
+            "seat": np.tile(np.arange(1, p + 1), len(g)),
+            "strategy": [seats_by_rot[ri][k] for ri in r for k in range(p)],
             "outcome": outcomes_from_scores(score),
             "score": score,
         }
@@ -231,8 +228,8 @@ def play(
         functools.partial(_chunk, rules=rules, names=names, rotate=rotate_seats),
         n,
         seed=seed,
-        chunk_size=None,
-        block_size=BLOCK,
+        chunk_size=BLOCK * -(-min(max(n, 1), 4096) // BLOCK),  # block streams: any size gives
+        block_size=BLOCK,  # the same games
         n_jobs=jobs,
         quiet=quiet,
         desc="toy games",
@@ -241,7 +238,7 @@ def play(
     return PlayResult(
         game=GAME,
         seats=seats,
-        summary={"strategies": score_summary(seats)},
+        summary={"n_games": n, "players": len(names), "provenance": scenario.provenance()},
         entropy=run.entropy,
         provenance=scenario.provenance(),
     )

@@ -166,22 +166,25 @@ def _check_against_exact(table: PayoffTable, rules, k: float = 4.0) -> None:
                 assert abs(table.u[i, j] - exact) < k * se, (x, opp, table.u[i, j], exact, se)
 
 
+@pytest.mark.slow
 def test_two_player_payoffs_match_exact_scores():
-    """3,200 games per table: SE <= 0.0067 per entry, so k = 4 catches a bias of 2.7 points."""
+    """25,600 games per table: SE <= 0.0025 per entry, so k = 4 catches a 1-point bias."""
     scen = toy.load()
     player = Player(toy, scen, 2)
-    table = measure(player, ["rock", "paper", "scissors", "dud"], games_per_table=3200, entropy=11)
-    assert table.games_per_table == 3200 and not table.sampled
+    table = measure(
+        player, ["rock", "paper", "scissors", "dud"], games_per_table=25_600, entropy=11
+    )
+    assert table.games_per_table == 25_600 and not table.sampled
     _check_against_exact(table, scen.rules)
 
 
+@pytest.mark.slow
 def test_three_player_payoffs_match_exact_scores():
     """Mixed tables (tuners and matrix rows) at three seats, every opponent multiset;
-    1,632 games per table: SE <= 0.012, k = 4 catches a bias of 5 points (a wrong column or
-    multiset would be off by 10 points or more)."""
+    25,608 games per table: SE <= 0.003 per entry, so k = 4 catches a bias of 1.2 points."""
     scen = toy.load()
     player = Player(toy, scen, 3)
-    table = measure(player, ["steady", "rock", "paper"], games_per_table=1632, entropy=12)
+    table = measure(player, ["steady", "rock", "paper"], games_per_table=25_608, entropy=12)
     assert len(table.opponents) == num_multisets(3, 2) == 6
     _check_against_exact(table, scen.rules)
 
@@ -361,7 +364,7 @@ def test_two_player_equilibrium_is_nash(k, seed):
     assert float(sigma @ table.payoffs(sigma)) == pytest.approx(0.5, abs=1e-12)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(k=st.integers(2, 4), players=st.integers(3, 4), seed=st.integers(0, 2**32 - 1))
 def test_replicator_rest_points_are_nash(k, players, seed):
     """Rest points reached from interior starts are Nash equilibria (no member gains against

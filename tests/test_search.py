@@ -111,7 +111,9 @@ def test_common_random_numbers_pair_every_candidate():
 @pytest.fixture(scope="module")
 def planted():
     scen = toy.load()
-    return scen, tune(toy, scen, "tuner", budget=20_000, field=Field.of(["steady"], 2), seed=5)
+    field = Field.of(["steady"], 2)
+    res = tune(toy, scen, "tuner", budget=20_000, field=field, seed=5, validation_games=25_600)
+    return scen, res
 
 
 def test_tuner_finds_the_planted_optimum(planted):
@@ -129,8 +131,8 @@ def test_tuner_finds_the_planted_optimum(planted):
 
 def test_validation_is_unbiased_and_paired(planted):
     """The validated score and gain come from fresh seeds: each lies within 4 standard errors
-    of its exact value (the winner's curse would bias the search score, not these). At n = 4992
-    the SE of the score is about 0.0057, so k = 4 catches a 2.3-point bias."""
+    of its exact value (the winner's curse would bias the search score, not these). At
+    n = 25,600 fresh games the SEs are at most 0.0025, so k = 4 catches a 1-point bias."""
     scen, res = planted
     v = res.validation
     exact = exact_score(scen.rules, res.params)
@@ -278,3 +280,14 @@ def test_tune_table_and_csv_formats(tmp_path):
     assert "validation.gain" in table and "param.x" in table
     csv = invoke(*args, "--format", "csv", "--quiet").stdout.splitlines()
     assert csv[0] == "item,value,ci95_low,ci95_high" and len(csv) == 1 + 4 + 4
+
+
+def test_the_toy_game_speaks_the_protocol():
+    from simulator.protocol import check_seats_table
+
+    check_game(toy)
+    scen = toy.load()
+    res = toy.play(scen, ["steady", "wild", "rock"], n=96, seed=3, rotate_seats=True)
+    check_seats_table(res.seats)
+    again = toy.play(scen, ["steady", "wild", "rock"], n=96, seed=3, rotate_seats=True, jobs=2)
+    assert res.seats.equals(again.seats)
