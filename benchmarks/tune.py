@@ -9,7 +9,7 @@ best hand-written one is a paired difference of slice means with a 95 % interval
 
 Prints a table, then as its last line one JSON object ``{"runs": [...], "load": ...}``. Usage::
 
-    python benchmarks/tune.py [--budgets 10000,100000] [--jobs 1] [--seed 1] [--games toy]
+    python benchmarks/tune.py [--budgets 10000,100000] [--jobs 1,2] [--seed 1] [--games toy]
 """
 
 from __future__ import annotations
@@ -92,34 +92,36 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budgets", default="10000,100000", help="comma-separated search budgets")
     ap.add_argument("--games", default="toy,hunt,express", help="games to try")
-    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--jobs", default="1", help="comma-separated worker counts (e.g. 1,2)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
+    jobs_list = [int(j) for j in args.jobs.split(",")]
     rows, skipped = [], {}
     for name in args.games.split(","):
-        for budget in budgets:
-            try:
-                rows.append(run(name, budget, args.jobs, args.seed))
-            except UserError as exc:
-                skipped[name] = str(exc)
-                break
+        try:
+            for budget in budgets:
+                for jobs in jobs_list:
+                    rows.append({**run(name, budget, jobs, args.seed), "jobs": jobs})
+        except UserError as exc:
+            skipped[name] = str(exc)
     load = os.getloadavg()[0]
     print(
-        f"{'game':8} {'budget':>8} {'seconds':>8} {'games/s':>8} {'tuned':>7} "
+        f"{'game':8} {'budget':>8} {'jobs':>4} {'seconds':>8} {'games/s':>8} {'tuned':>7} "
         f"{'best hand-written':>22} {'gain [95% CI]':>26}"
     )
     for r in rows:
         lo, hi = r["gain_ci95"]
         hand = f"{r['best_hand_written']} {r['best_hand_written_score']:.4f}"
         print(
-            f"{r['game']:8} {r['budget']:>8} {r['seconds']:>8.1f} {r['games_per_s']:>8.0f} "
+            f"{r['game']:8} {r['budget']:>8} {r['jobs']:>4} {r['seconds']:>8.1f} "
+            f"{r['games_per_s']:>8.0f} "
             f"{r['tuned_score']:>7.4f} {hand:>22} {r['gain']:>+8.4f} [{lo:+.4f}, {hi:+.4f}]"
         )
     for name, why in skipped.items():
         print(f"{name}: skipped: {why}")
-    print(f"load average (1 min) at the end: {load:.2f}; jobs {args.jobs}")
-    print(json.dumps({"runs": rows, "skipped": skipped, "load": round(load, 2), "jobs": args.jobs}))
+    print(f"load average (1 min) at the end: {load:.2f}")
+    print(json.dumps({"runs": rows, "skipped": skipped, "load": round(load, 2)}))
 
 
 if __name__ == "__main__":
