@@ -397,11 +397,12 @@ class TuneResult:
 
     def summary(self) -> dict[str, Any]:
         """The JSON object of ``broadside tune`` (its documented keys first)."""
+        keys = ("score", "ci95", "n", "baseline_score", "gain", "gain_ci95")
         return {
             "strategy": self.name,
             "base": self.kind,
             "params": dict(self.params),
-            "validation": dict(self.validation),
+            "validation": {k: self.validation[k] for k in keys},
         }
 
 

@@ -210,16 +210,20 @@ def tune(
         **result.summary(),
         "overlay": str(overlay),
         "schema_version": SCHEMA_VERSION,
-        "players": result.players,
-        "field": list(result.field.describe()),
-        "budget": budget,
-        "games_searched": result.games_searched,
-        "candidates": int(result.history["trial"].nunique()),
-        "optimiser": decl.tuned.optimiser if decl.tuned else "",
-        "seed": str(result.entropy),
-        "command": cmd,
-        "provenance": scen.provenance(),
-        "strategy_hashes": {result.name: strategy_hash(decl)},
+        "provenance": {
+            **scen.provenance(),
+            "seed": str(result.entropy),
+            "command": cmd,
+            "players": result.players,
+            "field": list(result.field.describe()),
+            "budget": budget,
+            "games_searched": result.games_searched,
+            "candidates": int(result.history["trial"].nunique()),
+            "optimiser": decl.tuned.optimiser if decl.tuned else "",
+            "baseline_ci95": result.validation["baseline_ci95"],
+            "search_score": result.validation["search_score"],
+            "strategy_hashes": {result.name: strategy_hash(decl)},
+        },
     }
     if out is not None:
         write_table(result.history, out_dir, "history", key=("trial", "rung"))
@@ -362,19 +366,23 @@ def metagame(
         {
             "method": result.eq.method,
             "schema_version": SCHEMA_VERSION,
-            "players": table.players,
-            "games_per_table": table.games_per_table,
-            "multisets": {
-                "used": len(table.opponents),
-                "total": table.total_multisets,
-                "sampled": table.sampled,
+            "provenance": {
+                **scen.provenance(),
+                "seed": str(result.entropy),
+                "command": cmd,
+                "players": table.players,
+                "games_per_table": table.games_per_table,
+                "multisets": {
+                    "used": len(table.opponents),
+                    "total": table.total_multisets,
+                    "sampled": table.sampled,
+                },
+                "starts": result.eq.starts,
+                "not_converged": result.eq.not_converged,
+                "strategy_hashes": _hashes(
+                    mod.strategies(scen), list(table.population), result.extra
+                ),
             },
-            "starts": result.eq.starts,
-            "not_converged": result.eq.not_converged,
-            "seed": str(result.entropy),
-            "command": cmd,
-            "provenance": scen.provenance(),
-            "strategy_hashes": _hashes(mod.strategies(scen), list(table.population), result.extra),
         }
     )
     if iterate:
