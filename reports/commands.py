@@ -69,6 +69,7 @@ class _SizeChoice(click.Choice):
 @format_option
 def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
     """Write a self-contained HTML balance report (plus tables and figures) to --out."""
+    from reports.engines import SCHEMAS
     from reports.report import GAMES, run_report
     from scenarios.loader import load_scenario
     from simulator.output import ensure_writable_dir
@@ -77,7 +78,7 @@ def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
     games = GAMES if game == "all" else (game,)
     scenarios: dict[str, list[str]] = {}
     for path in scenario_files:
-        scen = load_scenario(path)  # validates now: a bad file stops before any simulation
+        scen = load_scenario(path, SCHEMAS)  # validates now: a bad file stops before any simulation
         scenarios.setdefault(scen.game, []).append(path)
         if scen.game not in games:
             raise click.BadParameter(
@@ -96,7 +97,7 @@ def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
         notes=lambda m: note(m, quiet),
     )
     replay_note(summary["seed_entropy"], seed is not None, quiet)
-    table = pd.DataFrame(summary["sections"])[["section", "available", "wall_time_s"]]
+    table = pd.DataFrame(summary["sections"])[["section", "wall_time_s"]]
     emit(
         fmt,
         table,

@@ -15,8 +15,11 @@ import pandas as pd
 
 from scenarios.loader import SCENARIO_ROOT, Scenario, load_scenario
 from simulator.cove import api as cove_api
+from simulator.cove.rules import CoveRules
 from simulator.errors import UserError
+from simulator.express.rules import ExpressRules
 from simulator.hunt import api as hunt_api
+from simulator.hunt.rules import HuntRules
 
 
 @dataclass(frozen=True)
@@ -39,15 +42,15 @@ class Engine:
         if self.game == "hunt" and "+" in ref and not path.exists():
             return hunt_api.load(None, [v for v in ref.split("+") if v and v != "standard"])
         if path.suffix == ".toml" or path.exists():
-            scen = load_scenario(path, game=self.game)
+            scen = load_scenario(path, SCHEMAS[self.game])
             return scen
         builtin = SCENARIO_ROOT / self.game / f"{ref}.toml"
         if builtin.exists():
-            return load_scenario(builtin, game=self.game)
+            return load_scenario(builtin, SCHEMAS[self.game])
         if self.game == "hunt":
             variant = SCENARIO_ROOT / "hunt" / "variants" / f"{ref}.toml"
             if variant.exists():
-                return load_scenario(variant, game="hunt")
+                return load_scenario(variant, HuntRules)
         names = self.scenario_names()
         close = difflib.get_close_matches(ref, names, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -89,6 +92,8 @@ class Engine:
 
 
 GAME_APIS = {"hunt": hunt_api, "cove": cove_api}
+#: each game's rules class, for files whose ``game`` key decides (``report --scenario FILE``)
+SCHEMAS = {"cove": CoveRules, "express": ExpressRules, "hunt": HuntRules}
 
 ENGINES = {
     "hunt": Engine(

@@ -50,7 +50,6 @@ class Section:
     blocks: list[Any] = field(default_factory=list)
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  # each table's unique key
-    available: bool = True
     wall_time_s: float = math.nan
     figures_n: list[dict] = field(default_factory=list)  # rows for the provenance table
     scenarios: list[dict] = field(default_factory=list)  # scenario provenance used by the section

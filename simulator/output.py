@@ -30,8 +30,13 @@ import numpy as np
 import pandas as pd
 
 FORMATS = ("table", "json", "csv")
+#: version of the documented JSON keys and table columns (docs/outputs.md; CHANGELOG.md says what
+#: changed): bump it when a documented key changes meaning or goes away
+SCHEMA_VERSION = 2
 #: field / column names that hold a seed (written as decimal strings everywhere)
-SEED_KEYS = frozenset({"seed", "entropy", "root_seed", "section_seed", "replay_seed"})
+SEED_KEYS = frozenset(
+    {"seed", "entropy", "seed_entropy", "root_seed", "section_seed", "replay_seed"}
+)
 
 
 class OutputError(OSError):
@@ -70,8 +75,12 @@ def to_jsonable(obj: Any) -> Any:
 
 
 def dumps(obj: Any) -> str:
-    """JSON text of a result object (NaN becomes null)."""
-    return json.dumps(to_jsonable(obj), indent=2, allow_nan=False)
+    """JSON text of a result object (NaN becomes null). An object (a mapping) gets
+    ``schema_version`` first unless it has one: every JSON output says which contract it keeps."""
+    data = to_jsonable(obj)
+    if isinstance(data, dict):
+        data = {"schema_version": data.pop("schema_version", SCHEMA_VERSION), **data}
+    return json.dumps(data, indent=2, allow_nan=False)
 
 
 def emit(

@@ -37,10 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simulator.output import SCHEMA_VERSION  # noqa: F401  (re-exported for the rooms)
 from simulator.stats import Z95, wilson_interval
-
-#: JSON outputs carry this; bump it when a documented key changes meaning or goes away
-SCHEMA_VERSION = 2
 
 SEAT_KEY = ("game", "rotation", "seat")
 SEAT_COLUMNS = ("game", "rotation", "seat", "strategy", "outcome", "score")

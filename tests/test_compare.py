@@ -148,20 +148,6 @@ def test_bad_metric_is_a_one_line_error(synthetic):
 # Real engine (Les Pirates)
 
 
-def _hunt_available() -> bool:
-    try:
-        import simulator.hunt.api  # noqa: F401
-    except ModuleNotFoundError:
-        return False
-    return True
-
-
-needs_hunt = pytest.mark.skipif(
-    not _hunt_available(), reason="Les Pirates engine not in this build"
-)
-
-
-@needs_hunt
 def test_cli_identical_hunt_scenarios_json():
     res = CliRunner().invoke(
         cli.cli,
@@ -204,7 +190,6 @@ def test_cli_identical_hunt_scenarios_json():
     assert out["base"]["scenario_hash"] == out["variant"]["scenario_hash"]
 
 
-@needs_hunt
 def test_one_two_is_decided_before_the_last_look():
     # one-two gives an extra roll on a 1-2: games are ~2 player turns shorter (~7%).
     res = compare_mod.run_compare(
@@ -224,7 +209,6 @@ def test_one_two_is_decided_before_the_last_look():
     assert res["variant"]["scenario"] == "one-two"
 
 
-@needs_hunt
 def test_unknown_scenario_name_is_a_one_line_error():
     res = CliRunner().invoke(
         cli.cli, ["compare", "standard", "one-too", "--game", "hunt", "--max-games", "20"]
@@ -233,15 +217,6 @@ def test_unknown_scenario_name_is_a_one_line_error():
     assert "did you mean 'one-two'" in str(res.exception) or "one-two" in res.output
 
 
-def _cove_available() -> bool:
-    try:
-        import simulator.cove.api  # noqa: F401
-    except ModuleNotFoundError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _cove_available(), reason="Pirate's Cove engine not in this build")
 def test_cli_cove_identical_scenarios_table_says_no_difference():
     res = CliRunner().invoke(
         cli.cli,

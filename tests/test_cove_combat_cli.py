@@ -13,9 +13,10 @@ import pytest
 
 from scenarios import load_scenario
 from simulator.cove.lethality import balanced_positions, lethality_table, standard_builds
+from simulator.cove.rules import CoveRules
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES = load_scenario(None, game="cove").rules
+RULES = load_scenario(None, CoveRules).rules
 
 
 class _Proc:

@@ -24,10 +24,11 @@ from simulator.hunt.game import (
 )
 from simulator.hunt.moves import State, build_tables
 from simulator.hunt.players import RandomPlayer, make_player
+from simulator.hunt.rules import HuntRules
 from simulator.hunt.variants import load_hunt
 from simulator.protocol import check_seats_table
 
-STANDARD = load_scenario("standard", game="hunt")
+STANDARD = load_scenario("standard", HuntRules)
 
 
 class ScriptedDice:

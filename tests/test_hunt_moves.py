@@ -14,8 +14,9 @@ from simulator.hunt.moves import (
     turn_options,
     unit_steps,
 )
+from simulator.hunt.rules import HuntRules
 
-STANDARD = load_scenario("standard", game="hunt")
+STANDARD = load_scenario("standard", HuntRules)
 
 
 def tables(players=2, **movement):

@@ -10,6 +10,7 @@ import pytest
 
 from scenarios.loader import ScenarioError, load_scenario
 from simulator.hunt.api import play
+from simulator.hunt.rules import HuntRules
 from simulator.hunt.variants import VARIANT_DIR, load_hunt, variant_names
 
 N_GAMES = 1000
@@ -49,7 +50,7 @@ def test_nine_variant_files():
     }
     for name in variant_names():
         sc = load_scenario(
-            VARIANT_DIR / f"{name}.toml", game="hunt"
+            VARIANT_DIR / f"{name}.toml", HuntRules
         )  # each file also loads on its own
         assert sc.rules is not None
 

@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pandas as pd
 
 from reports.html import Section
 from simulator.stats import Z95, wilson_interval
-
-
-def engine_module(name: str):
-    """Import an engine module, or return ``None`` when that engine is not in this build."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
-            return None
-        raise
-
-
-def unavailable(key: str, title: str, what: str) -> Section:
-    """A section that says, without numbers, that its engine is not built yet."""
-    sec = Section(key, title, available=False)
-    sec.text(
-        f"Engine not available in this build: {what}. This section shows no numbers rather "
-        "than made-up ones; it fills in once the engine is installed.",
-        "warning",
-    )
-    return sec
 
 
 def rate_table(

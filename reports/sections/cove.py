@@ -12,13 +12,13 @@ import pandas as pd
 
 from reports.html import Section
 from reports.sections.common import (
-    engine_module,
     mean_table,
     rate_table,
     scenario_row,
     seat_advantage,
-    unavailable,
 )
+from simulator.cove import api
+from simulator.cove.lethality import lethality_table
 from simulator.protocol import SEAT_KEY
 
 GAMES = {"test": 12, "quick": 250, "standard": 5_000, "full": 50_000}  # deals; x players rotations
@@ -45,14 +45,12 @@ def _label(key: str) -> str:
 
 
 def build(ctx, seed: int) -> Section:
-    api = engine_module("simulator.cove.api")
-    if api is None:
-        return unavailable("cove", "Pirate's Cove", "simulator.cove.api is missing")
     from reports import figures
     from scenarios.loader import load_scenario
+    from simulator.cove.rules import CoveRules
 
     files = ctx.scenarios.get("cove") or [None]
-    scen = load_scenario(files[0], game="cove")
+    scen = load_scenario(files[0], CoveRules)
     sec = Section("cove", "Pirate's Cove")
     sec.scenarios.append(scenario_row(scen))
     if len(files) > 1:
@@ -166,16 +164,7 @@ def build(ctx, seed: int) -> Section:
 def _lethality(ctx, sec: Section, scen) -> None:
     from reports import figures
 
-    mod = engine_module("simulator.cove.lethality")
-    fn = getattr(mod, "lethality_table", None) if mod is not None else None
-    if fn is None:
-        sec.text(
-            "Legendary Pirate lethality over ship builds: engine not available in this build "
-            "(simulator.cove.lethality.lethality_table is missing).",
-            "warning",
-        )
-        return
-    table = fn(scen)
+    table = lethality_table(scen)
     if not isinstance(table, pd.DataFrame) or not {"pirate", "build", "p_sink"} <= set(
         table.columns
     ):

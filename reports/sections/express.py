@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from reports.html import Section
-from reports.sections.common import engine_module, scenario_row, unavailable
+from reports.sections.common import scenario_row
+from simulator.express import api
 
 TITLE = "Pirates express"
 MATRIX_N = {"test": 20, "quick": 200, "standard": 5_000, "full": 50_000}  # battles per cell
@@ -26,9 +27,6 @@ SEARCH = {
 
 
 def build(ctx, seed: int) -> Section:
-    api = engine_module("simulator.express.api")
-    if api is None:
-        return unavailable("express", TITLE, "simulator.express.api is missing")
     from reports import figures
 
     files = ctx.scenarios.get("express") or [None]

@@ -18,13 +18,13 @@ from scipy import stats as sps
 
 from reports.html import Section
 from reports.sections.common import (
-    engine_module,
     rate_table,
     scenario_row,
     seat_advantage,
-    unavailable,
 )
 from scenarios.loader import ScenarioError
+from simulator.hunt import api
+from simulator.hunt import variants as hunt_variants
 from simulator.sequential import holm
 
 TITLE = "Les Pirates"
@@ -76,12 +76,9 @@ def _per_game(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def build(ctx, seed: int) -> Section:
-    api = engine_module("simulator.hunt.api")
-    if api is None:
-        return unavailable("hunt", TITLE, "simulator.hunt.api is missing")
     from reports import figures
 
-    variants_mod = engine_module("simulator.hunt.variants")
+    variants_mod = hunt_variants
     files = ctx.scenarios.get("hunt") or [None]
     base = api.load(files[0])
     sec = Section("hunt", TITLE)
@@ -176,12 +173,6 @@ def build(ctx, seed: int) -> Section:
     )
     sec.data("hunt_games", per_game, key=("game",))
 
-    if variants_mod is None:
-        sec.text(
-            "Variants: engine not available in this build (simulator.hunt.variants is missing).",
-            "warning",
-        )
-        return sec
     _variants(ctx, sec, api, variants_mod, base, files[0], seed)
     return sec
 

@@ -43,7 +43,6 @@ def build(
         [
             {
                 "section": s.title,
-                "engine_available": s.available,
                 "seed": str(s.seed) if s.seed is not None else "",
                 "wall_time_s": round(s.wall_time_s, 2),
                 "figures": len(s.figures_n),

@@ -32,10 +32,11 @@ import numpy as np
 import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
-from scenarios.strategies import unknown_name_message
+from scenarios.strategies import strategy_hash, unknown_name_message
 from simulator.cove.dice import GameDice
 from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
 from simulator.cove.players import PlayerFactory, check_strategies, make_player
+from simulator.cove.rules import CoveRules
 from simulator.errors import UserError
 from simulator.protocol import (
     SCHEMA_VERSION,
@@ -332,7 +333,7 @@ def play_games(
         ``(seats_df, battles_df, summary)`` as described in the module docstring.
     """
     if not isinstance(scenario, Scenario):
-        scenario = load_scenario(scenario, game="cove")
+        scenario = load_scenario(scenario, CoveRules)
     rules = scenario.rules
     names = tuple(resolve_strategies(rules, strategies, n_players))
     if n < 1:
@@ -393,7 +394,7 @@ def load(scenario=None) -> Scenario:
     """A loaded Pirate's Cove scenario (a path, a built-in name, a Scenario, or None)."""
     if isinstance(scenario, Scenario):
         return scenario
-    return load_scenario(scenario, game="cove")
+    return load_scenario(scenario, CoveRules)
 
 
 def to_seats(seats_df: pd.DataFrame, n_players: int, rotate: bool) -> pd.DataFrame:
@@ -535,7 +536,10 @@ def play(
     )
     seats = to_seats(seats_df, n_players, rotate_seats)
     battles = to_battles(battles_df, n_players, rotate_seats)
-    prov = scen.provenance()
+    prov = {
+        **scen.provenance(),
+        "strategy_hashes": {k: strategy_hash(rules.strategies[k]) for k in dict.fromkeys(names)},
+    }
     summary = summarise_seats(seats, battles, names, [*rules.pirates, "royal_navy"])
     summary.update(
         schema_version=SCHEMA_VERSION,

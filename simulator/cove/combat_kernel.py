@@ -878,8 +878,9 @@ def simulate_battles_kernel(
 def warm_up() -> None:
     """Compile (or load from the on-disk cache) the kernel: call before timing it."""
     from scenarios import load_scenario
+    from simulator.cove.rules import CoveRules
 
-    rules = load_scenario(None, game="cove").rules
+    rules = load_scenario(None, CoveRules).rules
     simulate_battles_kernel(
         rules,
         [BattleShip(0, [2, 2, 2, 2]), BattleShip(1, [2, 2, 2, 2])],

@@ -31,7 +31,7 @@ from simulator.cove.combat_policies import policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, exact_duel
 from simulator.cove.game_commands import play_command
 from simulator.cove.lethality import Build, duel_monte_carlo_chunk, lethality_table, read_builds
-from simulator.cove.rules import SECTIONS
+from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.output import emit, ensure_writable_dir, write_table
 from simulator.runner import run_chunks
 from simulator.stats import Z95, wilson_interval
@@ -42,7 +42,7 @@ MC_CHUNK = 20_000
 
 
 def _scenario(path):
-    return load_scenario(path, game="cove")
+    return load_scenario(path, CoveRules)
 
 
 def parse_ship(spec: str, rules, where: str = "--ship") -> Build:

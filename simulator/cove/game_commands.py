@@ -13,6 +13,7 @@ import pandas as pd
 from scenarios.loader import load_scenario
 from simulator.clitools import format_option, note, replay_note, simulation_options
 from simulator.cove.api import BATTLE_KEY, play
+from simulator.cove.rules import CoveRules
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator.protocol import SEAT_KEY
 
@@ -110,7 +111,7 @@ def long_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 @simulation_options
 def play_command(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs, quiet):
     """Play full Pirate's Cove games between scripted players; win rates by strategy and seat."""
-    scen = load_scenario(scenario, game="cove")
+    scen = load_scenario(scenario, CoveRules)
     if out is not None:
         ensure_writable_dir(out)
     result = play(

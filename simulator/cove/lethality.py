@@ -195,7 +195,7 @@ def lethality_table(
         n, seed, n_jobs, quiet: Monte Carlo size, root seed, workers, progress bar (company > 0).
     """
     if scenario is None:
-        scenario = load_scenario(None, game="cove")
+        scenario = load_scenario(None, CoveRules)
     rules = scenario.rules if isinstance(scenario, Scenario) else scenario
     builds = builds if builds is not None else standard_builds(rules)
     if not 0 <= company <= 4:
@@ -276,7 +276,7 @@ def lethality_table(
 @lru_cache(maxsize=8)
 def _rules_from(path: str | None) -> CoveRules:
     # scenario rules hold read-only mappings that do not pickle: workers reload them by path
-    return load_scenario(path, game="cove").rules
+    return load_scenario(path, CoveRules).rules
 
 
 def duel_monte_carlo_chunk(

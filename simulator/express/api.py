@@ -55,7 +55,7 @@ def load(scenario: str | Scenario | None = None) -> Scenario:
     """The express scenario (a path, a built-in name, a loaded Scenario, or None: standard)."""
     if isinstance(scenario, Scenario):
         return scenario
-    return load_scenario(scenario, game="express")
+    return load_scenario(scenario, ExpressRules)
 
 
 def _check_nation(rules: ExpressRules, nation: str) -> None:

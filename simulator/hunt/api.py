@@ -326,6 +326,21 @@ def summarise(seats: pd.DataFrame, players: int) -> dict:
     }
 
 
+def _spec_hashes(specs) -> dict[str, str]:
+    """A hash per strategy spec of what it plays (the player's full weights)."""
+    import dataclasses
+    import hashlib
+    import json
+
+    out = {}
+    for spec in dict.fromkeys(specs):
+        player = make_player(spec)
+        fields = dataclasses.asdict(player) if dataclasses.is_dataclass(player) else {"spec": spec}
+        blob = json.dumps(fields, sort_keys=True, default=str)
+        out[spec] = hashlib.sha256(blob.encode()).hexdigest()[:12]
+    return out
+
+
 def _compiled_engine() -> CompiledEngine:
     from simulator.hunt import fast
 
@@ -368,7 +383,7 @@ def play(
         check=check,
         engine=engine,
     )
-    prov = scenario.provenance()
+    prov = {**scenario.provenance(), "strategy_hashes": _spec_hashes(specs)}
     run = run_chunks(
         task,
         n,

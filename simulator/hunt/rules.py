@@ -13,7 +13,7 @@ tables below on (``cyclone``, ``shipwreck``, ``fire_ship``, ``one_two``, ``fleet
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from scenarios.loader import ScenarioError
 
@@ -129,6 +129,8 @@ class KingdomRules:
 @dataclass(frozen=True, slots=True)
 class HuntRules:
     """A full rule set of Les Pirates (base game plus every variant switch)."""
+
+    GAME: ClassVar[str] = "hunt"  # the scenario files' ``game`` key
 
     board: BoardRules
     seats: tuple[tuple[tuple[int, ...], ...], ...] = field(
