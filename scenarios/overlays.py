@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from scenarios import writer
-from scenarios.loader import SCENARIO_ROOT, SCHEMAS
-from simulator.errors import UserError
+from scenarios.loader import GAMES, SCENARIO_ROOT, ScenarioError
 
 
 def base_reference(base_path: str | Path, out_dir: str | Path, game: str) -> str:
@@ -20,7 +19,7 @@ def base_reference(base_path: str | Path, out_dir: str | Path, game: str) -> str
     reach it."""
     base = Path(base_path).resolve()
     out = Path(out_dir).resolve()
-    if game in SCHEMAS:
+    if game in GAMES:
         folder = (SCENARIO_ROOT / game).resolve()
         if base.is_relative_to(folder):
             ref = base.relative_to(folder).with_suffix("")
@@ -28,9 +27,11 @@ def base_reference(base_path: str | Path, out_dir: str | Path, game: str) -> str
                 return ref.as_posix()
     if base.is_relative_to(out):
         return base.relative_to(out).as_posix()
-    raise UserError(
-        f"--scenario {base_path}: the overlay written to {out_dir} could not extend it (allowed: "
-        f"a built-in scenario of {game}, or a scenario file inside the --out folder)"
+    raise ScenarioError(
+        base_path,
+        None,
+        f"the overlay written to {out_dir} could not extend it (allowed: a built-in scenario "
+        f"of {game}, or a scenario file inside the --out folder)",
     )
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -200,22 +199,24 @@ def table_scores(seats: pd.DataFrame, table: Sequence[str], games: int) -> np.nd
 def _play_units(
     chunk: Chunk,
     *,
-    game_module: str,
+    play: Callable[..., Any],
     scenario: Any,
     extra: Mapping[str, Any],
     units: tuple[Unit, ...],
     players: int,
     games: int,
 ) -> list[np.ndarray]:
-    """Chunk task: play the chunk's units; per unit the :func:`table_scores` array."""
-    game = importlib.import_module(game_module)
+    """Chunk task: play the chunk's units; per unit the :func:`table_scores` array.
+
+    ``play`` is the game's protocol ``play`` (a module-level function: it pickles by name, so a
+    worker process imports the game the usual way)."""
     scen = with_strategies(scenario, extra) if extra else scenario
     out = []
     # a run of its own inside the task: no checkpoint, no progress (the search shows its own)
     with execution(quiet=True):
         for t in chunk.trials:
             unit = units[t]
-            res = game.play(
+            res = play(
                 scen,
                 list(unit.table),
                 players=players,
@@ -261,7 +262,7 @@ class Player:
             return []
         task = functools.partial(
             _play_units,
-            game_module=self.game.__name__,
+            play=self.game.play,
             scenario=self.scenario,
             extra=FrozenMap(self.extra),
             units=tuple(units),

@@ -8,7 +8,6 @@ and written. Both commands run through the runner, so ``--jobs``, ``--backend da
 
 from __future__ import annotations
 
-import importlib
 import json
 import shlex
 from pathlib import Path
@@ -31,26 +30,23 @@ from simulator.errors import UserError
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator.protocol import SCHEMA_VERSION
 
-#: game name -> the module of its protocol API
-GAME_APIS = {
-    "cove": "simulator.cove.api",
-    "express": "simulator.express.api",
-    "hunt": "simulator.hunt.api",
-}
-
 
 def game_module(ctx: click.Context, name: str) -> Any:
-    """The protocol module of game ``name`` (tests add synthetic games through ``ctx.obj``)."""
+    """The protocol module of game ``name``.
+
+    The games come from the command line's context (``ctx.obj["game_apis"]``: name -> module, or
+    a function returning it so a game is imported only when used): ``cli.py`` registers the real
+    ones, tests add synthetic games. This module never imports a game.
+    """
     from simulator.search import check_game
 
-    apis = dict(GAME_APIS)
-    obj = ctx.find_object(dict)
-    if obj:
-        apis.update(obj.get("game_apis", {}))
+    obj = ctx.find_object(dict) or {}
+    apis = obj.get("game_apis", {})
     if name not in apis:
         raise UserError(f"--game {name!r} is not a game (allowed: {', '.join(apis)})")
-    module = apis[name]
-    game = importlib.import_module(module) if isinstance(module, str) else module
+    game = apis[name]
+    if callable(game):  # a loader (a module is not callable)
+        game = game()
     check_game(game)
     return game
 

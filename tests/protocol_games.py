@@ -253,11 +253,10 @@ def _chunk_empty() -> pd.DataFrame:
 def main(argv: list[str] | None = None) -> None:
     """``python tests/protocol_games.py tune|metagame --game toy ...``: the broadside command line
     with the toy game registered beside the real ones (for demonstrations and the lead's reruns)."""
-    import importlib
+    import protocol_games as toy  # not __main__: worker processes import the game by this name
 
     import cli
 
-    toy = importlib.import_module("protocol_games")  # by name: worker processes import it so
     group = cli.cli
     group.main = functools.partial(type(group).main, group, obj={"game_apis": {"toy": toy}})
     cli.main(argv)

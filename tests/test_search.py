@@ -295,14 +295,15 @@ def test_the_toy_game_speaks_the_protocol():
 def test_the_scenario_loader_checks_base_hash_for_every_game(tmp_path):
     """load_scenario (the real games' loader) runs the same check on a built-in base."""
     from scenarios.loader import load_scenario
+    from simulator.hunt.rules import HuntRules
 
-    base = load_scenario(None, game="hunt")
+    base = load_scenario(None, HuntRules)
     text = (
         f'game = "hunt"\nrules_version = "{base.rules_version}"\nextends = "standard"\n'
         f'base_hash = "{base.content_hash}"\n'
     )
     (tmp_path / "ok.toml").write_text(text)
-    assert load_scenario(tmp_path / "ok.toml", game="hunt").rules == base.rules
+    assert load_scenario(tmp_path / "ok.toml", HuntRules).rules == base.rules
     (tmp_path / "bad.toml").write_text(text.replace(base.content_hash, "0" * 16))
     with pytest.raises(ScenarioError, match=r"bad\.toml: base_hash: made for a base scenario"):
-        load_scenario(tmp_path / "bad.toml", game="hunt")
+        load_scenario(tmp_path / "bad.toml", HuntRules)
