@@ -54,8 +54,8 @@ def hunt():
     "--strategies",
     default="runner",
     show_default=True,
-    help="Comma list, one per seat or one for all: runner, hunter, guard, random "
-    "(weights as name:key=value).",
+    help="Comma list, one per seat or one for all, of the scenario's [strategies.*] (standard: "
+    "runner, hunter, guard, random); parameters as name:key=value within their declared ranges.",
 )
 @click.option(
     "-n", "n", type=click.IntRange(1, 10**8), default=1000, show_default=True, help="Games."
@@ -71,6 +71,12 @@ def hunt():
     help="fast: compiled (numba); python: the readable reference (slow, same rules).",
 )
 @click.option(
+    "--check",
+    is_flag=True,
+    help="Run every game under the engine's invariant checker (slower); an illegal state stops "
+    "the run with one line naming the game, the turn and the invariant (exit 2).",
+)
+@click.option(
     "--out",
     "out",
     type=click.Path(file_okay=False),
@@ -82,7 +88,19 @@ def hunt():
 @quiet_option
 @format_option
 def play(
-    scenario, variants, players, strategies, n, rotate_seats, engine, out, seed, jobs, quiet, fmt
+    scenario,
+    variants,
+    players,
+    strategies,
+    n,
+    rotate_seats,
+    engine,
+    check,
+    out,
+    seed,
+    jobs,
+    quiet,
+    fmt,
 ):
     """Play N seeded games and report seat and strategy win rates with 95% intervals."""
     sc = load_hunt(scenario, variants)
@@ -98,10 +116,12 @@ def play(
         quiet=quiet,
         players=players,
         engine=engine,
+        check=check,
     )
     games, summary = result.seats, result.summary
     replay_note(summary["seed"], seed is not None, quiet or fmt == "json")
     summary["variants"] = list(variants)
+    summary["checked"] = check
     summary.pop("wall_time_s", None)
     if out:
         from simulator.output import dumps, write_text
