@@ -307,3 +307,42 @@ def test_the_scenario_loader_checks_base_hash_for_every_game(tmp_path):
     (tmp_path / "bad.toml").write_text(text.replace(base.content_hash, "0" * 16))
     with pytest.raises(ScenarioError, match=r"bad\.toml: base_hash: made for a base scenario"):
         load_scenario(tmp_path / "bad.toml", HuntRules)
+
+
+def _real_games():
+    from cli import GAME_APIS
+
+    return sorted(GAME_APIS)
+
+
+@pytest.mark.parametrize("name", _real_games())
+def test_real_games_once_they_speak_the_protocol(name, tmp_path):
+    """Each real game, as soon as its api.py speaks the protocol: a smallest tune and a
+    two-strategy meta-game run end to end on the real engine (skipped, saying why, before)."""
+    from cli import GAME_APIS
+    from simulator.metagame import metagame
+
+    game = GAME_APIS[name]()
+    try:
+        check_game(game)
+    except UserError as exc:
+        pytest.skip(str(exc))
+    scen = game.load(None)
+    players = min(game.player_counts(scen))
+    kinds = game.kinds(scen)
+    kind = next(k for k in kinds if search_space_of(kinds, k))
+    res = tune(game, scen, kind, budget=plan_minimum(players), players=players, seed=1)
+    assert res.validation["n"] > 0 and set(res.params) == set(search_space_of(kinds, kind))
+    names = list(game.strategies(scen))[:2]
+    mg = metagame(game, scen, names, games=slice_games(players), players=players, seed=1)
+    assert abs(sum(mg.eq.sigma) - 1) < 1e-9
+
+
+def search_space_of(kinds, kind):
+    from scenarios.strategies import search_space
+
+    return search_space(kinds, kind)
+
+
+def plan_minimum(players: int) -> int:
+    return 28 * slice_games(players)
