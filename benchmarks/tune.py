@@ -10,12 +10,12 @@ best hand-written one is a paired difference of slice means with a 95 % interval
 Prints a table, then as its last line one JSON object ``{"runs": [...], "load": ...}``. Usage::
 
     python benchmarks/tune.py [--budgets 10000,100000] [--jobs 1,2] [--seed 1] [--games toy]
+                              [--kinds hunt=hunter]
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import math
 import os
@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from cli import GAME_APIS  # noqa: E402
 from simulator.errors import UserError  # noqa: E402
 from simulator.runner import derive_seed  # noqa: E402
 from simulator.search import (  # noqa: E402
@@ -39,18 +40,25 @@ from simulator.search import (  # noqa: E402
 )
 from simulator.stats import Z95  # noqa: E402
 
-#: game -> (module, kind to tune)
+
+def _toy():
+    import protocol_games
+
+    return protocol_games
+
+
+#: game -> (a function returning its protocol module, the kind to tune or None for the first)
 GAMES = {
-    "toy": ("protocol_games", "tuner"),
-    "hunt": ("simulator.hunt.api", None),
-    "express": ("simulator.express.api", None),
+    "toy": (_toy, "tuner"),
+    **{name: (load, None) for name, load in GAME_APIS.items()},
 }
 FRESH_SLICES = 200
 
 
-def run(game_name: str, budget: int, jobs: int, seed: int) -> dict:
-    module, kind = GAMES[game_name]
-    game = importlib.import_module(module)
+def run(game_name: str, budget: int, jobs: int, seed: int, kind: str | None = None) -> dict:
+    load, default_kind = GAMES[game_name]
+    kind = kind or default_kind
+    game = load()
     check_game(game)
     scen = game.load(None)
     kind = kind or next(iter(game.kinds(scen)))
@@ -94,15 +102,22 @@ def main() -> None:
     ap.add_argument("--games", default="toy,hunt,express", help="games to try")
     ap.add_argument("--jobs", default="1", help="comma-separated worker counts (e.g. 1,2)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--kinds",
+        default="",
+        help="kind to tune per game, e.g. hunt=hunter (default: toy=tuner, else the first kind)",
+    )
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     jobs_list = [int(j) for j in args.jobs.split(",")]
+    kinds = dict(item.split("=", 1) for item in args.kinds.split(",") if item)
     rows, skipped = [], {}
     for name in args.games.split(","):
         try:
             for budget in budgets:
                 for jobs in jobs_list:
-                    rows.append({**run(name, budget, jobs, args.seed), "jobs": jobs})
+                    row = run(name, budget, jobs, args.seed, kinds.get(name))
+                    rows.append({**row, "jobs": jobs})
         except UserError as exc:
             skipped[name] = str(exc)
     load = os.getloadavg()[0]
