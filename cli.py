@@ -55,6 +55,40 @@ def _compare():
     return compare
 
 
+def _cove_api():
+    from simulator.cove import api
+
+    return api
+
+
+def _express_api():
+    from simulator.express import api
+
+    return api
+
+
+def _hunt_api():
+    from simulator.hunt import api
+
+    return api
+
+
+#: the games `tune` and `metagame` can search (a game must speak simulator/protocol.py)
+GAME_APIS = {"cove": _cove_api, "express": _express_api, "hunt": _hunt_api}
+
+
+def _tune():
+    from simulator.search_commands import tune
+
+    return tune
+
+
+def _metagame():
+    from simulator.search_commands import metagame
+
+    return metagame
+
+
 #: each top-level command, imported only when used (so ``broadside odds ...`` does not pay for
 #: importing every engine); plain imports, so the import-rule test sees every arrow
 COMMANDS = {
@@ -64,6 +98,8 @@ COMMANDS = {
     "hunt": _hunt,
     "report": _report,
     "compare": _compare,
+    "tune": _tune,
+    "metagame": _metagame,
 }
 
 
@@ -87,8 +123,12 @@ class _Broadside(click.Group):
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(package_name="broadside")
-def cli():
+@click.pass_context
+def cli(ctx: click.Context):
     """Broadside: Monte Carlo balance and statistics lab for pirate board games."""
+    apis = ctx.ensure_object(dict).setdefault("game_apis", {})
+    for name, load in GAME_APIS.items():
+        apis.setdefault(name, load)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -8,7 +8,10 @@ level holds four reserved keys besides the rules themselves:
 ``name``           optional human name;
 ``extends``        optional base scenario this file overlays (a name such as ``"standard"`` looked
                    up in the file's own folder, then in the game's folder of ``scenarios/``; or a
-                   relative path that must stay inside one of those two folders).
+                   relative path that must stay inside one of those two folders);
+``base_hash``      optional, with ``extends``: the content hash the merged base chain must have
+                   (an overlay written by ``broadside tune`` records it and is refused on any
+                   other base).
 
 An overlay's tables are merged key by key into its base; any other value replaces the base value.
 The merged mapping is then converted into the game's schema (a frozen dataclass) by
@@ -40,7 +43,7 @@ SCENARIO_ROOT = Path(__file__).resolve().parent
 #: are given by each caller, so the loader never imports a game)
 GAMES = ("cove", "express", "hunt")
 
-RESERVED_KEYS = ("game", "rules_version", "name", "extends")
+RESERVED_KEYS = ("game", "rules_version", "name", "extends", "base_hash")
 MAX_EXTENDS_DEPTH = 16
 MAX_FILE_BYTES = 2_000_000
 MAX_NESTING = 64  # tables/arrays inside one another (the schemas need far fewer)
@@ -246,10 +249,31 @@ def read_merged(path: str | Path, game: str | None = None) -> tuple[dict[str, An
             raise ScenarioError(path, "extends", f"chain longer than {MAX_EXTENDS_DEPTH} files")
         current = _resolve_base(data["extends"], current, game)
     merged: dict[str, Any] = {}
-    for layer in reversed(layers):
-        merged = deep_merge(merged, {k: v for k, v in layer.items() if k != "extends"})
+    for depth in range(len(layers) - 1, -1, -1):  # base first
+        layer = layers[depth]
+        if "base_hash" in layer:
+            _check_base_hash(layer["base_hash"], merged, chain[depth], depth + 1 < len(layers))
+        merged = deep_merge(
+            merged, {k: v for k, v in layer.items() if k not in ("extends", "base_hash")}
+        )
     chain.reverse()
     return merged, chain
+
+
+def _check_base_hash(expected: Any, base: Mapping[str, Any], file: Path, has_base: bool) -> None:
+    """An overlay's ``base_hash`` must be the content hash of its merged base chain."""
+    if not has_base:
+        raise ScenarioError(file, "base_hash", "needs extends (the base whose hash it records)")
+    if not isinstance(expected, str):
+        raise ScenarioError(file, "base_hash", f"{_toml_type(expected)} given (allowed: string)")
+    actual = content_hash(base)
+    if expected != actual:
+        raise ScenarioError(
+            file,
+            "base_hash",
+            f"made for a base scenario of hash {expected}, but its base now hashes to {actual} "
+            "(refused: re-run broadside tune on this base)",
+        )
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,201 @@
+"""Populations as scenario data: a meta-game's equilibrium, saved so studies can reuse it.
+
+``broadside metagame ... --save-population NAME`` writes ``scenarios/<game>/populations/NAME.toml``
+(or any ``PATH.toml``)::
+
+    format = "broadside-population/1"
+    game = "hunt"
+    scenario = "standard"               # the scenario it was measured on ...
+    scenario_hash = "3f2a..."           # ... and its content hash
+    players = 2
+    population = ["runner", "hunter", "br1_hunter"]
+    method = "linprog"                  # linprog, replicator or alpha-rank
+    games_per_table = 2016
+    command = "broadside metagame --game hunt ..."
+    verdict = "no dominant strategy; ..."
+
+    [equilibrium]                       # weights, adding up to 1
+    runner = 0.4
+    hunter = 0.6
+
+    [strategies.br1_hunter]             # members the scenario does not define (made by the search)
+    kind = "hunter"
+    params = { sink = 12.5 }
+
+:func:`load_population` validates it strictly (unknown keys, weights, names, kinds and parameter
+ranges: one line naming the file and key) and checks the scenario hash, so ``compare
+--population FILE`` and the report play seats drawn from the equilibrium without searching again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from scenarios import writer
+from scenarios.loader import (
+    SCENARIO_ROOT,
+    FrozenMap,
+    ScenarioError,
+    _read_toml,
+    convert_dataclass,
+)
+from scenarios.strategies import StrategyDecl, unknown_name_message, with_strategies
+
+FORMAT = "broadside-population/1"
+MAX_MEMBERS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class PopulationFile:
+    """The schema of a population file (see the module docstring)."""
+
+    format: Literal["broadside-population/1"]
+    game: str
+    scenario_hash: str
+    players: int = field(metadata={"range": (2, 64)})
+    population: tuple[str, ...] = field(metadata={"min_len": 2, "max_len": MAX_MEMBERS})
+    equilibrium: Mapping[str, float] = field(metadata={"value_meta": {"range": (0.0, 1.0)}})
+    method: Literal["linprog", "replicator", "alpha-rank"]
+    scenario: str = ""
+    games_per_table: int = field(default=0, metadata={"range": (0, None)})
+    command: str = ""
+    verdict: str = ""
+    strategies: Mapping[str, StrategyDecl] = field(default_factory=FrozenMap)
+
+    def validate(self) -> None:
+        if len(set(self.population)) != len(self.population):
+            raise ScenarioError(None, "population", "a name is listed twice (allowed: distinct)")
+        for name in self.equilibrium:
+            if name not in self.population:
+                raise ScenarioError(
+                    None,
+                    f"equilibrium.{name}",
+                    unknown_name_message("population member", name, self.population),
+                )
+        for name in self.strategies:
+            if name not in self.population:
+                raise ScenarioError(
+                    None,
+                    f"strategies.{name}",
+                    unknown_name_message("population member", name, self.population),
+                )
+        total = sum(self.equilibrium.values())
+        if not math.isclose(total, 1.0, abs_tol=1e-6):
+            raise ScenarioError(
+                None, "equilibrium", f"weights add up to {total:.9g} (allowed: 1 within 1e-6)"
+            )
+
+
+@dataclass(frozen=True)
+class Population:
+    """A loaded population: names, equilibrium weights, and the scenario holding them all."""
+
+    names: tuple[str, ...]
+    weights: tuple[float, ...]  # by name, 0 outside the support
+    players: int
+    scenario: Any  # the scenario given, with the file's own strategies added
+    file: PopulationFile
+    path: str
+
+    def mixture(self) -> dict[str, float]:
+        return {n: w for n, w in zip(self.names, self.weights) if w > 0}
+
+
+def population_path(ref: str | Path, game: str) -> Path:
+    """A path as given, or ``scenarios/<game>/populations/NAME.toml`` for a bare name."""
+    path = Path(ref)
+    if path.suffix or path.exists() or len(path.parts) > 1:
+        return path
+    return SCENARIO_ROOT / game / "populations" / f"{path}.toml"
+
+
+def load_population(ref: str | Path, scenario: Any, *, check_hash: bool = True) -> Population:
+    """Load and validate a population file against a loaded scenario.
+
+    Args:
+        ref: a path, or a bare name in ``scenarios/<game>/populations/``.
+        scenario: the scenario the seats will be played on.
+        check_hash: refuse a file measured on another scenario (``compare --population`` plays
+            one population under two rule sets and passes False; the file's hash says where it
+            was measured).
+
+    Raises:
+        ScenarioError: one line naming the file, the key and what is allowed.
+    """
+    path = population_path(ref, scenario.game)
+    data = _read_toml(path)
+    pop = convert_dataclass(data, PopulationFile, str(path))
+    if pop.game != scenario.game:
+        raise ScenarioError(path, "game", f"a {pop.game!r} population, not {scenario.game!r}")
+    if check_hash and pop.scenario_hash != scenario.content_hash:
+        raise ScenarioError(
+            path,
+            "scenario_hash",
+            f"measured on a scenario of hash {pop.scenario_hash}, not {scenario.content_hash} "
+            "(refused: re-run broadside metagame on this scenario)",
+        )
+    known = scenario.rules.strategies
+    for name in pop.population:
+        if name in known and name in pop.strategies:
+            raise ScenarioError(
+                path, f"strategies.{name}", "the scenario already defines this strategy"
+            )
+        if name not in known and name not in pop.strategies:
+            raise ScenarioError(
+                path,
+                "population",
+                unknown_name_message("strategy", name, [*known, *pop.strategies]),
+            )
+    try:
+        full = with_strategies(scenario, pop.strategies) if pop.strategies else scenario
+    except ScenarioError as exc:
+        raise ScenarioError(path, exc.key, exc.problem) from None
+    weights = tuple(float(pop.equilibrium.get(n, 0.0)) for n in pop.population)
+    return Population(pop.population, weights, pop.players, full, pop, str(path))
+
+
+def population_text(
+    *,
+    scenario: Any,
+    players: int,
+    population: list[str],
+    equilibrium: Mapping[str, float],
+    method: str,
+    games_per_table: int,
+    command: str,
+    verdict: str,
+    extra: Mapping[str, Any],
+) -> str:
+    """The TOML text of a population file (``extra``: the members the scenario lacks)."""
+    from scenarios.overlays import _plain
+
+    strategies = {}
+    for name in population:
+        if name in extra:
+            decl = extra[name]
+            table: dict[str, Any] = {"kind": decl.kind}
+            if decl.description:
+                table["description"] = decl.description
+            table["params"] = dict(decl.params)
+            if decl.tuned is not None:
+                table["tuned"] = _plain(decl.tuned)
+            strategies[name] = table
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "game": scenario.game,
+        "scenario": scenario.name,
+        "scenario_hash": scenario.content_hash,
+        "players": players,
+        "population": list(population),
+        "method": method,
+        "games_per_table": games_per_table,
+        "command": command,
+        "verdict": verdict,
+        "equilibrium": {n: float(w) for n, w in equilibrium.items() if w > 0},
+        "strategies": strategies,
+    }
+    return writer.dumps(data, "written by broadside metagame; load with --population FILE")
