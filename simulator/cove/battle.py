@@ -262,6 +262,7 @@ class _Battle:
         self.becalmed = False
         self.exchange = 0
         self.card_round = 0
+        self.npc_has_fired = False  # the non-player ship fired in the current exchange
         self.dice = 0
 
     # ---------------------------------------------------------------- values
@@ -346,6 +347,7 @@ class _Battle:
             grapple=self.grapple,
             becalmed=self.becalmed,
             card_round=self.card_round,
+            npc_has_fired=self.npc_has_fired,
         )
 
     # ---------------------------------------------------------------- order
@@ -626,6 +628,7 @@ class _Battle:
                     capped = True
                     break
                 self.exchange += 1
+                self.npc_has_fired = False
                 hull_start = self.npc_hull
                 actors: list = list(self.present_ships())
                 if self.npc_present:
@@ -639,6 +642,7 @@ class _Battle:
                     if a == "npc":
                         if self.npc_present:
                             self.npc_turn()
+                            self.npc_has_fired = True
                     elif a.present:
                         self.player_turn(a)
                 if self.npc_present and npc.regenerate_per_exchange:

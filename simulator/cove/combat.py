@@ -78,6 +78,7 @@ class BatchState:
         self.npc_present = np.zeros(n, bool)  # a fighting non-player ship still afloat
         self.npc_sunk = np.zeros(n, bool)
         self.npc_fired = np.zeros((n, S), bool)  # ships the pirate fired at in its current cycle
+        self.npc_acted = np.zeros(n, bool)  # the non-player ship fired in the current exchange
         self.active = np.ones(n, bool)
         self.exchanges = np.zeros(n, np.int16)
         self.captured_by = np.full(n, -1, np.int8)  # ship index that took the Cacafuego
@@ -512,6 +513,7 @@ class _Engine:
                 break
             exch += 1
             st.exchanges[A] += 1
+            st.npc_acted[A] = False
             hull_start = st.npc_hull[A].copy()
             sp = np.full((len(A), S + 1), _NEG, float)
             sp[:, :S] = np.where(st.present[A], self.speeds(A), _NEG)
@@ -541,6 +543,7 @@ class _Engine:
                         sel = sel[st.active[sel] & st.npc_present[sel]]
                         if len(sel):
                             self.npc_turn(sel)
+                            st.npc_acted[sel] = True
                     else:
                         sel = sel[st.active[sel] & st.present[sel, a]]
                         if len(sel):

@@ -85,6 +85,8 @@ class BattleView:
     grapple: bool
     becalmed: bool
     card_round: int = 0  # 1, 2, ... during the battle-card rounds
+    # the non-player ship has already fired in the current exchange (public: everybody saw it)
+    npc_has_fired: bool = False
 
     def ship(self, seat: int) -> ShipView:
         for s in self.ships:
@@ -256,6 +258,104 @@ class RulePolicy(BattlePolicy):
                 if c in self.volley_cards:
                     volley[:, j] = ok & (state.hand[idx, me, j] > 0)
         return {"flee": flee, "target": target, "section": section, "volley": volley}
+
+
+@dataclass(frozen=True, eq=False)
+class HeuristicCardPolicy(BattlePolicy):
+    """The scripted players' card rule (``players.HeuristicPlayer`` of the v1 kinds) over a flee
+    rule: the ``heuristic`` card policy of the exact duels and of ``cove duel --card-policy``.
+
+    Battle cards, one per round, the first that applies in this order: Smoke if the ship is not
+    yet smoked; Favourable wind while the ship is not faster than every other ship present (the
+    non-player ship's sails included); Grapple if nobody played it and the ship's crew value is
+    above its cannons value; Becalmed from the second round when another player ship holds more
+    cards. Overboard is never played (no chests thrown). Volley cards, when the ship can fire and
+    the battle is not becalmed: Cannonade only at a player ship (never at a non-player ship, whose
+    hull is its only section); Grapeshot while the ship's cannons can take more than 3 hits;
+    Powder keg while its hull can take more than 3 hits. Flight and aim come from ``flee``.
+
+    Build it with :meth:`from_rules` (the crew and cannons values of the ship mat).
+    """
+
+    flee: BattlePolicy = field(default_factory=BattlePolicy)
+    crew: tuple[int, ...] = (2, 2, 3, 3, 4, 4, 5, 5)  # crew value by 1-based position - 1
+    cannons: tuple[int, ...] = (2, 2, 3, 3, 4, 4, 5, 5)
+    recoil_margin: int = 3  # Grapeshot / Powder keg only while cannons / hull take more hits
+
+    @classmethod
+    def from_rules(cls, rules: Any, flee: BattlePolicy | None = None) -> HeuristicCardPolicy:
+        mat = rules.ship_mat
+        return cls(flee or RulePolicy(), tuple(mat.crew), tuple(mat.cannons))
+
+    def battle_card(self, view: BattleView, hand: Sequence[str]) -> str | None:
+        me = view.ship(view.me)
+        others = [s for s in view.ships if s.seat != view.me and s.present]
+        for card in ("smoke", "favourable_wind", "grapple", "becalmed"):
+            if card not in hand:
+                continue
+            if card == "smoke" and not me.smoke:
+                return card
+            if card == "favourable_wind":
+                fastest = max(
+                    [s.speed for s in others] + ([view.npc.sails] if view.npc_fighting else []),
+                    default=0,
+                )
+                if me.speed <= fastest:
+                    return card
+            if card == "grapple" and not view.grapple:
+                crew = self.crew[me.positions[CREW_INDEX] - 1]
+                cannons = self.cannons[me.positions[CANNONS_INDEX] - 1]
+                if crew > cannons:
+                    return card
+            if (
+                card == "becalmed"
+                and view.card_round > 1
+                and others
+                and max(s.hand_size for s in others) > len(hand)
+            ):
+                return card
+        return None
+
+    def overboard_chests(self, view: BattleView, chests: int) -> int:
+        return 0
+
+    def volley(self, view: BattleView, hand: Sequence[str], target: int | None) -> tuple[str, ...]:
+        """The volley cards it plays on a broadside at ``target`` (``NPC_TARGET``: the NPC)."""
+        me = view.ship(view.me)
+        if not me.can_fire or view.becalmed:
+            return ()
+        h = me.hits_to_rout()
+        out = []
+        if "grapeshot" in hand and h[CANNONS_INDEX] > self.recoil_margin:
+            out.append("grapeshot")
+        if "powder_keg" in hand and h[0] > self.recoil_margin:
+            out.append("powder_keg")
+        if "cannonade" in hand and target is not None and target != NPC_TARGET:
+            out.append("cannonade")
+        return tuple(c for c in VOLLEY_CARDS if c in out)
+
+    def broadside(self, view: BattleView, hand: Sequence[str]) -> Broadside:
+        act = self.flee.broadside(view, ())
+        if act.flee:
+            return act
+        return Broadside(
+            target=act.target, section=act.section, volley=self.volley(view, hand, act.target)
+        )
+
+    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
+        d = self.flee.broadside_batch(state, me, idx)
+        ok = state.can_fire[idx, me] & ~state.becalmed[idx]
+        h = state.pos[idx, me] + state.art[idx, me] + state.parrot_prot(idx)[:, me]
+        volley = np.zeros((len(idx), 3), dtype=bool)
+        volley[:, 0] = (
+            ok & (state.hand[idx, me, 0] > 0) & (h[:, CANNONS_INDEX] > self.recoil_margin)
+        )
+        volley[:, 1] = ok & (state.hand[idx, me, 1] > 0) & (h[:, 0] > self.recoil_margin)
+        volley[:, 2] = ok & (state.hand[idx, me, 2] > 0) & (np.asarray(d["target"]) != NPC_TARGET)
+        return {**d, "volley": volley}
+
+
+CREW_INDEX, CANNONS_INDEX = 1, 2  # SECTIONS order
 
 
 def policy_from_name(name: str) -> RulePolicy:
