@@ -9,15 +9,20 @@
   ``battles``, ``routed``, ``fled``, ``mutinies``, ``pirates_fought``, ``pirates_sunk`` (Legendary
   Pirates sunk or the Cacafuego captured), ``win`` (1, or 1/k for a k-way shared win), ``tie`` and
   ``duel`` (the top fame was tied / a duel settled it);
-* ``battles_df`` -- one row per battle against a Legendary Pirate or the Royal Navy: ``game``,
+* ``battles_df`` -- one row per non-player ship per battle (a Legendary Pirate, the Cacafuego or
+  the Royal Navy; a pirate and the Royal Navy in one battle give two rows): ``game``,
   ``rotation``, ``month``, ``island``, ``pirate``, ``ships``, ``seats``, ``outcome`` (``sunk``,
-  ``survived``, ``captured``, ``not_captured``), ``player_ships_routed``, ``player_ships_fled``,
-  ``exchanges``;
+  ``survived``, ``captured``, ``not_captured``), ``player_ships_routed`` (by this non-player
+  ship's own broadsides and specials only), ``player_ships_fled`` (in the battle),
+  ``exchanges``, ``battle_npcs`` (every non-player ship of the battle, ``+``-joined),
+  ``routed_by_players`` (routs caused by player broadsides in the battle),
+  ``player_ships_routed_in_battle``;
 * ``summary`` -- the JSON object of ``broadside cove play --format json``: ``n_games`` (games
   played, rotations included), ``n_deals``, ``n_players``, ``strategies`` (per name: ``win_rate``,
   ``ci95``, ``mean_fame``, ``games``), ``seats`` (per seat index: ``win_rate``, ``ci95``),
   ``pirates`` (per pirate: ``battles``, ``player_ships_routed``, ``times_sunk``), ``ties``,
-  ``duels``, ``provenance``, ``seed``.
+  ``duels``, ``provenance``, ``seed``, ``battle_engine`` (which combat engine played the battles:
+  always the scalar one, see :func:`simulator.cove.combat.dispatch`).
 
 Results depend on the seed (and the fixed chunk size), never on ``n_jobs``.
 """
@@ -33,6 +38,7 @@ import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
 from simulator.cove.dice import GameDice
+from simulator.cove.fight import GAME_BATTLE_ENGINE
 from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
 from simulator.cove.players import PlayerFactory, check_strategies, make_player
 from simulator.errors import UserError
@@ -70,6 +76,9 @@ BATTLE_COLUMNS = [
     "player_ships_routed",
     "player_ships_fled",
     "exchanges",
+    "battle_npcs",
+    "routed_by_players",
+    "player_ships_routed_in_battle",
 ]
 
 
@@ -193,6 +202,9 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
                         b["player_ships_routed"],
                         b["player_ships_fled"],
                         b["exchanges"],
+                        b["battle_npcs"],
+                        b["routed_by_players"],
+                        b["player_ships_routed_in_battle"],
                     )
                 )
     # DataFrames: compact between workers and stored as Parquet by run checkpoints (--out DIR)
@@ -319,5 +331,6 @@ def play_games(
         provenance=scenario.provenance(),
         chunk_size=CHUNK_SIZE,
         wall_time_s=run.wall_time_s,
+        battle_engine=GAME_BATTLE_ENGINE,
     )
     return seats_df, battles_df, summary

@@ -688,6 +688,10 @@ def kernel_applies(
     """``None`` when the compiled kernel plays this battle, else the reason it does not."""
     if not 1 <= len(ships) <= 5:
         return f"{len(ships)} ships (kernel: 1-5)"
+    if npc is not None and not isinstance(npc, str):
+        if len(npc) > 1:
+            return f"{len(npc)} non-player ships (kernel: at most one)"
+        npc = npc[0] if npc else None
     if any(s.battle_cards for s in ships):
         return "cards in hand"
     for p in policies:

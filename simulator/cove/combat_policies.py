@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 SECTIONS = ("hull", "crew", "cannons", "sails")  # same order as simulator.cove.rules.SECTIONS
-NPC_TARGET = -1  # the ``target`` of a broadside aimed at the legendary pirate / Royal Navy
+NPC_TARGET = -1  # the ``target`` of a broadside aimed at the (first) non-player ship present
 BATTLE_CARDS = ("becalmed", "favourable_wind", "grapple", "smoke", "overboard")
 VOLLEY_CARDS = ("grapeshot", "powder_keg", "cannonade")
 FLEE_RULES = ("stand", "when-hit", "when-critical")
@@ -71,6 +71,8 @@ class NpcView:
     max_hull: int
     sails: int
     present: bool
+    index: int = 0  # its place among the battle's non-player ships (aim: npc_target(index))
+    has_fired: bool = False  # it fired in the current exchange
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +87,11 @@ class BattleView:
     grapple: bool
     becalmed: bool
     card_round: int = 0  # 1, 2, ... during the battle-card rounds
-    # the non-player ship has already fired in the current exchange (public: everybody saw it)
+    # the non-player ship ``npc`` has already fired in the current exchange (public)
     npc_has_fired: bool = False
+    # every fighting non-player ship of the battle (a Legendary Pirate and the Royal Navy can
+    # share one); ``npc`` is the first of them still present
+    npcs: tuple[NpcView, ...] = ()
 
     def ship(self, seat: int) -> ShipView:
         for s in self.ships:
@@ -110,6 +115,12 @@ class Broadside:
 
 
 FLEE = Broadside(flee=True)
+
+
+def npc_target(index: int) -> int:
+    """The ``target`` of a broadside aimed at the battle's non-player ship number ``index``
+    (``NpcView.index``; 0 is :data:`NPC_TARGET`)."""
+    return NPC_TARGET - index
 
 
 class BattlePolicy:
@@ -144,9 +155,13 @@ class BattlePolicy:
 
 
 def weakest_target(view: BattleView) -> tuple[int, str]:
-    """The forced NPC target, else the present opponent with the fewest hits to rout."""
+    """The forced non-player target (with several, the one with the least hull left, the first of
+    equals), else the present opponent with the fewest hits to rout."""
     if view.npc_fighting:
-        return NPC_TARGET, "hull"
+        present = [n for n in view.npcs if n.present]
+        if len(present) > 1:
+            return npc_target(min(present, key=lambda n: (n.hull, n.index)).index), "hull"
+        return npc_target(view.npc.index), "hull"
     best = None
     for s in view.ships:
         if s.seat == view.me or not s.present:

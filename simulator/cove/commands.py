@@ -37,6 +37,7 @@ from simulator.cove.game import EVENT_CARDS
 from simulator.cove.lethality import (
     MAX_CHESTS,
     Build,
+    duel_engine,
     duel_monte_carlo_chunk,
     lethality_table,
     read_builds,
@@ -332,12 +333,16 @@ def duel(
         ship_policy = solved.card_play.policy(policy_from_name(policy))
     else:
         ship_policy = HeuristicCardPolicy.from_rules(rules, policy_from_name(policy))
+    policies = (ship_policy, vs_policy) if opp_build is not None else (ship_policy,)
+    info["engine"], info["engine_reason"] = duel_engine(
+        rules, builds, opponent_key, policies, cards=cards
+    )
     task = functools.partial(
         duel_monte_carlo_chunk,
         scenario_path=str(sc.path) if scenario_path else None,
         ships=builds,
         npc=opponent_key,
-        policies=(ship_policy, vs_policy) if opp_build is not None else (ship_policy,),
+        policies=policies,
         cards=cards,
     )
     run = run_chunks(

@@ -478,8 +478,13 @@ def _npc_duel(
     one: Any,
     cards: tuple[str, ...],
     card_policy: str,
+    chains: dict | None = None,
 ) -> DuelResult:
-    """A lone ship against a non-player ship, cards in hand (see :mod:`duel_cards`)."""
+    """A lone ship against a non-player ship, cards in hand (see :mod:`duel_cards`).
+
+    ``chains``: (plan, battle cards left) -> :class:`CardChain` already solved for this same
+    ship, opponent and policies (another hand starts at another state of the same chain), or
+    ``None``."""
     npc = _npc_opponent(rules, opponent)
     counts = check_hand(rules, cards)
     if ship.chests < 0:
@@ -501,19 +506,24 @@ def _npc_duel(
     try:
         for plan in plans:
             hand = (0, 0, 0) if plan.becalmed else volley_hand
-            chain = CardChain(
-                rules,
-                A,
-                opponent,
-                npc,
-                policy,
-                rn_policy,
-                plan,
-                ship.chests,
-                n_battle - len(plan.played),
-                rule,
-                one,
-            )
+            key = (plan, n_battle - len(plan.played))
+            chain = chains.get(key) if chains is not None else None
+            if chain is None:
+                chain = CardChain(
+                    rules,
+                    A,
+                    opponent,
+                    npc,
+                    policy,
+                    rn_policy,
+                    plan,
+                    ship.chests,
+                    n_battle - len(plan.played),
+                    rule,
+                    one,
+                )
+                if chains is not None:
+                    chains[key] = chain
             v = chain.value((A.start, npc.hull, hand, True))
             states += len(chain.memo)
             score = v[V_WIN] + v[V_SUNK_ROUTED]
@@ -555,6 +565,7 @@ class LoneShipOdds:
     def __init__(self, rules: CoveRules):
         self.rules = rules
         self._memo: dict = {}
+        self._chains: dict = {}  # (ship, opponent, policy, card policy) -> {plan: CardChain}
 
     def duel(
         self,
@@ -584,16 +595,24 @@ class LoneShipOdds:
         )
         got = self._memo.get(key)
         if got is None:
+            if card_policy not in CARD_POLICIES:
+                raise ValueError(
+                    f"card_policy {card_policy!r} (allowed: {', '.join(CARD_POLICIES)})"
+                )
             duel_ship = DuelShip(
                 key[0], dict(key[1]), ship.parrot, key[3], seat=ship.seat, chests=chests
             )
-            got = self._memo[key] = exact_duel(
+            chains = self._chains.setdefault(key[:6] + key[7:], {})
+            got = self._memo[key] = _npc_duel(
                 self.rules,
                 duel_ship,
                 opponent,
                 policy_from_name(policy),
-                cards=hand,
-                card_policy=card_policy,
+                RoyalNavyPolicy(),
+                1.0,
+                hand,
+                card_policy,
+                chains,
             )
         return got
 

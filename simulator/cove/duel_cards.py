@@ -52,6 +52,7 @@ from simulator.cove.combat_policies import (
     HeuristicCardPolicy,
     NpcView,
     RoyalNavyPolicy,
+    RulePolicy,
     ShipView,
 )
 from simulator.cove.rules import SECTIONS, CoveRules, NonPlayerShip
@@ -144,7 +145,11 @@ class CardChain:
         self._binoms: dict = {}
         self._actions: dict = {}
         self._ship_turns: dict = {}
+        self._volleys: dict = {}
         self._npc_turns: dict = {}
+        self._speeds: dict = {}
+        # flight decided by the ship's damage state alone (RulePolicy): cached per ship state
+        self._flee_by_ship: dict | None = {} if type(flee_policy) is RulePolicy else None
 
     # ------------------------------------------------------------------ helpers
     def _p(self, thr: int):
@@ -163,7 +168,10 @@ class CardChain:
         return got
 
     def speed(self, st) -> int:
-        return self.side.speed(st) + self.bonus
+        got = self._speeds.get(st)
+        if got is None:
+            got = self._speeds[st] = self.side.speed(st) + self.bonus
+        return got
 
     def dice(self, st) -> int:
         return self.side.dice(st, grapple=self.plan.grapple)
@@ -209,11 +217,20 @@ class CardChain:
         got = self._actions.get(key)
         if got is not None:
             return got
-        view = self.view(st, h, hand, cf, stage)
-        names = self.hand_names(hand)
         rule = self.card_rule
-        act = (rule if rule is not None else self.flee_policy).broadside(view, names)
-        if act.flee:
+        if rule is None and self._flee_by_ship is not None:
+            # a RulePolicy decides flight from the ship's own rings and protection only
+            flee = self._flee_by_ship.get(st)
+            if flee is None:
+                view = self.view(st, h, hand, cf, stage)
+                flee = self._flee_by_ship[st] = self.flee_policy.broadside(view, ()).flee
+        else:
+            view = self.view(st, h, hand, cf, stage)
+            act = (rule if rule is not None else self.flee_policy).broadside(
+                view, self.hand_names(hand)
+            )
+            flee = act.flee
+        if flee:
             got = [_FLEE]
         elif not cf:
             got = [_RELOAD]
@@ -243,36 +260,47 @@ class CardChain:
         elif action == _RELOAD:
             got = [(one, 0, ("go", st, h, hand, True))]
         else:
-            grape = "grapeshot" in action
-            keg = "powder_keg" in action
-            canno = "cannonade" in action
             hand2 = tuple(k - (VOLLEY_CARDS[i] in action) for i, k in enumerate(hand))
-            side = self.side
+            cf2 = "cannonade" not in action
+            fame = self.npc.fame  # one ship shares it
             got = []
-            for k, pk in enumerate(
-                self.binom(self.dice(st), self.p_grape if grape else self.p_hit)
-            ):
-                if not pk:
-                    continue
-                h2 = h - k
-                st2, r = st, 0
-                if keg and k:  # every ship present: its own hull and the non-player ship's
-                    st2, died = side.hit(st2, [HULL], k)
-                    r -= c.parrot_death_fame_loss if died else 0
-                    h2 -= k
-                if grape and c.grapeshot_self_hits:
-                    st2, died = side.hit(st2, [CANNONS], c.grapeshot_self_hits)
-                    r -= c.parrot_death_fame_loss if died else 0
-                routed = min(st2[:4]) <= 0
+            for pk, damage, st2, r, routed in self.volley(st, action):
+                h2 = h - damage
                 if h2 <= 0:
-                    res = ("abs", V_SUNK_ROUTED if routed else V_WIN)
-                    r += self.npc.fame  # one ship shares it
+                    got.append((pk, r + fame, ("abs", V_SUNK_ROUTED if routed else V_WIN)))
                 elif routed:
-                    res = ("abs", V_ROUTED)
+                    got.append((pk, r, ("abs", V_ROUTED)))
                 else:
-                    res = ("go", st2, h2, hand2, not canno)
-                got.append((pk, r, res))
+                    got.append((pk, r, ("go", st2, h2, hand2, cf2)))
         self._ship_turns[key] = got
+        return got
+
+    def volley(self, st, action) -> list:
+        """[(p, hull damage to the non-player ship, ship state after, fame, routed)] of a
+        broadside with the volley cards ``action`` (its Powder keg hits both hulls, its Grapeshot
+        hits its own cannons)."""
+        key = (st, action)
+        got = self._volleys.get(key)
+        if got is not None:
+            return got
+        c = self.c
+        grape = "grapeshot" in action
+        keg = "powder_keg" in action
+        side = self.side
+        got = []
+        for k, pk in enumerate(self.binom(self.dice(st), self.p_grape if grape else self.p_hit)):
+            if not pk:
+                continue
+            st2, r, damage = st, 0, k
+            if keg and k:  # every ship present: its own hull and the non-player ship's
+                st2, died = side.hit(st2, [HULL], k)
+                r -= c.parrot_death_fame_loss if died else 0
+                damage += k
+            if grape and c.grapeshot_self_hits:
+                st2, died = side.hit(st2, [CANNONS], c.grapeshot_self_hits)
+                r -= c.parrot_death_fame_loss if died else 0
+            got.append((pk, damage, st2, r, min(st2[:4]) <= 0))
+        self._volleys[key] = got
         return got
 
     def npc_turn(self, st) -> list:

@@ -26,9 +26,9 @@ import pandas as pd
 
 from scenarios import Scenario, load_scenario
 from simulator.cove.battle import BattleShip
-from simulator.cove.combat import simulate_battles
+from simulator.cove.combat import dispatch, simulate_battles
 from simulator.cove.combat_policies import RulePolicy, policy_from_name
-from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, exact_duel
+from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, LoneShipOdds
 from simulator.cove.duel_cards import COMBAT_CARDS
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.errors import UserError
@@ -57,6 +57,7 @@ COLUMNS = (
     "p_mutiny",
     "expected_fame",
     "method",
+    "engine",
     "n",
     "p_sink_low",
     "p_sink_high",
@@ -232,11 +233,14 @@ def lethality_table(
     builds = builds if builds is not None else standard_builds(rules)
     if not 0 <= company <= 4:
         raise UserError(f"company {company} (allowed: 0..4 other ships)")
-    pol = policy_from_name(policy)
+    policy_from_name(policy)  # refuses an unknown policy name
     if company and cards:
         raise UserError("--cards: exact odds with cards are for a lone ship (allowed: --company 0)")
     hand = tuple(cards)
+    odds = LoneShipOdds(rules)  # one memo: the rows' hands share their chains
     spares = _spare_cards(rules, hand) if best_cards and not company else ()
+    if card_policy == "optimal":  # these never raise the optimal P(sink): not tried
+        spares = tuple(c for c in spares if c not in NEVER_RAISE_OPTIMAL)
     pairs = [
         (a, b)
         for i, a in enumerate(spares)
@@ -261,7 +265,7 @@ def lethality_table(
             }
             if company == 0:
                 ds = b.duel_ship()
-                d = exact_duel(rules, ds, opp, pol, cards=hand, card_policy=card_policy)
+                d = odds.duel(ds, opp, hand, policy=policy, card_policy=card_policy)
                 row = {
                     "p_sink": float(d.win),
                     "p_routed": float(d.routed),
@@ -269,19 +273,20 @@ def lethality_table(
                     "p_mutiny": float(d.mutiny),
                     "expected_fame": float(d.expected_fame),
                     "method": "exact",
+                    "engine": "exact",
                     "n": 0,
                     "states": d.states,
                 }
                 row["p_sink_low"] = row["p_sink_high"] = row["p_sink"]
                 singles = [(c,) for c in spares]
-                if not best_cards:
-                    singles, pairs = [], []
                 row["best_card"], row["p_sink_best_card"] = _best(
-                    rules, ds, opp, pol, hand, card_policy, singles, row["p_sink"]
+                    odds, ds, opp, policy, hand, card_policy, singles, row["p_sink"]
                 )
                 row["best_pair"], row["p_sink_best_pair"] = _best(
-                    rules, ds, opp, pol, hand, card_policy, pairs, row["p_sink"]
+                    odds, ds, opp, policy, hand, card_policy, pairs, row["p_sink"]
                 )
+                if not best_cards:
+                    row["p_sink_best_card"] = row["p_sink_best_pair"] = float("nan")
             else:
                 mates = company_build or Build("start", (rules.ship_mat.start_position,) * 4)
                 source = (
@@ -315,6 +320,9 @@ def lethality_table(
                     "p_mutiny": tot[3] / n,
                     "expected_fame": tot[5] / n,
                     "method": "monte-carlo",
+                    "engine": duel_engine(
+                        rules, (b,) + (mates,) * company, opp, (policy,) * (company + 1), island
+                    )[0],
                     "n": n,
                     "states": 0,
                     "p_sink_low": float(lo),
@@ -338,12 +346,21 @@ def _spare_cards(rules: CoveRules, hand: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(c for c in COMBAT_CARDS if _deck_count(rules, c) > hand.count(c))
 
 
-def _best(rules, ship, opp, pol, hand, card_policy, extras, base: float) -> tuple[str, float]:
+#: cards that never raise P(sink) under the optimal card policy against a non-player ship:
+#: Becalmed only takes the ship's own later cards away, a Cannonade only costs the next broadside
+#: (the non-player ship has no section but the hull), Overboard needs chests (tried when the
+#: build has some)
+NEVER_RAISE_OPTIMAL = ("becalmed", "cannonade")
+
+
+def _best(odds, ship, opp, policy, hand, card_policy, extras, base: float) -> tuple[str, float]:
     """The extra cards (among ``extras``) with the highest P(sink), and that P(sink); ``""`` and
     ``base`` when no extra raises P(sink) above ``base`` (the hand alone)."""
     best_name, best_p = "", base
     for extra in extras:
-        d = exact_duel(rules, ship, opp, pol, cards=hand + extra, card_policy=card_policy)
+        if "overboard" in extra and ship.chests == 0:
+            continue  # nothing to throw: no effect
+        d = odds.duel(ship, opp, hand + extra, policy=policy, card_policy=card_policy)
         if float(d.win) > best_p + 1e-12:
             best_name, best_p = "+".join(extra), float(d.win)
     return best_name, best_p
@@ -355,6 +372,21 @@ def _best(rules, ship, opp, pol, hand, card_policy, extras, base: float) -> tupl
 def _rules_from(path: str | None) -> CoveRules:
     # scenario rules hold read-only mappings that do not pickle: workers reload them by path
     return load_scenario(path, game="cove").rules
+
+
+def duel_engine(
+    rules: CoveRules,
+    ships: tuple[Build, ...],
+    npc: str | None,
+    policies: tuple,
+    island: str = "hull",
+    cards: tuple[str, ...] = (),
+) -> tuple[str, str]:
+    """The engine (and why) :func:`duel_monte_carlo_chunk` plays these battles with: the rule of
+    :func:`simulator.cove.combat.dispatch`, for the result's provenance."""
+    bships = [b.battle_ship(seat=i, cards=cards if i == 0 else ()) for i, b in enumerate(ships)]
+    pols = [policy_from_name(p) if isinstance(p, str) else p for p in policies]
+    return dispatch(rules, bships, npc, pols, island)
 
 
 def duel_monte_carlo_chunk(
