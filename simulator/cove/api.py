@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
+from simulator.cove.card_record import CARD_COLUMNS
 from simulator.cove.dice import GameDice
 from simulator.cove.fight import GAME_BATTLE_ENGINE
 from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
@@ -80,6 +81,10 @@ BATTLE_COLUMNS = [
     "routed_by_players",
     "player_ships_routed_in_battle",
 ]
+
+
+#: the cards table: one row per Tavern card a seat drew; unique key (game, rotation, seat, draw)
+CARD_TABLE_COLUMNS = ["game", "rotation", "strategy", *CARD_COLUMNS]
 
 
 def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -> list[str]:
@@ -152,11 +157,14 @@ def play_one(
     return game, game.play()
 
 
-def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: bool):
+def _chunk(
+    chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: bool, cards: bool = False
+):
     n = len(names)
     rotations = range(n) if rotate else range(1)
     seat_rows: list[tuple] = []
     battle_rows: list[tuple] = []
+    card_rows: list[tuple] = []
     # exact duel odds (pure functions of public ship states and the rules), strategy parameters
     # and the unshuffled decks: built once per chunk, shared by its games
     factory = PlayerFactory(rules, {})
@@ -188,6 +196,8 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
                         res.duel,
                     )
                 )
+            if cards:
+                card_rows.extend((gid, r, seated[c[0]], *c) for c in res.cards)
             for b in res.battles:
                 battle_rows.append(
                     (
@@ -208,10 +218,13 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
                     )
                 )
     # DataFrames: compact between workers and stored as Parquet by run checkpoints (--out DIR)
-    return (
+    out = (
         pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
         pd.DataFrame(battle_rows, columns=BATTLE_COLUMNS),
     )
+    if cards:
+        out += (pd.DataFrame(card_rows, columns=CARD_TABLE_COLUMNS),)
+    return out
 
 
 def summarise(
@@ -292,6 +305,38 @@ def play_games(
     Returns:
         ``(seats_df, battles_df, summary)`` as described in the module docstring.
     """
+    tables, summary = play_games_tables(
+        scenario,
+        strategies,
+        n_players,
+        n,
+        seed=seed,
+        n_jobs=n_jobs,
+        rotate_seats=rotate_seats,
+        quiet=quiet,
+        check_invariants=check_invariants,
+        cards=False,
+    )
+    return tables["seats"], tables["battles"], summary
+
+
+def play_games_tables(
+    scenario: Scenario | str | None,
+    strategies: Sequence[str] | str,
+    n_players: int,
+    n: int,
+    seed: int | None = None,
+    n_jobs: int | None = 1,
+    rotate_seats: bool = False,
+    quiet: bool = True,
+    check_invariants: bool = False,
+    cards: bool = True,
+) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
+    """:func:`play_games` with every table by name: ``seats``, ``battles`` and (``cards``) the
+    per-seat Tavern card record, one row per card a seat drew (:data:`CARD_TABLE_COLUMNS`: game,
+    rotation, strategy, seat, draw, card, month_drawn, phase_drawn, fate -- played, returned or
+    held -- month_out, phase_out; unique key ``(game, rotation, seat, draw)``; see
+    :mod:`simulator.cove.card_record`)."""
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario, game="cove")
     rules = scenario.rules
@@ -299,7 +344,7 @@ def play_games(
     if n < 1:
         raise UserError(f"-n {n} (allowed: >= 1)")
     task = functools.partial(
-        _chunk, rules=rules, names=names, rotate=rotate_seats, check=check_invariants
+        _chunk, rules=rules, names=names, rotate=rotate_seats, check=check_invariants, cards=cards
     )
     manifest = {
         "scenario": scenario.provenance(),
@@ -321,6 +366,9 @@ def play_games(
     battles_df = pd.concat([res[1] for res in run.results], ignore_index=True)
     if battles_df.empty:
         battles_df = pd.DataFrame(columns=BATTLE_COLUMNS)
+    tables = {"seats": seats_df, "battles": battles_df}
+    if cards:
+        tables["cards"] = pd.concat([res[2] for res in run.results], ignore_index=True)
     pirates = [*rules.pirates, "royal_navy"]
     summary = summarise(seats_df, battles_df, names, pirates)
     summary.update(
@@ -333,4 +381,4 @@ def play_games(
         wall_time_s=run.wall_time_s,
         battle_engine=GAME_BATTLE_ENGINE,
     )
-    return seats_df, battles_df, summary
+    return tables, summary

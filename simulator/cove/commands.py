@@ -6,6 +6,7 @@
                same card policy, the solved one for ``optimal``).
 ``lethality``  every Legendary Pirate and the Royal Navy against a grid of builds, exact (cards in
                hand optional; the best extra card and pair per row).
+``play``, ``card-value``  full games (:mod:`simulator.cove.game_commands`).
 """
 
 from __future__ import annotations
@@ -551,9 +552,11 @@ def lethality(
 
 
 try:
+    from simulator.cove.game_commands import card_value_command as _card_value
     from simulator.cove.game_commands import play as _play
 except ModuleNotFoundError as exc:  # the full-game command is built in a separate module
     if exc.name != "simulator.cove.game_commands":
         raise
 else:
     cove.add_command(_play)
+    cove.add_command(_card_value)

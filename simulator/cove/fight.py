@@ -164,6 +164,7 @@ def apply_result(game, isl: int, seats: list, npcs, result) -> None:
         for card in r.cards_played:
             s.hand.remove(card)
             game.discard(card)
+            game.card_record.played(s.index, card, game.month, game.phase)
         # ship
         s.ring = [max(0, p) for p in r.positions]
         lost_arts = list(r.artisans_lost)
