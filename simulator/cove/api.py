@@ -21,8 +21,9 @@
   played, rotations included), ``n_deals``, ``n_players``, ``strategies`` (per name: ``win_rate``,
   ``ci95``, ``mean_fame``, ``games``), ``seats`` (per seat index: ``win_rate``, ``ci95``),
   ``pirates`` (per pirate: ``battles``, ``player_ships_routed``, ``times_sunk``), ``ties``,
-  ``duels``, ``provenance``, ``seed``, ``battle_engine`` (which combat engine played the battles:
-  always the scalar one, see :func:`simulator.cove.combat.dispatch`).
+  ``duels``, ``provenance``, ``seed``, ``invariants_checked`` (``--check``), ``battle_engine``
+  (which combat engine played the battles: always the scalar one, see
+  :func:`simulator.cove.combat.dispatch`).
 
 Results depend on the seed (and the fixed chunk size), never on ``n_jobs``.
 """
@@ -40,7 +41,7 @@ from scenarios.loader import Scenario, load_scenario
 from simulator.cove.card_record import CARD_COLUMNS
 from simulator.cove.dice import GameDice
 from simulator.cove.fight import GAME_BATTLE_ENGINE
-from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
+from simulator.cove.game import FAME_SOURCES, Game, IllegalAction, IllegalState, ScenarioTables
 from simulator.cove.players import PlayerFactory, check_strategies, make_player
 from simulator.errors import UserError
 from simulator.runner import Chunk, run_chunks
@@ -81,6 +82,20 @@ BATTLE_COLUMNS = [
     "routed_by_players",
     "player_ships_routed_in_battle",
 ]
+
+
+class IllegalStateError(UserError):
+    """``--check``: a game reached an illegal state (one line: game, month, phase, invariant)."""
+
+
+def illegal_state_message(game: int, rotation: int | None, exc: BaseException) -> str:
+    """The one line of ``cove play --check`` for the illegal state ``exc`` of game ``game``."""
+    where = f"game {game}" + (f" (rotation {rotation})" if rotation is not None else "")
+    if isinstance(exc, IllegalState):
+        what = f"month {exc.month}, phase {exc.phase}: {'; '.join(exc.errors)}"
+    else:  # an illegal action: the message names the seat and the decision
+        what = str(exc).splitlines()[0]
+    return f"illegal state in {where}: {what} (invariant checker, --check)"
 
 
 #: the cards table: one row per Tavern card a seat drew; unique key (game, rotation, seat, draw)
@@ -173,7 +188,15 @@ def _chunk(
         gid = chunk.start + i
         for r in rotations:
             seated = [names[(s + r) % n] for s in range(n)]
-            _game, res = play_one(rules, seated, gseed, check=check, factory=factory, tables=tables)
+            try:
+                _game, res = play_one(
+                    rules, seated, gseed, check=check, factory=factory, tables=tables
+                )
+            except (IllegalState, IllegalAction) as exc:
+                if not check:
+                    raise
+                msg = illegal_state_message(gid, r if rotate else None, exc)
+                raise IllegalStateError(msg) from None
             for sr in res.seats:
                 seat_rows.append(
                     (
@@ -380,5 +403,6 @@ def play_games_tables(
         chunk_size=CHUNK_SIZE,
         wall_time_s=run.wall_time_s,
         battle_engine=GAME_BATTLE_ENGINE,
+        invariants_checked=bool(check_invariants),
     )
     return tables, summary

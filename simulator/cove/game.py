@@ -54,6 +54,14 @@ class IllegalAction(RuntimeError):
     """A player returned a choice that is not among the legal ones."""
 
 
+class IllegalState(AssertionError):
+    """The invariant checker (``check_invariants``) found an illegal state after a phase."""
+
+    def __init__(self, month: int, phase: str, errors: list[str]):
+        super().__init__(f"month {month} {phase}: " + "; ".join(errors))
+        self.month, self.phase, self.errors = month, phase, list(errors)
+
+
 def build_tavern_deck(rules: CoveRules) -> list[str]:
     """Every Tavern card of the scenario, unshuffled."""
     t = rules.tavern
@@ -1035,7 +1043,7 @@ class Game:
         if self.check:
             errs = self.invariant_errors()
             if errs:
-                raise AssertionError(f"month {self.month} {self.phase}: " + "; ".join(errs))
+                raise IllegalState(self.month, self.phase, errs)
 
 
 def play_game(rules: CoveRules, players, rng: np.random.Generator, **kwargs) -> GameResult:
@@ -1067,4 +1075,12 @@ if __name__ == "__main__":
     raise SystemExit(_main())
 
 
-__all__ = ["Game", "GameResult", "IllegalAction", "ScenarioTables", "SeatResult", "play_game"]
+__all__ = [
+    "Game",
+    "GameResult",
+    "IllegalAction",
+    "IllegalState",
+    "ScenarioTables",
+    "SeatResult",
+    "play_game",
+]

@@ -96,9 +96,16 @@ def long_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     metavar="DIR",
     help="Write the seats, battles and cards tables (CSV + Parquet) and the summary JSON to DIR.",
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Run every game under the invariant checker (conservation of gold, chests and cards, "
+    "rings on the mat, repairs, legal choices, after every phase); the first illegal state stops "
+    "the run with one line naming the game, the month and phase, and the invariant (exit 2).",
+)
 @format_option
 @simulation_options
-def play(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs, quiet):
+def play(scenario, n_players, strategies, n, rotate_seats, out, check, fmt, seed, jobs, quiet):
     """Play full Pirate's Cove games between scripted players; win rates by strategy and seat."""
     scen = load_scenario(scenario, game="cove")
     if out is not None:
@@ -112,6 +119,7 @@ def play(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs,
         n_jobs=jobs,
         rotate_seats=rotate_seats,
         quiet=quiet,
+        check_invariants=check,
         cards=out is not None,
     )
     seats_df, battles_df = tables_out["seats"], tables_out["battles"]
