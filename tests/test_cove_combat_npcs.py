@@ -171,10 +171,10 @@ def test_aiming_at_a_chosen_non_player_ship_and_bad_battles_are_refused():
         "kernel",
         "the kernel covers it",
     )
-    engine, why = dispatch(
-        RULES, [ship(0, battle_cards=["smoke"])], "captain_hook", [STAND], "hull"
-    )
-    assert engine == "numpy" and "cards in hand" in why
+    engine, why = dispatch(RULES, [ship(0)], "captain_hook", [ScriptedPolicy()], "hull")
+    assert engine == "numpy" and "ScriptedPolicy" in why
+    carded = [ship(0, battle_cards=["smoke"])]
+    assert dispatch(RULES, carded, "captain_hook", [STAND], "hull")[0] == "kernel"
     res = simulate_battles(RULES, [ship(0)], "captain_hook", [STAND], 10, rng)
     assert res.engine == "kernel"
 

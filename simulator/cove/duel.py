@@ -533,8 +533,20 @@ def _npc_duel(
         sys.setrecursionlimit(old)
     _, plan, chain, v = best
     c = rules.combat
+    t = rules.tavern
+    radix = (
+        (rules.ship_mat.num_positions + 1,) * 4
+        + (c.artisan_absorbs + 1,) * 4
+        + (c.parrot_hits_to_kill + 1, npc.hull + 1)
+        + (t.grapeshot + 1, t.powder_keg + 1, t.cannonade + 1, 2, 2)
+    )
     play = CardPlay(
-        plan, dict(chain.decisions), A.parrot_sec, c.parrot_hits_to_kill, c.parrot_absorbs_hits
+        plan,
+        dict(chain.decisions),
+        A.parrot_sec,
+        c.parrot_hits_to_kill,
+        c.parrot_absorbs_hits,
+        radix,
     )
     return DuelResult(
         win=v[V_WIN] + v[V_SUNK_ROUTED],

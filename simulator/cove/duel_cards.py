@@ -33,6 +33,7 @@ The decisions are kept (:class:`CardPlay`) and turned into a battle policy for t
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -591,6 +592,40 @@ class CardPlay:
     parrot_section: int  # section index of the ship's parrot, -1 without one
     parrot_hits_to_kill: int
     parrot_absorbs_hits: bool
+    # bound of each digit of a state's code (rings 0..positions, Artisan hits, parrot hits, hull,
+    # each volley card's count, can fire, the NPC has fired): see table()
+    radix: tuple[int, ...] = ()
+
+    def table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The decisions as sorted int64 codes, their volley bits (bit k: VOLLEY_CARDS[k]) and
+        the digits' radix: ``code = ((ring0 * r1 + ring1) * r2 + ...)`` over the digits
+        ``ring0..3, artisan0..3, parrot, hull, grapeshot, powder_keg, cannonade, can_fire,
+        npc_has_fired`` (what the batch engines and the compiled kernel look up)."""
+        if not self.radix:
+            raise ValueError("this CardPlay has no code radix (built without the rules' bounds)")
+        if math.prod(self.radix) >= 2**62:
+            raise ValueError(f"state codes of radix {self.radix} do not fit in 64 bits")
+        keys = list(self.decisions)
+        codes = np.array([self.code_of(k) for k in keys], np.int64)
+        bits = np.array(
+            [
+                sum(1 << j for j, c in enumerate(VOLLEY_CARDS) if c in self.decisions[k])
+                for k in keys
+            ],
+            np.int64,
+        )
+        order = np.argsort(codes)
+        return codes[order], bits[order], np.array(self.radix, np.int64)
+
+    def code_of(self, key) -> int:
+        stage, (st, h, hand, cf) = key
+        digits = (*st, h, *hand, int(cf), stage - 1)
+        code = 0
+        for d, r in zip(digits, self.radix, strict=True):
+            if not 0 <= d < r:
+                raise ValueError(f"state digit {d} outside its radix {r}")
+            code = code * r + int(d)
+        return code
 
     def state_of(self, me: ShipView, hull: int, hand: Sequence[str]) -> tuple:
         """The chain's state from what the ship sees of itself in a battle view."""
@@ -645,50 +680,31 @@ class DuelCardPolicy(BattlePolicy):
             return Broadside(target=act.target, section=act.section)
         return Broadside(target=NPC_TARGET, section="hull", volley=self.play.volley(view, hand))
 
-    # -- batch: the decisions as sorted integer codes ------------------------------------
-    def _table(self, state: Any):
-        if self._codes is None:
-            keys = list(self.play.decisions)
-            radix = (32,) * 9 + (64, 16, 16, 16, 2, 2)
-            codes = np.array([self._code_of(k, radix) for k in keys], np.int64)
-            vol = np.array(
-                [[c in self.play.decisions[k] for c in VOLLEY_CARDS] for k in keys], bool
-            ).reshape(-1, 3)
-            order = np.argsort(codes)
-            self._codes = (codes[order], vol[order], radix)
-        return self._codes
-
-    @staticmethod
-    def _code_of(key, radix) -> int:
-        stage, (st, h, hand, cf) = key
-        digits = (*st, h, *hand, int(cf), stage - 1)
-        code = 0
-        for d, r in zip(digits, radix):
-            code = code * r + int(d)
-        return code
-
+    # -- batch: the decisions as sorted integer codes (CardPlay.table) ------------------------
     def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
         d = self.flee.broadside_batch(state, me, idx)
         volley = np.zeros((len(idx), 3), bool)
         ask = ~np.asarray(d["flee"], bool) & state.can_fire[idx, me] & state.npc_present[idx]
         if ask.any():
-            codes, vol, radix = self._table(state)
+            if self._codes is None:
+                self._codes = self.play.table()
+            codes, bits, radix = self._codes
             t = idx[ask]
-            php = state.php[t, me].astype(np.int64)
-            art = state.art[t, me].astype(np.int64)
-            digits = [state.pos[t, me, k].astype(np.int64) for k in range(4)]
-            digits += [art[:, k] for k in range(4)] + [php]
-            digits += [state.npc_hull[t].astype(np.int64)]
-            digits += [state.hand[t, me, k].astype(np.int64) for k in range(3)]
-            digits += [state.can_fire[t, me].astype(np.int64), state.npc_acted[t].astype(np.int64)]
+            digits = [state.pos[t, me, k] for k in range(4)]
+            digits += [state.art[t, me, k] for k in range(4)] + [state.php[t, me]]
+            digits += [state.npc_hull[t]] + [state.hand[t, me, k] for k in range(3)]
+            digits += [state.can_fire[t, me], state.npc_acted[t]]
             code = np.zeros(len(t), np.int64)
-            for dgt, r in zip(digits, radix):
+            ok = np.ones(len(t), bool)
+            for dgt, r in zip(digits, radix, strict=True):
+                dgt = dgt.astype(np.int64)
+                ok &= (dgt >= 0) & (dgt < r)
                 code = code * r + dgt
-            j = np.searchsorted(codes, code)
-            j = np.minimum(j, len(codes) - 1)
-            if not (codes[j] == code).all():
+            j = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
+            if not (ok & (codes[j] == code)).all():
                 raise ValueError("the solved duel has no decision for a state of this batch")
-            volley[ask] = vol[j]
+            b = bits[j]
+            volley[ask] = (b[:, None] >> np.arange(3)[None, :]) & 1 == 1
         return {**d, "volley": volley}
 
 
