@@ -209,7 +209,8 @@ def lethality_table(
     row also gives the card (``best_card``) and the pair of cards (``best_pair``, two names joined
     by ``+``) that, added to ``cards``, give the highest P(sink) under the same card policy, and
     those P(sink) (ties: the first in the Tavern deck's order; only cards the scenario's deck
-    still holds after the hand; ``""`` when no card or pair raises P(sink) above the hand's).
+    still holds after the hand; ``""`` when no card or pair raises P(sink) above the hand's;
+    ``CARD+none`` when no second card adds anything to the best single card).
 
     With ``company`` other player ships (``company_build``, default the start ship, same policy)
     beside the build, the rows are Monte Carlo (``simulate_battles`` -- the compiled kernel, no
@@ -285,6 +286,10 @@ def lethality_table(
                 row["best_pair"], row["p_sink_best_pair"] = _best(
                     odds, ds, opp, policy, hand, card_policy, pairs, row["p_sink"]
                 )
+                if row["best_card"] and row["p_sink_best_pair"] <= row["p_sink_best_card"] + 1e-12:
+                    # no second card adds anything to the best single one
+                    row["best_pair"] = row["best_card"] + "+none"
+                    row["p_sink_best_pair"] = row["p_sink_best_card"]
                 if not best_cards:
                     row["p_sink_best_card"] = row["p_sink_best_pair"] = float("nan")
             else:
