@@ -336,6 +336,7 @@ class _Battle:
         self.npc: NonPlayerShip | None = first.card if first is not None else None
         self.npc_fights = first is not None and first.card.fights
         self.fighting = [n for n in self.npcs if n.card.fights]
+        self.npcs_afloat = len(self.fighting)  # fighting non-player ships not sunk yet
         self.galleon = next((n for n in self.npcs if not n.card.fights), None)
         self.rn_controller = royal_navy_controller
         self.rn_policy = royal_navy_policy or RoyalNavyPolicy()
@@ -350,7 +351,7 @@ class _Battle:
     @property
     def npc_present(self) -> bool:
         """Some fighting non-player ship is still afloat (the players must fire at it)."""
-        return any(n.present for n in self.fighting)
+        return self.npcs_afloat > 0
 
     @property
     def npc_hull(self) -> int | None:
@@ -470,7 +471,7 @@ class _Battle:
 
     def over(self) -> bool:
         players = sum(s.present for s in self.ships)
-        if self.npc_present:
+        if self.npcs_afloat:
             return players == 0
         if self.island == TREASURE_ISLAND:
             return True
@@ -521,6 +522,7 @@ class _Battle:
                 n.hull = 0
                 n.present = False
                 n.sunk = True
+                self.npcs_afloat -= 1
                 n.sunk_by = by if isinstance(by, int) else None
                 n.shared_by = [s.seat for s in sharers]
                 n.fame_each = n.card.fame // len(sharers) if sharers else 0
