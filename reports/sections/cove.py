@@ -157,7 +157,7 @@ def build(ctx, seed: int) -> Section:
     _pirate_record(ctx, sec, battles, n_games)
     _tavern(ctx, sec, seats, mix, api, scen, seed, deals)
     sec.data("cove_seats", seats, key=SEAT_KEY)
-    sec.data("cove_pirate_battles", battles, key=("game", "battle"))
+    sec.data("cove_pirate_battles", battles, key=("game", "battle", "pirate"))
     return sec
 
 
