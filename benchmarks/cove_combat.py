@@ -30,6 +30,7 @@ from simulator.cove.battle import BattleShip, resolve_battle  # noqa: E402
 from simulator.cove.combat import simulate_battles  # noqa: E402
 from simulator.cove.combat_policies import RulePolicy  # noqa: E402
 from simulator.cove.lethality import Build, lethality_table  # noqa: E402
+from simulator.cove.rules import CoveRules  # noqa: E402
 
 
 def battles(rules):
@@ -59,7 +60,7 @@ def main() -> None:
     ap.add_argument("--scalar", type=int, default=3000, help="battles per scalar run")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
     args = ap.parse_args()
-    rules = load_scenario(None, game="cove").rules
+    rules = load_scenario(None, CoveRules).rules
     t = time.perf_counter()
     combat_kernel.warm_up()  # numba compile or cache load: kept out of every timed section
     warm_s = time.perf_counter() - t

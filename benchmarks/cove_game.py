@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scenarios.loader import load_scenario
 from simulator.cove.api import play_games
+from simulator.cove.rules import CoveRules
 
 TARGET = 1000.0  # games per second with 2 jobs (issue 4)
 
@@ -56,7 +57,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args(argv)
 
-    scen = load_scenario(None, game="cove")
+    scen = load_scenario(None, CoveRules)
     mix = list(scen.rules.default_mix)
     play_games(scen, mix, len(mix), 20, seed=1, n_jobs=1)  # warm caches and imports
 

@@ -17,6 +17,7 @@ import time
 
 from scenarios.loader import load_scenario
 from simulator.express import api
+from simulator.express.rules import ExpressRules
 
 
 def _rate(pairings, n, jobs, chunk):
@@ -30,7 +31,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=40_000, help="battles per measurement")
     args = ap.parse_args()
-    sc = load_scenario(None, game="express")
+    sc = load_scenario(None, ExpressRules)
     rules = sc.rules
     mirrored = api.make_pairing(
         api.mirrored_fleet(rules, "spain"),

@@ -17,16 +17,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from simulator.hunt.api import load, play_games
+from simulator.hunt.api import load, play
 
 STRATEGIES = ["runner", "hunter", "guard", "random"]
 
 
 def timed(scenario, n, jobs, engine, chunk_size):
     t0 = time.perf_counter()
-    _games, summary = play_games(
-        scenario, STRATEGIES, n, seed=2024, n_jobs=jobs, engine=engine, chunk_size=chunk_size
-    )
+    summary = play(
+        scenario, STRATEGIES, n=n, seed=2024, jobs=jobs, engine=engine, chunk_size=chunk_size
+    ).summary
     dt = time.perf_counter() - t0
     return dt, summary
 

@@ -8,7 +8,6 @@ import sys
 import click
 import pandas as pd
 
-from reports.output import emit
 from simulator.clitools import (
     format_option,
     jobs_option,
@@ -17,6 +16,7 @@ from simulator.clitools import (
     replay_note,
     seed_option,
 )
+from simulator.output import emit
 
 SIZE_CHOICES = ("quick", "standard", "full")
 
@@ -69,15 +69,16 @@ class _SizeChoice(click.Choice):
 @format_option
 def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
     """Write a self-contained HTML balance report (plus tables and figures) to --out."""
-    from reports.output import ensure_writable_dir
+    from reports.engines import SCHEMAS
     from reports.report import GAMES, run_report
     from scenarios.loader import load_scenario
+    from simulator.output import ensure_writable_dir
 
     ensure_writable_dir(out)  # before any work
     games = GAMES if game == "all" else (game,)
     scenarios: dict[str, list[str]] = {}
     for path in scenario_files:
-        scen = load_scenario(path)  # validates now: a bad file stops before any simulation
+        scen = load_scenario(path, SCHEMAS)  # validates now: a bad file stops before any simulation
         scenarios.setdefault(scen.game, []).append(path)
         if scen.game not in games:
             raise click.BadParameter(
@@ -96,7 +97,7 @@ def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
         notes=lambda m: note(m, quiet),
     )
     replay_note(summary["seed_entropy"], seed is not None, quiet)
-    table = pd.DataFrame(summary["sections"])[["section", "available", "wall_time_s"]]
+    table = pd.DataFrame(summary["sections"])[["section", "wall_time_s"]]
     emit(
         fmt,
         table,

@@ -88,11 +88,11 @@ def per_game(seats: pd.DataFrame, metric: Metric) -> np.ndarray:
     """One value per game (ordered by game id) from a tidy seat table."""
     games = np.sort(seats["game"].unique())
     if metric.kind == "win-rate":
-        v = seats[seats["strategy"] == metric.strategy].groupby("game")["won"].mean()
+        v = seats[seats["strategy"] == metric.strategy].groupby("game")["score"].mean()
     elif metric.kind == "fame":
         v = seats[seats["strategy"] == metric.strategy].groupby("game")["fame"].mean()
     elif metric.kind == "seat-advantage":
-        v = seats[seats["seat"] == 0].groupby("game")["won"].mean()
+        v = seats[seats["seat"] == 1].groupby("game")["score"].mean()
     elif metric.kind == "game-length":
         v = seats.groupby("game")["turns"].first()
     elif metric.kind == "stalemate":

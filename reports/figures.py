@@ -20,7 +20,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from reports.output import atomic_write
+from simulator.output import atomic_write
 
 PALETTE = "colorblind"
 DPI = 110

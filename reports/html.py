@@ -49,7 +49,7 @@ class Section:
     title: str
     blocks: list[Any] = field(default_factory=list)
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
-    available: bool = True
+    keys: dict[str, tuple[str, ...]] = field(default_factory=dict)  # each table's unique key
     wall_time_s: float = math.nan
     figures_n: list[dict] = field(default_factory=list)  # rows for the provenance table
     scenarios: list[dict] = field(default_factory=list)  # scenario provenance used by the section
@@ -59,16 +59,25 @@ class Section:
         self.blocks.append(Paragraph(text, kind))
 
     def table(
-        self, stem: str, df: pd.DataFrame, caption: str, show: pd.DataFrame | None = None
+        self,
+        stem: str,
+        df: pd.DataFrame,
+        caption: str,
+        show: pd.DataFrame | None = None,
+        *,
+        key: tuple[str, ...],
     ) -> None:
-        """Register ``df`` as a file and show it (or the ``show`` subset of its rows/columns)."""
+        """Register ``df`` as a file and show it (or the ``show`` subset of its rows/columns);
+        ``key`` names the columns that identify a row (checked when the file is written)."""
         self.tables[stem] = df
+        self.keys[stem] = tuple(key)
         shown = df if show is None else show
         self.blocks.append(TableBlock(stem, shown, caption, total_rows=len(df)))
 
-    def data(self, stem: str, df: pd.DataFrame) -> None:
-        """Register a table as a file without showing it."""
+    def data(self, stem: str, df: pd.DataFrame, *, key: tuple[str, ...]) -> None:
+        """Register a table as a file without showing it (``key`` as for :meth:`table`)."""
         self.tables[stem] = df
+        self.keys[stem] = tuple(key)
 
 
 CSS = """

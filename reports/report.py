@@ -9,7 +9,6 @@ page instead of showing numbers.
 
 from __future__ import annotations
 
-import importlib
 import platform
 import sys
 import time
@@ -22,18 +21,22 @@ import numpy as np
 import pandas as pd
 
 from reports.html import FigureBlock, Section, render_page
-from reports.output import ensure_writable_dir, write_table, write_text
+from reports.sections import cove as cove_section
+from reports.sections import dice as dice_section
+from reports.sections import express as express_section
+from reports.sections import hunt as hunt_section
+from simulator.output import ensure_writable_dir, write_table, write_text
 from simulator.runner import fresh_entropy
 
 GAMES = ("cove", "express", "hunt")
 SIZES = ("test", "quick", "standard", "full")  # "test" is hidden from --help (used by tests)
 
-#: section key -> (module, position in the seed tree); order is the page order
+#: section key -> (its build function, position in the seed tree); order is the page order
 SECTION_MODULES = {
-    "dice": ("reports.sections.dice", 0),
-    "cove": ("reports.sections.cove", 1),
-    "express": ("reports.sections.express", 2),
-    "hunt": ("reports.sections.hunt", 3),
+    "dice": (dice_section.build, 0),
+    "cove": (cove_section.build, 1),
+    "express": (express_section.build, 2),
+    "hunt": (hunt_section.build, 3),
 }
 
 
@@ -90,7 +93,7 @@ def package_versions() -> pd.DataFrame:
         {"package": "python", "version": platform.python_version()},
         {"package": "platform", "version": platform.platform()},
     ]
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, version  # installed versions
 
     for name in (
         "broadside",
@@ -102,6 +105,11 @@ def package_versions() -> pd.DataFrame:
         "joblib",
         "pyarrow",
         "click",
+        "numba",
+        "tqdm",
+        "optuna",
+        "dask",
+        "distributed",
     ):
         try:
             rows.append({"package": name, "version": version(name)})
@@ -111,11 +119,10 @@ def package_versions() -> pd.DataFrame:
 
 
 def build_section(key: str, ctx: ReportContext) -> Section:
-    module_name, position = SECTION_MODULES[key]
-    module = importlib.import_module(module_name)
+    build, position = SECTION_MODULES[key]
     seed = ctx.section_seed(position)
     started = time.perf_counter()
-    section = module.build(ctx, seed)
+    section = build(ctx, seed)
     section.wall_time_s = time.perf_counter() - started
     section.seed = seed
     return section
@@ -152,7 +159,7 @@ def run_report(
         sec = build_section(key, ctx)
         notes(f"report: {key} done in {sec.wall_time_s:.1f} s")
         for stem, df in sec.tables.items():
-            write_table(df, out, stem)
+            write_table(df, out, stem, key=sec.keys[stem])
         sections.append(sec)
     from reports.sections import provenance
 
@@ -160,7 +167,7 @@ def run_report(
         ctx, sections, command_line=command_line, started=started, versions=package_versions()
     )
     for stem, df in prov.tables.items():
-        write_table(df, out, stem)
+        write_table(df, out, stem, key=prov.keys[stem])
     sections.append(prov)
     total = time.perf_counter() - started
     page = render_page(
@@ -180,7 +187,6 @@ def run_report(
             {
                 "section": s.title,
                 "key": s.key,
-                "available": s.available,
                 "wall_time_s": s.wall_time_s,
                 "tables": sorted(s.tables),
                 "figures": [f["figure"] for f in s.figures_n],

@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
-import importlib
 import json
 import tomllib
 import types
@@ -37,14 +36,9 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 SCENARIO_ROOT = Path(__file__).resolve().parent
 
-#: game name -> "module:Class" of its schema (import paths, so no module-level registry to mutate)
-SCHEMAS: Mapping[str, str] = types.MappingProxyType(
-    {
-        "cove": "simulator.cove.rules:CoveRules",
-        "express": "simulator.express.rules:ExpressRules",
-        "hunt": "simulator.hunt.rules:HuntRules",
-    }
-)
+#: the games with a folder of built-in scenarios under scenarios/ (names only: the schema classes
+#: are given by each caller, so the loader never imports a game)
+GAMES = ("cove", "express", "hunt")
 
 RESERVED_KEYS = ("game", "rules_version", "name", "extends")
 MAX_EXTENDS_DEPTH = 16
@@ -123,8 +117,8 @@ class Scenario:
 
 def default_scenario_path(game: str, name: str = "standard") -> Path:
     """Path of a built-in scenario, e.g. ``scenarios/cove/standard.toml``."""
-    if game not in SCHEMAS:
-        raise ScenarioError(None, "game", f"unknown game {game!r} (allowed: {', '.join(SCHEMAS)})")
+    if game not in GAMES:
+        raise ScenarioError(None, "game", f"unknown game {game!r} (allowed: {', '.join(GAMES)})")
     return SCENARIO_ROOT / game / f"{name}.toml"
 
 
@@ -190,7 +184,7 @@ def _resolve_base(ref: Any, current: Path, game: str | None) -> Path:
 
 def _resolve_base_path(ref: str, current: Path, game: str | None) -> Path:
     allowed = [current.parent.resolve()]
-    if game in SCHEMAS:
+    if game in GAMES:
         allowed.append((SCENARIO_ROOT / game).resolve())
     candidates: list[Path] = []
     ref_path = Path(ref)
@@ -244,7 +238,7 @@ def read_merged(path: str | Path, game: str | None = None) -> tuple[dict[str, An
         chain.append(current)
         layers.append(data)
         file_game = data.get("game")
-        if isinstance(file_game, str) and file_game in SCHEMAS:
+        if isinstance(file_game, str) and file_game in GAMES:
             game = file_game  # a file's own game decides where its base is looked up
         if "extends" not in data:
             break
@@ -497,45 +491,52 @@ def content_hash(data: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def schema_for(game: str) -> type:
-    """The frozen dataclass that validates a game's rules."""
-    if game not in SCHEMAS:
-        raise ScenarioError(None, "game", f"unknown game {game!r} (allowed: {', '.join(SCHEMAS)})")
-    module, _, cls = SCHEMAS[game].partition(":")
-    return getattr(importlib.import_module(module), cls)
+def _schemas(schema: Any) -> dict[str, type]:
+    """``{game: rules class}`` from one rules class (its ``GAME``) or a mapping of them."""
+    if isinstance(schema, Mapping):
+        return dict(schema)
+    game = getattr(schema, "GAME", None)
+    if not dataclasses.is_dataclass(schema) or not isinstance(game, str):
+        raise TypeError(f"load_scenario needs a game's rules class (with GAME), got {schema!r}")
+    return {game: schema}
 
 
-def load_scenario(path: str | Path | None = None, game: str | None = None) -> Scenario:
+def load_scenario(path: str | Path | None, schema: Any) -> Scenario:
     """Load and validate a scenario file (or the game's built-in ``standard``).
 
     Args:
         path: a TOML file, or a built-in name such as ``"standard"``; ``None`` means the game's
             ``standard`` scenario.
-        game: expected game; the file's own ``game`` key must agree.
+        schema: the game's rules class (a frozen dataclass whose ``GAME`` names the game; the
+            file's own ``game`` key must agree), or a mapping ``{game: rules class}`` when the
+            file's ``game`` key decides (e.g. ``broadside report --scenario FILE``).
 
     Raises:
         ScenarioError: one line naming the file, key path and what is allowed.
     """
+    schemas = _schemas(schema)
+    game = next(iter(schemas)) if len(schemas) == 1 else None
     if path is None:
         if game is None:
             raise ScenarioError(None, "game", "no scenario file and no game given")
         path = default_scenario_path(game)
     path = Path(path)
-    if not path.suffix and not path.exists() and game in SCHEMAS:
+    if not path.suffix and not path.exists() and game in GAMES:
         path = default_scenario_path(game, str(path))
     merged, chain = read_merged(path, game)
     file = str(path)
     file_game = merged.get("game")
     if file_game is None:
-        raise ScenarioError(file, "game", f"missing required key (allowed: {', '.join(SCHEMAS)})")
-    if not isinstance(file_game, str) or file_game not in SCHEMAS:
-        close = difflib.get_close_matches(str(file_game), list(SCHEMAS), n=1)
+        raise ScenarioError(file, "game", f"missing required key (allowed: {', '.join(GAMES)})")
+    if not isinstance(file_game, str) or file_game not in GAMES:
+        close = difflib.get_close_matches(str(file_game), list(GAMES), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ScenarioError(
-            file, "game", f"{file_game!r} is not a game (allowed: {', '.join(SCHEMAS)}){hint}"
+            file, "game", f"{file_game!r} is not a game (allowed: {', '.join(GAMES)}){hint}"
         )
-    if game is not None and file_game != game:
-        raise ScenarioError(file, "game", f"this is a {file_game!r} scenario, expected {game!r}")
+    if file_game not in schemas:
+        expected = " or ".join(repr(g) for g in schemas)
+        raise ScenarioError(file, "game", f"this is a {file_game!r} scenario, expected {expected}")
     rules_version = merged.get("rules_version")
     if not isinstance(rules_version, str) or not rules_version:
         raise ScenarioError(
@@ -545,7 +546,7 @@ def load_scenario(path: str | Path | None = None, game: str | None = None) -> Sc
     if not isinstance(name, str):
         raise ScenarioError(file, "name", f"{_toml_type(name)} given (allowed: string)")
     body = {k: v for k, v in merged.items() if k not in RESERVED_KEYS}
-    rules = convert_dataclass(body, schema_for(file_game), file)
+    rules = convert_dataclass(body, schemas[file_game], file)
     return Scenario(
         game=file_game,
         name=name,

@@ -354,11 +354,13 @@ def _as_table(decl: Any) -> dict[str, Any]:
 
 
 def strategy_hash(decl: Any) -> str:
-    """A short hash of a strategy's declaration (kind and values): recorded beside results."""
+    """A short hash of what a strategy plays (its kind, values and any seat fields, not its
+    description or how it was tuned): recorded beside the scenario hash in results."""
     import hashlib
     import json
 
     from scenarios.loader import _canonical
 
-    blob = json.dumps(_canonical(_as_table(decl)), sort_keys=True, separators=(",", ":"))
+    table = {k: v for k, v in _as_table(decl).items() if k not in ("description", "tuned")}
+    blob = json.dumps(_canonical(table), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:12]

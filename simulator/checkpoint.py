@@ -27,12 +27,12 @@ import dataclasses
 import enum
 import functools
 import hashlib
-import importlib
 import io
 import json
 import math
 import re
 import shutil
+import sys
 import zipfile
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from reports.output import atomic_write
+from simulator.output import atomic_write
 from simulator.runner import RunError
 
 FORMAT = "broadside-checkpoint/1"
@@ -73,7 +73,7 @@ class UnsupportedResult(TypeError):
 
 
 def _atomic(path: Path, write: Callable[[io.BufferedWriter], None]) -> None:
-    """Write through a temporary file renamed into place (see reports.output.atomic_write)."""
+    """Write through a temporary file renamed into place (see simulator.output.atomic_write)."""
 
     def _writer(tmp: Path) -> None:
         with open(tmp, "wb") as fh:
@@ -116,11 +116,15 @@ def _trusted_class(path: str) -> type:
     module, _, qual = path.partition(":")
     if not module.startswith(TRUSTED_MODULES) or not qual:
         raise CheckpointError(f"class {path!r} is not one of Broadside's own (refused)")
+    # only classes of modules this process has already imported (the task that made the chunk
+    # imports them): a checkpoint never makes Broadside import anything
+    obj: Any = sys.modules.get(module)
+    if obj is None:
+        raise CheckpointError(f"class {path!r} not found (module {module} is not loaded)")
     try:
-        obj: Any = importlib.import_module(module)
         for part in qual.split("."):
             obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
+    except AttributeError as exc:
         raise CheckpointError(f"class {path!r} not found ({_one_line(exc)})") from None
     if not isinstance(obj, type):
         raise CheckpointError(f"{path!r} is not a class")

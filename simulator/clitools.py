@@ -22,8 +22,8 @@ from typing import Any
 
 import click
 
-from reports.output import FORMATS, ensure_writable_dir
 from simulator.errors import UserError
+from simulator.output import FORMATS, ensure_writable_dir
 from simulator.runner import BACKENDS, MAX_JOBS, MAX_TRIALS, execution, resolve_jobs
 
 MAX_SEED = 2**128 - 1  # fresh entropy is 128 bits; a replay seed never needs more

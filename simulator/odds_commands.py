@@ -8,9 +8,9 @@ import click
 import numpy as np
 import pandas as pd
 
-from reports.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator import dice
 from simulator.clitools import format_option, note, replay_note, simulation_options
+from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator.runner import Chunk, run_chunks
 from simulator.stats import proportion_se, wilson_interval
 
@@ -29,10 +29,10 @@ def out_option(f):
     )(f)
 
 
-def _write_out(out, stem: str, df: pd.DataFrame, obj: dict) -> None:
+def _write_out(out, stem: str, df: pd.DataFrame, obj: dict, key: tuple[str, ...]) -> None:
     if out is None:
         return
-    write_table(df, out, stem)
+    write_table(df, out, stem, key=key)
     write_text(f"{out}/{stem}.json", dumps(obj) + "\n")
 
 
@@ -142,7 +142,7 @@ def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, out, seed, jobs, quiet
     df = _with_mc(list(range(len(exact))), list(exact), counts, mc)
     df = df.rename(columns={"value": "hits"})
     obj = _json(df.rename(columns={"hits": "value"}), info, "hits")
-    _write_out(out, "volley", df, obj)
+    _write_out(out, "volley", df, obj, key=("hits",))
     emit(
         fmt,
         df,
@@ -266,7 +266,9 @@ def boarding(
     obj["boarder_wins"] = float(sum(p for v, p in exact.items() if v > 0))
     obj["tie"] = float(exact.get(0, 0))
     obj["defender_wins"] = float(sum(p for v, p in exact.items() if v < 0))
-    _write_out(out, "boarding", df.rename(columns={"value": "difference"}), obj)
+    _write_out(
+        out, "boarding", df.rename(columns={"value": "difference"}), obj, key=("difference",)
+    )
     emit(
         fmt,
         df.rename(columns={"value": "difference"}),

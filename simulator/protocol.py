@@ -9,8 +9,8 @@ game by ``tests/test_protocol.py``)::
     kinds(scenario) -> Mapping[str, KindDecl]    # the kinds and their parameter spaces
     default_mix(scenario) -> tuple[str, ...]     # strategy names, one per seat of the default table
     player_counts(scenario) -> tuple[int, ...]   # the table sizes the scenario allows
-    play(scenario, strategies, *, players=None, n, seed=None, jobs=1, rotate_seats=False,
-         quiet=True, check=False, engine=None, out=None) -> PlayResult
+    play(scenario, strategies, *, n, players=None, seed=None, jobs=1, rotate_seats=False,
+         quiet=True, check=False, engine=None) -> PlayResult
 
 ``play`` plays ``n`` games (``n`` is always the number of games played, rotations included) and
 returns a :class:`PlayResult`. Its ``seats`` table has one row per game and seat, keyed by
@@ -37,14 +37,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simulator.output import SCHEMA_VERSION  # noqa: F401  (re-exported for the rooms)
 from simulator.stats import Z95, wilson_interval
-
-#: JSON outputs carry this; bump it when a documented key changes meaning or goes away
-SCHEMA_VERSION = 2
 
 SEAT_KEY = ("game", "rotation", "seat")
 SEAT_COLUMNS = ("game", "rotation", "seat", "strategy", "outcome", "score")
 OUTCOMES = ("win", "loss", "draw")
+#: scenario provenance written as columns of every per-seat table (beside ``seed``)
+TABLE_PROVENANCE = ("scenario", "rules_version", "scenario_hash")
 
 #: what every game module must define (tests/test_protocol.py checks each one)
 PROTOCOL_NAMES = ("GAME", "load", "strategies", "kinds", "default_mix", "player_counts", "play")

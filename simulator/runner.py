@@ -41,6 +41,8 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
+from simulator.compiled import CompiledEngine, ensure_compiled
+
 DEFAULT_CHUNK_SIZE = 10_000
 MAX_TRIALS = 10**10  # refused above this up front: a bigger job should be split into studies
 MAX_CHUNKS = 1_000_000
@@ -564,6 +566,7 @@ def run_chunks(
     desc: str = "simulating",
     backend: str | None = None,
     manifest: dict[str, Any] | None = None,
+    compiled: CompiledEngine | None = None,
 ) -> RunResult:
     """Run ``task`` over ``n`` trials in seeded chunks; results come back in chunk order.
 
@@ -589,6 +592,9 @@ def run_chunks(
         desc: progress-bar label.
         backend: joblib backend name; ``None`` follows the command's ``--backend``, else
             ``joblib.parallel_config`` (loky by default).
+        compiled: the numba engine the task runs, if any: when it is not cached yet, one line on
+            stderr says it is being compiled (and how long that takes), and it is compiled once
+            here before the workers start (see :mod:`simulator.compiled`).
         manifest: what identifies the job besides seed and size (scenario provenance, command
             options); recorded in the result and in checkpoints so a resume can refuse a mismatch.
 
@@ -623,6 +629,15 @@ def run_chunks(
         entropy = fresh_entropy() if seed is None else int(seed)
         results = {}
     done = frozenset(results)
+    if compiled is not None and len(done) < n_chunks and n > 0:
+        first = next(
+            iter_chunks(
+                min(n, block_size), block_size, entropy, block_size=block_size, offset=offset
+            )
+        )
+        ensure_compiled(
+            compiled, lambda: task(first), quiet=settings.quiet if settings is not None else quiet
+        )
     started = time.perf_counter()
     bar = _progress(n, desc, quiet, initial=sum(min(chunk_size, n - i * chunk_size) for i in done))
     try:

@@ -8,9 +8,9 @@ import pytest
 from test_runner_tasks import run_main
 
 import cli
-from reports.output import OutputError
 from scenarios.loader import ScenarioError
 from simulator.errors import UserError
+from simulator.output import OutputError
 from simulator.runner import Interrupted, RunError, WorkerDied
 
 VOLLEY = ["odds", "volley", "--dice", "3", "--hit-on", "5", "--mc", "2000", "--quiet"]

@@ -12,8 +12,9 @@ from simulator.cove.battle import FAME_CAUSES, OUTCOMES, BattleShip, resolve_bat
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_policies import RoyalNavyPolicy, RulePolicy, policy_from_name
 from simulator.cove.duel import DuelShip, exact_duel
+from simulator.cove.rules import CoveRules
 
-RULES = load_scenario(None, game="cove").rules
+RULES = load_scenario(None, CoveRules).rules
 
 
 def S(seat, pos=(2, 2, 2, 2), **kw):

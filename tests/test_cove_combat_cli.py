@@ -13,9 +13,10 @@ import pytest
 
 from scenarios import load_scenario
 from simulator.cove.lethality import balanced_positions, lethality_table, standard_builds
+from simulator.cove.rules import CoveRules
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES = load_scenario(None, game="cove").rules
+RULES = load_scenario(None, CoveRules).rules
 
 
 class _Proc:
@@ -79,7 +80,7 @@ def test_duel_exact_by_default_and_monte_carlo_agrees_within_4_se_with_jobs_inva
     a = json.loads(run(*args, "--jobs", "1").stdout)
     b = json.loads(run_subprocess(*args, "--jobs", "2").stdout)  # the console path, two workers
     assert a == b
-    assert a["method"] == "monte-carlo" and a["n"] == 30000 and a["seed"] == 4
+    assert a["method"] == "monte-carlo" and a["n"] == 30000 and a["seed"] == "4"
     for k in ("win", "routed", "fled"):
         lo, hi = a["ci95"][k]
         assert lo <= a[k] <= hi
@@ -192,7 +193,7 @@ def test_lethality_with_company_is_seeded_monte_carlo(tmp_path):
     )
     a = json.loads(run(*args).stdout)
     b = json.loads(run(*args).stdout)
-    assert a == b and a["method"] == "monte-carlo" and a["company"] == 2 and a["seed"] == 5
+    assert a == b and a["method"] == "monte-carlo" and a["company"] == 2 and a["seed"] == "5"
     for row in a["rows"]:
         assert row["method"] == "monte-carlo" and row["n"] == 3000
         assert row["p_sink_low"] <= row["p_sink"] <= row["p_sink_high"]

@@ -11,8 +11,9 @@ from scenarios import load_scenario
 from simulator.cove.battle import FAME_CAUSES, OUTCOMES, BattleShip, resolve_battle
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_policies import BATTLE_CARDS, VOLLEY_CARDS, RulePolicy
+from simulator.cove.rules import CoveRules
 
-RULES = load_scenario(None, game="cove").rules
+RULES = load_scenario(None, CoveRules).rules
 CARDS = BATTLE_CARDS + VOLLEY_CARDS
 NPCS = [
     None,

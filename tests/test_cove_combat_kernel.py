@@ -19,8 +19,9 @@ from simulator.cove.combat_policies import (
     policy_from_name,
 )
 from simulator.cove.duel import DuelShip, exact_duel
+from simulator.cove.rules import CoveRules
 
-RULES = load_scenario(None, game="cove").rules
+RULES = load_scenario(None, CoveRules).rules
 
 
 def S(seat, pos=(2, 2, 2, 2), **kw):

@@ -12,9 +12,10 @@ import pytest
 from scenarios import load_scenario
 from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat_policies import RoyalNavyPolicy, RulePolicy, ScriptedPolicy
+from simulator.cove.rules import CoveRules
 from tests.test_cove_combat_support import ScriptedDice
 
-RULES = load_scenario(None, game="cove").rules
+RULES = load_scenario(None, CoveRules).rules
 STAND = RulePolicy()
 
 

@@ -13,9 +13,9 @@ from scenarios import load_scenario
 from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat_policies import RulePolicy, policy_from_name
 from simulator.cove.duel import DuelShip, exact_duel
-from simulator.cove.rules import NonPlayerShip
+from simulator.cove.rules import CoveRules, NonPlayerShip
 
-RULES = load_scenario(None, game="cove").rules
+RULES = load_scenario(None, CoveRules).rules
 
 
 def with_pirate(hit_on=5, **kw):

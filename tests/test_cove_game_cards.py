@@ -14,9 +14,10 @@ from simulator.cove import fight
 from simulator.cove.combat_policies import BattlePolicy, RoyalNavyPolicy, RulePolicy, ScriptedPolicy
 from simulator.cove.dice import GameDice
 from simulator.cove.game import COVE, Game
+from simulator.cove.rules import CoveRules
 
-RULES = load_scenario(None, game="cove").rules
-PER_SECTION = load_scenario("scenarios/cove/artisan-per-section.toml", game="cove").rules
+RULES = load_scenario(None, CoveRules).rules
+PER_SECTION = load_scenario("scenarios/cove/artisan-per-section.toml", CoveRules).rules
 HULL, CREW, CANNONS, SAILS = 0, 1, 2, 3
 
 

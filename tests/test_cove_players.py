@@ -16,10 +16,10 @@ from simulator.cove.game import Game
 from simulator.cove.observation import Observation, ShipView
 from simulator.cove.odds import win_probability
 from simulator.cove.players import BASE_PARAMS, HeuristicPlayer, make_player, strategy_params
-from simulator.cove.rules import Strategy
+from simulator.cove.rules import CoveRules, Strategy
 from simulator.errors import UserError
 
-RULES = load_scenario(None, game="cove").rules
+RULES = load_scenario(None, CoveRules).rules
 MAT = RULES.ship_mat
 SECTIONS = ("hull", "crew", "cannons", "sails")
 
@@ -146,7 +146,7 @@ def test_strategy_parameters_come_from_the_scenario_table():
     )
     h = make_player(rules, "hoarder", np.random.default_rng(0))
     assert h.kind == "plunderer" and h.p["bury_reserve"] == 30
-    _, _, summ = play_games(load_scenario(None, game="cove"), "plunderer", 3, 2, seed=1)
+    _, _, summ = play_games(load_scenario(None, CoveRules), "plunderer", 3, 2, seed=1)
     assert summ["n_games"] == 2
 
 

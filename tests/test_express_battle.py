@@ -26,10 +26,10 @@ from simulator.express.core import (
     pack_rules,
 )
 from simulator.express.fleets import parse_fleet, validate_fleet
-from simulator.express.rules import CREW_ROLES
+from simulator.express.rules import CREW_ROLES, ExpressRules
 
 SCEN_DIR = Path(__file__).resolve().parent.parent / "scenarios" / "express"
-SCENARIOS = {p.stem: load_scenario(p, game="express") for p in sorted(SCEN_DIR.glob("*.toml"))}
+SCENARIOS = {p.stem: load_scenario(p, ExpressRules) for p in sorted(SCEN_DIR.glob("*.toml"))}
 STD = SCENARIOS["standard"].rules
 NATIONS = list(STD.matrix_nations)
 COMMANDERS = [

@@ -36,7 +36,7 @@ def test_battle_json_keys():
         assert 0 <= lo <= obj[k]["p"] <= hi <= 1
     assert obj["win"]["count"] + obj["loss"]["count"] + obj["draw"]["count"] == 200
     assert set(obj["mean_vp"]) == {"a", "b"}
-    assert obj["seed"] == 4 and obj["provenance"]["seed"] == 4
+    assert obj["seed"] == "4" and obj["provenance"]["seed"] == "4"
     assert obj["provenance"]["game"] == "express" and obj["provenance"]["scenario_hash"]
     assert obj["fleet_a"] == FLEET_A
 
@@ -140,7 +140,11 @@ def test_crew_value_json_and_files(tmp_path):
         assert r["score_gain_lo"] <= r["score_gain"] <= r["score_gain_hi"]
         assert r["vp_gain_lo"] <= r["vp_gain"] <= r["vp_gain_hi"]
     df = pd.read_parquet(out / "express-crew-value.parquet")
-    assert len(df) == 12 and df["scenario_hash"].nunique() == 1 and (df["seed"] == 3).all()
+    assert (
+        len(df) == 12
+        and df["scenario_hash"].nunique() == 1
+        and (df["seed"].astype(str) == "3").all()
+    )
     assert (out / "express-crew-value.csv").exists() and (out / "express-crew-value.json").exists()
 
 

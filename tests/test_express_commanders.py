@@ -49,10 +49,10 @@ from simulator.express.core import (
     TR_X,
     TR_Y,
 )
-from simulator.express.rules import COMMANDER_NAMES, KIND_PARAMS
+from simulator.express.rules import COMMANDER_NAMES, KIND_PARAMS, ExpressRules
 
 DATA = Path(__file__).resolve().parent / "data"
-STD = load_scenario(None, game="express")
+STD = load_scenario(None, ExpressRules)
 RULES = STD.rules
 TABLE = api.volley_table()
 
@@ -315,10 +315,10 @@ def test_bad_commander_declarations_name_the_key(tmp_path, overlay, key, words):
     f = tmp_path / "o.toml"
     f.write_text('game = "express"\nrules_version = "x"\nextends = "standard"\n' + overlay)
     if key is None:  # an empty table merges into the base: still valid
-        load_scenario(f, game="express")
+        load_scenario(f, ExpressRules)
         return
     with pytest.raises(ScenarioError) as info:
-        load_scenario(f, game="express")
+        load_scenario(f, ExpressRules)
     msg = str(info.value)
     assert key in msg and words in msg and "\n" not in msg, msg
 
@@ -330,7 +330,7 @@ def test_default_mix_must_name_two_seats(tmp_path):
         'default_mix = ["admiral", "admiral", "gunline"]\n'
     )
     with pytest.raises(ScenarioError, match=r"default_mix.*exactly 2"):
-        load_scenario(f, game="express")
+        load_scenario(f, ExpressRules)
 
 
 def test_strategy_seat_defaults_to_the_study_mirror():

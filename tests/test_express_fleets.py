@@ -19,9 +19,9 @@ from simulator.express.fleets import (
     parse_fleet,
     validate_fleet,
 )
-from simulator.express.rules import CREW_ROLES
+from simulator.express.rules import CREW_ROLES, ExpressRules
 
-RULES = load_scenario(None, game="express").rules
+RULES = load_scenario(None, ExpressRules).rules
 
 
 def legal_by_seed(nation: str, masts: list[int], crews: list[str | None]) -> bool:

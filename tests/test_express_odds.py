@@ -18,8 +18,9 @@ from click.testing import CliRunner
 from scenarios.loader import load_scenario
 from simulator.express import api, battle
 from simulator.express.core import CAPTAIN, GUNNER, MUSKETEER, pack_rules
+from simulator.express.rules import ExpressRules
 
-RULES = load_scenario(None, game="express").rules
+RULES = load_scenario(None, ExpressRules).rules
 PACKED = pack_rules(RULES)
 
 #: the seed's table, written out independently of the scenario file: (lowest cm, highest cm, d6)

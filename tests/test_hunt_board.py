@@ -10,8 +10,9 @@ from click.testing import CliRunner
 from cli import cli
 from scenarios.loader import ScenarioError, load_scenario
 from simulator.hunt.board import STRAIT, TRADE, parse_board
+from simulator.hunt.rules import HuntRules
 
-STANDARD = load_scenario("standard", game="hunt")
+STANDARD = load_scenario("standard", HuntRules)
 GOOD = STANDARD.raw["board"]["map"]
 
 
@@ -39,7 +40,7 @@ def test_standard_board_counts():
 
 
 def test_double_board_loads():
-    sc = load_scenario("double", game="hunt")
+    sc = load_scenario("double", HuntRules)
     b = parse_board(sc.rules.board)
     assert b.port_numbers == tuple(range(1, 9)) and len(b.islands) == 2
     assert sum(k == STRAIT for k in b.kind) == 4
@@ -47,7 +48,7 @@ def test_double_board_loads():
 
 def test_user_board_file_loads(tmp_path):
     p = write(tmp_path)
-    sc = load_scenario(p, game="hunt")
+    sc = load_scenario(p, HuntRules)
     assert sc.name == "custom"
 
 
@@ -81,10 +82,10 @@ def test_bad_maps_give_one_line_errors(tmp_path, mutate, message):
     bad = mutate(GOOD)
     p = write(tmp_path, bad)
     if message is None:  # the wall row above port 3 is fine: the strait still joins the sides
-        load_scenario(p, game="hunt")
+        load_scenario(p, HuntRules)
         return
     with pytest.raises(ScenarioError) as exc:
-        load_scenario(p, game="hunt")
+        load_scenario(p, HuntRules)
     text = str(exc.value)
     assert "\n" not in text and "board.map" in text and message in text and str(p) in text
 
@@ -98,7 +99,7 @@ def test_unreachable_square(tmp_path):
     bad = bad.replace("3b~~~~~~^^~~~~~~b4", "3b~~~~~~~~~~~~~~b4")
     p = write(tmp_path, bad, pairs="[[0, 8, 0, 9]]")
     with pytest.raises(ScenarioError, match="cannot be reached"):
-        load_scenario(p, game="hunt")
+        load_scenario(p, HuntRules)
 
 
 def test_straits_must_be_paired(tmp_path):
@@ -106,10 +107,10 @@ def test_straits_must_be_paired(tmp_path):
     with pytest.raises(
         ScenarioError, match=r"row 0, column 9: strait half is in no board.strait_pairs"
     ):
-        load_scenario(p, game="hunt")
+        load_scenario(p, HuntRules)
     p = write(tmp_path, pairs="[[0, 8, 11, 8], [0, 9, 5, 5]]")
     with pytest.raises(ScenarioError, match=r"strait_pairs\[1\].*not a strait half"):
-        load_scenario(p, game="hunt")
+        load_scenario(p, HuntRules)
 
 
 def test_show_prints_the_board_and_json():

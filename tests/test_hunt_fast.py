@@ -1,14 +1,18 @@
-"""The compiled engine (simulator.hunt.fast) against the Python reference (moves/game)."""
+"""The compiled engine (simulator.hunt.fast) against the Python reference (moves/game/players):
+the same legal outcomes and the same position scores, position by position."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from simulator.hunt import fast
-from simulator.hunt.api import play_games
-from simulator.hunt.game import check_state, initial_state
+from simulator.hunt.api import play
+from simulator.hunt.fast import moves as fast_moves
+from simulator.hunt.fast import packed
+from simulator.hunt.fast import players as fast_players
+from simulator.hunt.game import Observation, check_state, initial_state, play_game
 from simulator.hunt.moves import State, build_tables, turn_options
+from simulator.hunt.players import make_player
 from simulator.hunt.variants import load_hunt, variant_names
 
 CASES = (
@@ -58,9 +62,9 @@ def test_same_legal_outcomes_as_the_python_engine(variants, players):
     sc = load_hunt(None, list(variants))
     players = players or (2 if sc.rules.kingdoms.mode != "none" else sc.rules.default_players)
     t = build_tables(sc.rules, players)
-    A, P = fast.pack(t, sc.rules)
-    W = fast.work_buffers(len(t.ship_owner), max(t.num_treasures, 1), t.board.num_nodes)
-    n_dice = int(P[fast.P_NDICE])
+    A, P = packed.pack(t, sc.rules)
+    WB = fast_moves.work_buffers(len(t.ship_owner), max(t.num_treasures, 1), t.board.num_nodes)
+    n_dice = int(P[packed.P_NDICE])
     rng = np.random.default_rng(7)
     st0 = initial_state(t, sc.rules)
     positions = 25 if n_dice <= 3 else 6
@@ -85,13 +89,21 @@ def test_same_legal_outcomes_as_the_python_engine(variants, players):
             )
             for o in turn_options(t, st, seat, dice)
         }
-        node, carry, tre, wreck = fast.initial_arrays(t, st)
+        node, carry, tre, wreck = packed.initial_arrays(t, st)
         for n in st.wrecks:
             wreck[n] = 1
-        k = fast.enumerate_options(
-            A, P, node, carry, tre, wreck, seat, np.array(dice, dtype=np.int64), W
+        k = fast_moves.enumerate_options(
+            A, P, node, carry, tre, wreck, seat, np.array(dice, dtype=np.int64), WB
         )
-        nb = {(tuple(W[6][j]), tuple(W[7][j]), tuple(W[8][j]), int(W[9][j, 0])) for j in range(k)}
+        nb = {
+            (
+                tuple(WB[fast_moves.B_LEAF_NODE][j]),
+                tuple(WB[fast_moves.B_LEAF_CARGO][j]),
+                tuple(WB[fast_moves.B_LEAF_TREASURE][j]),
+                int(WB[fast_moves.B_LEAF_INFO][j, fast_moves.L_USED]),
+            )
+            for j in range(k)
+        }
         assert nb == py, f"position {i}, seat {seat}, dice {dice}"
 
 
@@ -100,8 +112,8 @@ def test_fast_engine_statistics_agree_with_python():
     sc = load_hunt(None, [])
     specs = ["runner", "hunter"]
     n_fast, n_py = 3000, 200
-    _, fs = play_games(sc, specs, n_fast, seed=1, engine="fast", chunk_size=1000)
-    _, ps = play_games(sc, specs, n_py, seed=1, engine="python", chunk_size=100)
+    fs = play(sc, specs, n=n_fast, seed=1, engine="fast", chunk_size=1000).summary
+    ps = play(sc, specs, n=n_py, seed=1, engine="python", chunk_size=100).summary
     for seat in range(2):
         pf, pp = fs["seats"][seat]["win_rate"], ps["seats"][seat]["win_rate"]
         se = np.sqrt(pf * (1 - pf) / n_fast + pp * (1 - pp) / n_py)
@@ -112,6 +124,54 @@ def test_fast_engine_statistics_agree_with_python():
 
 def test_fast_runs_are_reproducible_and_check_invariants():
     sc = load_hunt(None, [])
-    a, _ = play_games(sc, "random", 300, seed=9, engine="fast", check=True, chunk_size=100)
-    b, _ = play_games(sc, "random", 300, seed=9, engine="fast", check=False, chunk_size=100)
+    a = play(sc, "random", n=300, seed=9, engine="fast", check=True, chunk_size=100).seats
+    b = play(sc, "random", n=300, seed=9, engine="fast", check=False, chunk_size=100).seats
     assert a.equals(b)
+
+
+def reachable_positions(sc, players, n_games, seed):
+    """(state, seat, dice) before every roll of ``n_games`` Python-engine games of a 4-strategy
+    mix (positions real games reach: carriers, fleets, wrecks, lost ships)."""
+    t = build_tables(sc.rules, players)
+    mix = ["runner", "hunter", "guard", "random"]
+    seen = []
+    rng = np.random.default_rng(seed)
+    for g in range(n_games):
+        policies = [make_player(sc.rules, mix[(k + g) % 4]) for k in range(players)]
+        play_game(
+            t,
+            sc.rules,
+            policies,
+            rng,
+            rng,
+            on_turn=lambda st, seat, dice, _opt: seen.append((st, seat, dice)),
+        )
+    return t, seen
+
+
+@pytest.mark.parametrize(
+    "variants, players", CASES, ids=lambda x: "+".join(x) if isinstance(x, tuple) else str(x)
+)
+def test_compiled_scores_equal_the_python_players(variants, players):
+    """Every heuristic preset scores every option of reachable positions exactly as
+    ``players.Heuristic.score`` does (float equality), so both engines choose among the same
+    best options."""
+    sc = load_hunt(None, list(variants))
+    players = players or (2 if sc.rules.kingdoms.mode != "none" else sc.rules.default_players)
+    t, seen = reachable_positions(sc, players, 6, seed=11)
+    A, P = packed.pack(t, sc.rules)
+    heuristics = [make_player(sc.rules, name) for name in ("runner", "hunter", "guard")]
+    _, weights = fast_players.policy_arrays(heuristics)
+    compared = 0
+    for st, seat, dice in seen:
+        options = turn_options(t, st, seat, dice)
+        for j, policy in enumerate(heuristics):
+            obs = Observation(t, st, seat, 1)
+            py = [policy.score(obs, o.state) for o in options]
+            nb = []
+            for o in options:
+                node, carry, tre, _ = packed.initial_arrays(t, o.state)
+                nb.append(fast_players.score(A, P, node, carry, tre, seat, weights[j]))
+            assert nb == py, (policy.name, st, seat, dice)
+            compared += len(options)
+    assert compared > 2000

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from cli import cli
 from scenarios.loader import load_scenario
-from simulator.hunt.api import play_games
+from simulator.hunt.api import play
 from simulator.hunt.game import (
     END_STALEMATE,
     check_state,
@@ -24,9 +24,11 @@ from simulator.hunt.game import (
 )
 from simulator.hunt.moves import State, build_tables
 from simulator.hunt.players import RandomPlayer, make_player
+from simulator.hunt.rules import HuntRules
 from simulator.hunt.variants import load_hunt
+from simulator.protocol import check_seats_table
 
-STANDARD = load_scenario("standard", game="hunt")
+STANDARD = load_scenario("standard", HuntRules)
 
 
 class ScriptedDice:
@@ -251,6 +253,20 @@ def test_devils_island_setup():
     check_state(t, st)
 
 
+def test_devils_island_needs_a_berth_for_every_ship_in_port(tmp_path):
+    """More ships in port than berths used to start the extra ships sunk, silently."""
+    from scenarios.loader import ScenarioError
+
+    f = tmp_path / "devil.toml"
+    f.write_text(
+        'game = "hunt"\nrules_version = "x"\nextends = "standard"\nstart = "devil"\n'
+        "ships_per_port = 5\ndevil_ships_in_port = 4\n"
+    )
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(f, HuntRules)
+    assert "devil_ships_in_port" in str(exc.value) and "allowed: 0..3" in str(exc.value)
+
+
 @pytest.mark.parametrize(
     "variant, ports", [("enemy-kingdoms", [[1, 2], [4, 3]]), ("contrary-winds", [[1, 3], [2, 4]])]
 )
@@ -286,21 +302,23 @@ def test_double_board_two_treasures():
     t = build_tables(sc.rules, 8)
     st = initial_state(t, sc.rules)
     assert st.treasure_island == (0, 1) and len(st.ship_node) == 24
-    games, summary = play_games(sc, "runner", 20, seed=3, players=6, check=True)
+    summary = play(sc, "runner", n=20, seed=3, players=6, check=True).summary
     assert summary["n_games"] == 20 and summary["players"] == 6
 
 
 def test_api_tidy_table_and_summary():
-    games, summary = play_games(
-        STANDARD, ["runner", "hunter"], 20, seed=11, engine="python", check=True
-    )
-    assert len(games) == 40 and set(games["seat"]) == {0, 1}
-    assert games.groupby("game_id")["won"].sum().le(1).all()
+    result = play(STANDARD, ["runner", "hunter"], n=20, seed=11, engine="python", check=True)
+    games, summary = result.seats, result.summary
+    check_seats_table(games)
+    assert len(games) == 40 and set(games["seat"]) == {1, 2}
+    assert games.groupby("game")["outcome"].apply(lambda o: (o == "win").sum()).le(1).all()
     for key in (
-        "game_id",
+        "game",
+        "rotation",
         "seat",
         "strategy",
-        "won",
+        "outcome",
+        "score",
         "stalemate",
         "turns",
         "sinkings",
@@ -314,20 +332,21 @@ def test_api_tidy_table_and_summary():
 
 
 def test_rotate_seats_balances_strategies():
-    games, summary = play_games(
-        STANDARD, ["runner", "random"], 10, seed=2, rotate_seats=True, engine="python"
-    )
+    games = play(
+        STANDARD, ["runner", "random"], n=10, seed=2, rotate_seats=True, engine="python"
+    ).seats
     counts = games.groupby(["seat", "strategy"]).size()
     assert (counts == 5).all()
 
 
 def test_same_seed_same_games_for_any_jobs():
-    a, sa = play_games(
-        STANDARD, ["runner", "hunter", "guard", "random"], 120, seed=5, n_jobs=1, chunk_size=40
+    ra = play(
+        STANDARD, ["runner", "hunter", "guard", "random"], n=120, seed=5, jobs=1, chunk_size=40
     )
-    b, sb = play_games(
-        STANDARD, ["runner", "hunter", "guard", "random"], 120, seed=5, n_jobs=2, chunk_size=40
+    rb = play(
+        STANDARD, ["runner", "hunter", "guard", "random"], n=120, seed=5, jobs=2, chunk_size=40
     )
+    a, sa, b, sb = ra.seats, ra.summary, rb.seats, rb.summary
     pd.testing.assert_frame_equal(a, b)
     assert sa["seats"] == sb["seats"]
 
@@ -376,27 +395,68 @@ def test_cli_play_json_keys(tmp_path):
     assert len(df) == 120 and (tmp_path / "o" / "games.csv").exists()
 
 
-def test_cli_table_and_errors():
-    r = CliRunner().invoke(cli, ["hunt", "play", "-n", "5", "--seed", "1", "--jobs", "1"])
-    assert r.exit_code == 0 and "win_rate" in r.output
+def test_cli_table_and_errors(capsys):
+    from cli import main
+
+    assert main(["hunt", "play", "-n", "5", "--seed", "1", "--jobs", "1"]) == 0
+    assert "win_rate" in capsys.readouterr().out
     for args, needle in [
         (["--strategies", "runer"], "did you mean 'runner'"),
         (["--players", "6"], "allowed: 2, 3, 4"),
         (["--variant", "cyclon"], "did you mean 'cyclone'"),
-        (["--strategies", "hunter:zeal=3"], "bad parameter"),
-        (["--strategies", "runner,hunter,guard"], "3 given for 4 players" if False else ""),
+        (["--strategies", "hunter:zeal=3"], "unknown parameter 'zeal'"),
+        (["--players", "4", "--strategies", "runner,hunter,guard"], "3 given for 4 players"),
     ]:
-        r = CliRunner().invoke(
-            cli,
-            ["hunt", "play", "-n", "2", "--jobs", "1", "--players", "4", *args]
-            if "--players" not in args
-            else ["hunt", "play", "-n", "2", "--jobs", "1", *args],
-        )
-        if needle:
-            assert r.exit_code != 0 and needle in str(r.exception or r.output)
+        with pytest.raises(SystemExit) as exc:
+            main(["hunt", "play", "-n", "2", "--jobs", "1", *args])
+        out = capsys.readouterr()
+        assert exc.value.code == 2 and out.out == "", args
+        assert out.err.count("\n") == 1 and needle in out.err, (args, out.err)
 
 
 def test_strategy_parameters_parse():
-    p = make_player("hunter:sink=20:shadow=1.5")
+    p = make_player(STANDARD.rules, "hunter:sink=20:shadow=1.5")
     assert p.sink == 20 and p.shadow == 1.5 and p.name == "hunter"
-    assert isinstance(make_player("random:fire=0"), RandomPlayer)
+    assert p.threat == 40 and p.fire is True  # the hunter kind's defaults
+    assert make_player(STANDARD.rules, "hunter:fire=0").fire is False
+    assert isinstance(make_player(STANDARD.rules, "random:fire=0"), RandomPlayer)
+
+
+def test_every_ship_gone_is_a_draw_on_both_engines():
+    """Issue 14: a fire ship that destroys every ship left (its own included) ends the game as a
+    draw on both engines (the readable one used to score it a win for the mover). Seat 0's only
+    ship sits on its anchor (0,0), where no straight line of open sea starts, so it explodes in
+    place whatever the dice and takes seat 1's only ship on the berth (0,1) with it."""
+    from hunt_support import position
+
+    from simulator.hunt.fast.game import END_CODES, O_END, O_WINNER, run_games
+
+    rules = dataclasses.replace(
+        STANDARD.rules, fire_ship=dataclasses.replace(STANDARD.rules.fire_ship, enabled=True)
+    )
+    t = build_tables(rules, 2)
+    st = position(t, {0: (0, 0), 3: (0, 1)})
+    check_state(t, st)
+    fire = RandomPlayer(name="random", fire=1.0)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        rec = play_game(t, rules, [fire, fire], rng, rng, check=True, start=st)
+        assert (rec.end, rec.winner, rec.explosions, rec.turns) == ("draw", -1, 1, 1)
+    out = run_games(t, rules, st, [fire], np.zeros((5, 2), dtype=np.int64), rng, check=True)
+    assert [END_CODES[e] for e in out[:, O_END]] == ["draw"] * 5
+    assert (out[:, O_WINNER] == -1).all()
+
+
+@pytest.mark.parametrize("engine, n", [("fast", 400), ("python", 40)])
+def test_fleet_sink_one_games_keep_every_invariant(engine, n):
+    """Issue 14: with ``fleet.sink = "one"`` both engines' invariant checks failed in the first
+    games (survivors shared the boarder's square); now whole games run clean."""
+    sc = load_hunt(None, ["fleet"])
+    rules = dataclasses.replace(sc.rules, fleet=dataclasses.replace(sc.rules.fleet, sink="one"))
+    sc = dataclasses.replace(sc, rules=rules)
+    result = play(
+        sc, ["hunter", "guard", "runner", "random"], n=n, seed=14, engine=engine, check=True
+    )
+    games, summary = result.seats, result.summary
+    assert summary["n_games"] == n
+    assert games["max_fleet"].max() >= 2 and games["ships_lost"].sum() > 0

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+from hunt_support import compiled_outcomes, python_outcomes
+
 from scenarios.loader import load_scenario
 from simulator.hunt.moves import (
     State,
@@ -14,8 +17,9 @@ from simulator.hunt.moves import (
     turn_options,
     unit_steps,
 )
+from simulator.hunt.rules import HuntRules
 
-STANDARD = load_scenario("standard", game="hunt")
+STANDARD = load_scenario("standard", HuntRules)
 
 
 def tables(players=2, **movement):
@@ -302,3 +306,102 @@ def test_fleet_moves_as_one_joins_and_is_sunk_whole():
     )
     after1 = apply_step(t1, enemy, 1, Step((3,), (2,), t1.board.cell_node[(3, 3)], False))
     assert sorted([after1.ship_node[0], after1.ship_node[1]]).count(-1) == 1
+
+
+# --- issue 14: the three bugs, each on both engines -------------------------------------------
+
+
+def _with(rules, **tables):
+    return dataclasses.replace(
+        rules, **{k: dataclasses.replace(getattr(rules, k), **v) for k, v in tables.items()}
+    )
+
+
+def _both_engines(t, rules, st, seat, dice):
+    py = python_outcomes(t, st, seat, dice)
+    nb = compiled_outcomes(t, rules, st, seat, dice)
+    assert py == nb
+    return py
+
+
+def test_strait_switch_is_blocked_by_an_opponent_or_a_wreck_on_the_other_strait():
+    """A ship on one strait square leaves from the other strait square's halves only when that
+    square could be passed over: no opponent (nor an own ship when own ships may not be passed)
+    and no wreck on it. (0,11) is reachable from (0,8) with a 1 and a 1 only through (0,9)."""
+    rules = _with(STANDARD.rules, shipwreck={"enabled": True})
+    t = build_tables(rules, 2)
+    t_no_pass = build_tables(_with(rules, movement={"pass_own_ships": False}), 2)
+    cases = [
+        (t, position(t, {0: (0, 8), 3: (9, 16)}), False),
+        (t, position(t, {0: (0, 8), 3: (9, 16)}, wrecks=[(0, 9)]), True),
+        (t, position(t, {0: (0, 8), 3: (11, 9)}), True),  # an opponent on the other strait
+        (t, position(t, {0: (0, 8), 1: (0, 9), 3: (9, 16)}), False),  # an own ship: passed
+        (t_no_pass, position(t_no_pass, {0: (0, 8), 1: (0, 9), 3: (9, 16)}), True),
+    ]
+    for tt, st, blocked in cases:
+        assert ((0, 10) in single_dests(tt, st, 0, 1, 0)) is not blocked
+        assert ((1, 8) in single_dests(tt, st, 0, 1, 0)) is True  # its own halves stay open
+        rr = rules if tt is t else _with(rules, movement={"pass_own_ships": False})
+        ends = {o[0][0] for o in _both_engines(tt, rr, st, 0, (1, 1))}
+        assert (N(tt, 0, 11) in ends) is not blocked, (st, blocked)
+
+
+def _fleet(sink):
+    rules = _with(
+        STANDARD.rules, fleet={"enabled": True, "sink": sink}, shipwreck={"enabled": True}
+    )
+    rules = dataclasses.replace(rules, start="fleet")
+    return rules, build_tables(rules, 2)
+
+
+def _no_shared_squares(t, outcome):
+    owners = {}
+    for s, n in enumerate(outcome[0]):
+        if n >= 0:
+            owners.setdefault(n, set()).add(t.ship_owner[s])
+    return all(len(o) == 1 for o in owners.values())
+
+
+@pytest.mark.parametrize(
+    "others, wrecks, survivor_at",
+    [
+        ({}, [], (0, 0)),  # home anchor free
+        ({5: (0, 0)}, [], (0, 1)),  # an opponent on the anchor: the first free berth
+        ({5: (0, 0)}, [(0, 1)], (1, 0)),  # ... a wreck on the first berth: the next one
+        ({5: (0, 0), 2: (0, 1)}, [], (0, 1)),  # an own ship there: the survivor joins it
+        ({5: (0, 0)}, [(0, 1), (1, 0), (1, 1)], None),  # no free home square: sunk
+    ],
+)
+def test_fleet_sink_one_survivors_flee_home(others, wrecks, survivor_at):
+    """Fleet variant, ``sink = "one"``: the boarder sinks one ship (the carrier first) and the
+    rest of the fleet flees to its home anchor, else the first berth of its home port free of
+    other players' ships and of wrecks (sunk when there is none), so no two players ever share a
+    square. Both engines; seat 1's ship 3 boards with the 2, ship 4 takes the 5."""
+    rules, t = _fleet("one")
+    ships = {0: (3, 3), 1: (3, 3), 3: (3, 5), 4: (9, 16), **others}
+    st = position(t, ships, carrying={1: 0}, wrecks=wrecks)
+    outcomes = _both_engines(t, rules, st, 1, (2, 5))
+    boarded = [  # ship 3 boarded and the blockers stayed (ship 4 took the 5)
+        o
+        for o in outcomes
+        if o[0][3] == N(t, 3, 3) and all(o[0][s] == N(t, *rc) for s, rc in others.items())
+    ]
+    assert boarded and all(_no_shared_squares(t, o) for o in outcomes)
+    expect = -1 if survivor_at is None else N(t, *survivor_at)
+    for o in boarded:
+        assert o[0][1] == -1 and o[1][3] == 0  # the carrier sank, the boarder took the treasure
+        assert o[0][0] == expect
+    after = apply_step(t, st, 1, Step((3,), (2,), N(t, 3, 3), False))
+    assert after.ship_node[0] == expect and after.ship_node[1] == -1
+
+
+def test_fleet_units_are_the_players_own_ships():
+    """The bug of issue 14: with survivors left on the boarder's square, ``units()`` offered the
+    opponent's ships to the mover. Now every option moves only the mover's ships."""
+    rules, t = _fleet("one")
+    st = position(t, {0: (3, 3), 1: (3, 3), 2: (3, 3), 3: (3, 5), 4: (9, 16)})
+    after = apply_step(t, st, 1, Step((3,), (2,), N(t, 3, 3), False))
+    occ = occupancy(t, after)
+    for seat in (0, 1):
+        for step, _ in unit_steps(t, after, seat, (1, 2), occ):
+            assert all(t.ship_owner[s] == seat for s in step.ships)

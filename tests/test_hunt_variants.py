@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from scenarios.loader import ScenarioError, load_scenario
-from simulator.hunt.api import play_games
+from simulator.hunt.api import play
+from simulator.hunt.rules import HuntRules
 from simulator.hunt.variants import VARIANT_DIR, load_hunt, variant_names
 
 N_GAMES = 1000
@@ -27,10 +28,11 @@ def strategies_for(rules):
 @functools.cache
 def run(variant: str, engine: str = "fast", n: int = N_GAMES):
     sc = load_hunt(None, [variant] if variant else [])
-    games, summary = play_games(
-        sc, strategies_for(sc.rules), n, seed=20240, engine=engine, check=True, chunk_size=250
+    result = play(
+        sc, strategies_for(sc.rules), n=n, seed=20240, engine=engine, check=True, chunk_size=250
     )
-    per_game = games[games["seat"] == 0]
+    games, summary = result.seats, result.summary
+    per_game = games[games["seat"] == 1]
     return sc, games, per_game, summary
 
 
@@ -48,7 +50,7 @@ def test_nine_variant_files():
     }
     for name in variant_names():
         sc = load_scenario(
-            VARIANT_DIR / f"{name}.toml", game="hunt"
+            VARIANT_DIR / f"{name}.toml", HuntRules
         )  # each file also loads on its own
         assert sc.rules is not None
 
@@ -59,8 +61,8 @@ def test_variant_plays_1000_games_without_an_illegal_state(variant):
     sc, games, per_game, summary = run(variant)  # check=True: IllegalState would be raised
     assert summary["n_games"] == N_GAMES
     assert per_game["end"].isin(["win", "stalemate", "draw"]).all()
-    wins = games.groupby("game_id")["won"].sum()
-    assert (wins == (per_game.set_index("game_id")["end"] == "win").astype(int)).all()
+    wins = (games["outcome"] == "win").groupby(games["game"]).sum()
+    assert (wins == (per_game.set_index("game")["end"] == "win").astype(int)).all()
     assert (per_game["turns"] <= sc.rules.max_turns).all()
     assert (
         games["ships_lost"]
@@ -152,7 +154,7 @@ def test_double_board_six_players_two_treasures():
 def test_combinable_variants_play():
     sc = load_hunt(None, ["cyclone", "shipwreck", "one-two", "fire-ship"])
     assert sc.rules.cyclone.enabled and sc.rules.shipwreck.enabled and sc.rules.fire_ship.enabled
-    _, summary = play_games(sc, MIX4, 200, seed=1, check=True)
+    summary = play(sc, MIX4, n=200, seed=1, check=True).summary
     assert summary["n_games"] == 200
     sc2 = load_hunt(None, ["double-board", "devils-island", "fleet"][:2])
     assert sc2.rules.start == "devil" and sc2.rules.num_dice == 4

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from reports.engines import SCHEMAS
 from scenarios import ScenarioError, load_scenario
 from scenarios.loader import SCENARIO_ROOT, content_hash, read_merged
+from simulator.cove.rules import CoveRules
+from simulator.hunt.rules import HuntRules
 
 BAD = Path(__file__).parent / "data" / "bad_scenarios"
 BAD_FILES = sorted(BAD.glob("*.toml"))
@@ -33,7 +36,7 @@ def bad_dir(tmp_path):
 def test_each_broken_file_gets_its_message(bad_dir, name):
     path = bad_dir / name
     with pytest.raises(ScenarioError) as info:
-        load_scenario(path, game="cove")
+        load_scenario(path, CoveRules)
     msg = str(info.value)
     assert "\n" not in msg
     assert msg.startswith(str(path)) or str(path) in msg or "circular" in msg
@@ -43,18 +46,18 @@ def test_each_broken_file_gets_its_message(bad_dir, name):
 
 def test_missing_file_named():
     with pytest.raises(ScenarioError, match=r"nope\.toml: file not found"):
-        load_scenario("nope.toml", game="cove")
+        load_scenario("nope.toml", CoveRules)
 
 
 def test_game_mismatch(tmp_path):
     p = tmp_path / "x.toml"
     p.write_text('game = "cove"\nrules_version = "t"\nextends = "standard"\n')
     with pytest.raises(ScenarioError, match="expected 'hunt'"):
-        load_scenario(p, game="hunt")
+        load_scenario(p, HuntRules)
 
 
 def test_standard_cove_loads_with_every_number():
-    sc = load_scenario(None, game="cove")
+    sc = load_scenario(None, CoveRules)
     r = sc.rules
     assert sc.rules_version and len(sc.content_hash) == 16
     assert r.ship_mat.hull == (4, 5, 6, 7, 8, 9, 10, 12)
@@ -74,8 +77,8 @@ def test_overlay_overrides_only_what_it_changes(tmp_path):
     p.write_text(
         'game = "cove"\nrules_version = "house-1"\nextends = "standard"\n[combat]\nhit_on = 4\n'
     )
-    base = load_scenario(None, game="cove")
-    house = load_scenario(p, game="cove")
+    base = load_scenario(None, CoveRules)
+    house = load_scenario(p, CoveRules)
     assert house.rules.combat.hit_on == 4
     assert house.rules.combat.smoke_hit_on == base.rules.combat.smoke_hit_on
     assert dataclasses.replace(house.rules, combat=base.rules.combat) == base.rules
@@ -85,7 +88,7 @@ def test_overlay_overrides_only_what_it_changes(tmp_path):
 
 
 def test_scenario_objects_are_frozen():
-    sc = load_scenario(None, game="cove")
+    sc = load_scenario(None, CoveRules)
     with pytest.raises(dataclasses.FrozenInstanceError):
         sc.rules.combat.hit_on = 3
     with pytest.raises(TypeError):
@@ -100,14 +103,14 @@ def test_hash_ignores_formatting_but_not_values(tmp_path):
         '# a comment\ngame="cove"\n\nrules_version="x"\nextends="standard"\n'
         "[bank]\ngold=100 # same\n"
     )
-    assert load_scenario(a).content_hash == load_scenario(b).content_hash
+    assert load_scenario(a, SCHEMAS).content_hash == load_scenario(b, SCHEMAS).content_hash
     merged, _ = read_merged(a)
     merged["bank"]["gold"] = 101
-    assert content_hash(merged) != load_scenario(a).content_hash
+    assert content_hash(merged) != load_scenario(a, SCHEMAS).content_hash
 
 
 def test_provenance_keys():
-    prov = load_scenario(None, game="cove").provenance()
+    prov = load_scenario(None, CoveRules).provenance()
     assert set(prov) == {"scenario", "game", "rules_version", "scenario_hash"}
 
 
@@ -115,14 +118,14 @@ def test_provenance_keys():
     "path", sorted(SCENARIO_ROOT.rglob("*.toml")), ids=lambda p: str(p.relative_to(SCENARIO_ROOT))
 )
 def test_every_shipped_scenario_loads(path):
-    sc = load_scenario(path)
+    sc = load_scenario(path, SCHEMAS)
     assert sc.rules is not None
 
 
 def test_loaded_rules_pickle_for_worker_processes():
     import pickle
 
-    sc = load_scenario(None, game="cove")
+    sc = load_scenario(None, CoveRules)
     again = pickle.loads(pickle.dumps(sc.rules))
     assert again == sc.rules
     with pytest.raises(TypeError):

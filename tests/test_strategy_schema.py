@@ -150,5 +150,5 @@ def test_with_strategies_adds_validated_strategies_and_changes_the_hash():
     assert new.content_hash != scen.content_hash
     assert strategy_hash(extra["b2"]) != strategy_hash(rules.strategies["b"])
     assert strategy_hash(extra["b2"]) == strategy_hash(replace(extra["b2"]))
-    with pytest.raises(ScenarioError, match="strategies.bad.params.w"):
+    with pytest.raises(ScenarioError, match=r"strategies\.bad\.params\.w"):
         with_strategies(scen, {"bad": StrategyDecl(kind="brawler", params=FrozenMap({"w": 99}))})

@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pandas as pd
 
 from reports.html import Section
 from simulator.stats import Z95, wilson_interval
-
-
-def engine_module(name: str):
-    """Import an engine module, or return ``None`` when that engine is not in this build."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
-            return None
-        raise
-
-
-def unavailable(key: str, title: str, what: str) -> Section:
-    """A section that says, without numbers, that its engine is not built yet."""
-    sec = Section(key, title, available=False)
-    sec.text(
-        f"Engine not available in this build: {what}. This section shows no numbers rather "
-        "than made-up ones; it fills in once the engine is installed.",
-        "warning",
-    )
-    return sec
 
 
 def rate_table(
@@ -84,7 +61,7 @@ def seat_advantage(
     from reports import figures
 
     seats = rate_table(df, ["seat"], success)
-    seats["seat"] = seats["seat"].astype(int) + 1
+    seats["seat"] = seats["seat"].astype(int)
     seats = seats.rename(columns={"seat": "seat_in_turn_order"})
     ctx.figure(
         sec,
@@ -102,4 +79,4 @@ def seat_advantage(
         n=f"{n_games:,} games",
         n_value=n_games,
     )
-    sec.table(stem, seats, table_title)
+    sec.table(stem, seats, table_title, key=("seat_in_turn_order",))

@@ -1,9 +1,9 @@
 """Report section "Pirate's Cove": strategies, seats, fame by source, Legendary Pirates, Tavern
 cards.
 
-Full games come from :func:`simulator.cove.api.play_games` (seats rotated, so seat and strategy
-effects separate); the exact lethality table from :mod:`simulator.cove.lethality` when that
-module is in the build.
+Full games come from :func:`simulator.cove.api.play`, the game protocol (seats rotated, so seat and
+strategy effects separate); the exact lethality table from :mod:`simulator.cove.lethality` when
+that module is in the build.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ import pandas as pd
 
 from reports.html import Section
 from reports.sections.common import (
-    engine_module,
     mean_table,
     rate_table,
     scenario_row,
     seat_advantage,
-    unavailable,
 )
+from simulator.cove import api
+from simulator.cove.lethality import lethality_table
+from simulator.protocol import SEAT_KEY
 
 GAMES = {"test": 12, "quick": 250, "standard": 5_000, "full": 50_000}  # deals; x players rotations
 SOURCE_LABELS = {
@@ -44,14 +45,12 @@ def _label(key: str) -> str:
 
 
 def build(ctx, seed: int) -> Section:
-    api = engine_module("simulator.cove.api")
-    if api is None:
-        return unavailable("cove", "Pirate's Cove", "simulator.cove.api is missing")
     from reports import figures
     from scenarios.loader import load_scenario
+    from simulator.cove.rules import CoveRules
 
     files = ctx.scenarios.get("cove") or [None]
-    scen = load_scenario(files[0], game="cove")
+    scen = load_scenario(files[0], CoveRules)
     sec = Section("cove", "Pirate's Cove")
     sec.scenarios.append(scenario_row(scen))
     if len(files) > 1:
@@ -65,10 +64,18 @@ def build(ctx, seed: int) -> Section:
     )
     n_players = len(mix)
     deals = GAMES[ctx.size]
-    seats, battles, _summary = api.play_games(
-        scen, mix, n_players, deals, seed=seed, n_jobs=ctx.jobs, rotate_seats=True, quiet=True
+    result = api.play(
+        scen,
+        mix,
+        n=deals * n_players,
+        players=n_players,
+        seed=seed,
+        jobs=ctx.jobs,
+        rotate_seats=True,
+        quiet=True,
     )
-    n_games = int(seats.groupby(["game", "rotation"]).ngroups)
+    seats, battles = result.seats, result.tables["battles"]
+    n_games = int(seats["game"].nunique())
     sec.text(
         f"{n_games:,} full {n_players}-player games ({deals:,} deals, each played under every "
         f"rotation of seats, so a strategy's record does not depend on where it sits) with the "
@@ -77,7 +84,7 @@ def build(ctx, seed: int) -> Section:
         "intervals; fame intervals are normal intervals of the mean."
     )
 
-    strat = rate_table(seats, ["strategy"], "win")
+    strat = rate_table(seats, ["strategy"], "score")
     strat = strat.merge(
         seats.groupby("strategy", as_index=False)["fame"]
         .mean()
@@ -99,13 +106,13 @@ def build(ctx, seed: int) -> Section:
         n=f"{len(seats) // n_players:,} games, {strat['n'].iloc[0]:,} seats per strategy",
         n_value=n_games,
     )
-    sec.table("cove_strategy_win_rates", strat, "Win rate by strategy.")
+    sec.table("cove_strategy_win_rates", strat, "Win rate by strategy.", key=("strategy",))
 
     seat_advantage(
         ctx,
         sec,
         seats,
-        "win",
+        "score",
         stem="cove_seat_advantage",
         n_players=n_players,
         n_games=n_games,
@@ -139,29 +146,25 @@ def build(ctx, seed: int) -> Section:
         n=f"{n_games:,} games",
         n_value=n_games,
     )
-    sec.table("cove_fame_by_source", fame, "Mean fame per game by source and strategy.")
+    sec.table(
+        "cove_fame_by_source",
+        fame,
+        "Mean fame per game by source and strategy.",
+        key=("source", "strategy"),
+    )
 
     _lethality(ctx, sec, scen)
     _pirate_record(ctx, sec, battles, n_games)
     _tavern(ctx, sec, seats, mix, api, scen, seed, deals)
-    sec.data("cove_seats", seats)
-    sec.data("cove_pirate_battles", battles)
+    sec.data("cove_seats", seats, key=SEAT_KEY)
+    sec.data("cove_pirate_battles", battles, key=("game", "battle"))
     return sec
 
 
 def _lethality(ctx, sec: Section, scen) -> None:
     from reports import figures
 
-    mod = engine_module("simulator.cove.lethality")
-    fn = getattr(mod, "lethality_table", None) if mod is not None else None
-    if fn is None:
-        sec.text(
-            "Legendary Pirate lethality over ship builds: engine not available in this build "
-            "(simulator.cove.lethality.lethality_table is missing).",
-            "warning",
-        )
-        return
-    table = fn(scen)
+    table = lethality_table(scen)
     if not isinstance(table, pd.DataFrame) or not {"pirate", "build", "p_sink"} <= set(
         table.columns
     ):
@@ -196,7 +199,12 @@ def _lethality(ctx, sec: Section, scen) -> None:
         n_value=None,
         method="/".join(methods),
     )
-    sec.table("cove_lethality", table, "Lethality of each Legendary Pirate by ship build.")
+    sec.table(
+        "cove_lethality",
+        table,
+        "Lethality of each Legendary Pirate by ship build.",
+        key=("pirate", "build"),
+    )
 
 
 def _pirate_record(ctx, sec: Section, battles: pd.DataFrame, n_games: int) -> None:
@@ -235,7 +243,10 @@ def _pirate_record(ctx, sec: Section, battles: pd.DataFrame, n_games: int) -> No
         n_value=len(b),
     )
     sec.table(
-        "cove_pirate_record", rec, "In-game record of each Legendary Pirate and the Royal Navy."
+        "cove_pirate_record",
+        rec,
+        "In-game record of each Legendary Pirate and the Royal Navy.",
+        key=("opponent",),
     )
 
 
@@ -261,7 +272,12 @@ def _tavern(
 
     t = mean_table(seats, ["strategy"], "fame_fame_cards") if "fame_fame_cards" in seats else None
     if t is not None:
-        sec.table("cove_tavern_fame_cards", t, "Mean fame per game from fame cards, by strategy.")
+        sec.table(
+            "cove_tavern_fame_cards",
+            t,
+            "Mean fame per game from fame cards, by strategy.",
+            key=("strategy",),
+        )
     if "tavern" not in mix or "tavern" not in scen.rules.strategies:
         return
     tav = scen.rules.strategies["tavern"]
@@ -292,9 +308,16 @@ def _tavern(
         content_hash=content_hash(raw),
     )
     mix2 = [name if m == "tavern" else m for m in mix]
-    seats2, _, _ = api.play_games(
-        no_cards, mix2, len(mix), deals, seed=seed, n_jobs=ctx.jobs, rotate_seats=True, quiet=True
-    )
+    seats2 = api.play(
+        no_cards,
+        mix2,
+        n=deals * len(mix),
+        players=len(mix),
+        seed=seed,
+        jobs=ctx.jobs,
+        rotate_seats=True,
+        quiet=True,
+    ).seats
     sec.scenarios.append(scenario_row(no_cards))
     key = ["game", "rotation", "seat"]
     a = seats[seats["strategy"] == "tavern"].set_index(key).sort_index()
@@ -302,7 +325,7 @@ def _tavern(
     a, b = a.align(b, join="inner", axis=0)
     rows = []
     for label, col in (
-        ("win rate", "win"),
+        ("win rate", "score"),
         ("final fame", "fame"),
         ("fame from fame cards", "fame_fame_cards"),
     ):
@@ -358,4 +381,5 @@ def _tavern(
         "cove_tavern_card_value",
         value,
         "Tavern strategy with and without buying Tavern cards (paired).",
+        key=("measure",),
     )

@@ -152,11 +152,13 @@ def build(ctx, seed: int) -> Section:
                 "z",
             ]
         ],
+        key=("dice", "hit_on", "hits"),
     )
     sec.table(
         "dice_at_least_one",
         atleast,
         "Chance of at least one hit and expected hits (exact), with the simulated chance.",
         show=atleast[["dice", "hit_on", "p_at_least_one", "mc_at_least_one", "expected_hits", "n"]],
+        key=("dice", "hit_on"),
     )
     return sec

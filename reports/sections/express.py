@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from reports.html import Section
-from reports.sections.common import engine_module, scenario_row, unavailable
+from reports.sections.common import scenario_row
+from simulator.express import api
 
 TITLE = "Pirates express"
 MATRIX_N = {"test": 20, "quick": 200, "standard": 5_000, "full": 50_000}  # battles per cell
@@ -26,9 +27,6 @@ SEARCH = {
 
 
 def build(ctx, seed: int) -> Section:
-    api = engine_module("simulator.express.api")
-    if api is None:
-        return unavailable("express", TITLE, "simulator.express.api is missing")
     from reports import figures
 
     files = ctx.scenarios.get("express") or [None]
@@ -75,7 +73,10 @@ def build(ctx, seed: int) -> Section:
         n_value=n,
     )
     sec.table(
-        "express_nation_matrix", df, "Nation matrix: win, loss and draw rates with 95% intervals."
+        "express_nation_matrix",
+        df,
+        "Nation matrix: win, loss and draw rates with 95% intervals.",
+        key=("nation", "vs"),
     )
 
     crew, csum = api.crew_value(
@@ -116,7 +117,10 @@ def build(ctx, seed: int) -> Section:
         n_value=CREW_N[ctx.size],
     )
     sec.table(
-        "express_crew_value", crew.drop(columns=["what"]), "Crew-role and nation-power values."
+        "express_crew_value",
+        crew.drop(columns=["what"]),
+        "Crew-role and nation-power values.",
+        key=("kind", "name"),
     )
 
     candidates, n0 = SEARCH[ctx.size]
@@ -153,5 +157,5 @@ def build(ctx, seed: int) -> Section:
         "a search result, not a proof that no better fleet exists.",
         "note",
     )
-    sec.table("express_best_fleets", best, "Best fleet found per nation.")
+    sec.table("express_best_fleets", best, "Best fleet found per nation.", key=("nation",))
     return sec

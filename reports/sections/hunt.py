@@ -1,9 +1,9 @@
 """Report section "Les Pirates": seat advantage, game length and stalemates, each variant vs the
 base.
 
-Games come from :func:`simulator.hunt.api.play_games`. The base game is played with the four
-scripted strategies rotated through the seats (so seat and strategy effects separate). Each
-printed variant is played by ``runner`` players on the same seeds as a base run with the same
+Games come from :func:`simulator.hunt.api.play` (the game protocol). The base game is played with
+the four scripted strategies rotated through the seats (so seat and strategy effects separate).
+Each printed variant is played by ``runner`` players on the same seeds as a base run with the same
 player count (common random numbers), and the paired differences give 95% intervals and p-values,
 Holm-corrected over every variant and measure of the table.
 """
@@ -18,13 +18,13 @@ from scipy import stats as sps
 
 from reports.html import Section
 from reports.sections.common import (
-    engine_module,
     rate_table,
     scenario_row,
     seat_advantage,
-    unavailable,
 )
 from scenarios.loader import ScenarioError
+from simulator.hunt import api
+from simulator.hunt import variants as hunt_variants
 from simulator.sequential import holm
 
 TITLE = "Les Pirates"
@@ -60,11 +60,12 @@ def _paired(base: np.ndarray, var: np.ndarray) -> dict:
 
 
 def _per_game(games: pd.DataFrame) -> pd.DataFrame:
-    g = games.groupby("game_id")
+    g = games.groupby("game")
+    first = games[games["seat"] == 1]
     return pd.DataFrame(
         {
-            "first_seat_won": games[games["seat"] == 0]
-            .groupby("game_id")["won"]
+            "first_seat_won": (first["outcome"] == "win")
+            .groupby(first["game"])
             .mean()
             .astype(float),
             "turns": g["turns"].first().astype(float),
@@ -75,12 +76,9 @@ def _per_game(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def build(ctx, seed: int) -> Section:
-    api = engine_module("simulator.hunt.api")
-    if api is None:
-        return unavailable("hunt", TITLE, "simulator.hunt.api is missing")
     from reports import figures
 
-    variants_mod = engine_module("simulator.hunt.variants")
+    variants_mod = hunt_variants
     files = ctx.scenarios.get("hunt") or [None]
     base = api.load(files[0])
     sec = Section("hunt", TITLE)
@@ -88,11 +86,11 @@ def build(ctx, seed: int) -> Section:
     n_players = int(base.rules.default_players)
     mix = list(MIX[:n_players]) if n_players <= len(MIX) else ["runner"] * n_players
     n = BASE_GAMES[ctx.size]
-    games, _summary = api.play_games(
-        base, mix, n, seed=seed, n_jobs=ctx.jobs, rotate_seats=True, quiet=True, players=n_players
-    )
-    games = games.copy()
-    games["won"] = games["won"].astype(float)
+    games = api.play(
+        base, mix, n=n, seed=seed, jobs=ctx.jobs, rotate_seats=True, quiet=True, players=n_players
+    ).seats.copy()
+    # a game nobody wins (stalemate) counts as a win for nobody here
+    games["won"] = (games["outcome"] == "win").astype(float)
     sec.text(
         f"{n:,} games of the base game ('{base.name}', rules {base.rules_version}) with "
         f"{n_players} players, the strategies {', '.join(mix)} rotated through the seats "
@@ -129,12 +127,13 @@ def build(ctx, seed: int) -> Section:
         n=f"{n:,} games, {int(strat['n'].iloc[0]):,} seats per strategy",
         n_value=n,
     )
-    sec.table("hunt_strategy_win_rates", strat, "Win rate by strategy.")
+    sec.table("hunt_strategy_win_rates", strat, "Win rate by strategy.", key=("strategy",))
 
     per_game = _per_game(games).reset_index()
     length = pd.DataFrame(
         [
             {
+                "scenario": base.name,
                 "games": len(per_game),
                 "mean_turns": per_game["turns"].mean(),
                 "turns_p50": per_game["turns"].quantile(0.5),
@@ -166,15 +165,14 @@ def build(ctx, seed: int) -> Section:
         n=f"{n:,} games",
         n_value=n,
     )
-    sec.table("hunt_game_length", length, "Game length and stalemates in the base game.")
-    sec.data("hunt_games", per_game)
+    sec.table(
+        "hunt_game_length",
+        length,
+        "Game length and stalemates in the base game.",
+        key=("scenario",),
+    )
+    sec.data("hunt_games", per_game, key=("game",))
 
-    if variants_mod is None:
-        sec.text(
-            "Variants: engine not available in this build (simulator.hunt.variants is missing).",
-            "warning",
-        )
-        return sec
     _variants(ctx, sec, api, variants_mod, base, files[0], seed)
     return sec
 
@@ -210,16 +208,16 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
             continue
         sec.scenarios.append(scenario_row(scen))
         players = int(scen.rules.default_players)
-        var_games, _ = api.play_games(
-            scen, ["runner"], n, seed=vseed, n_jobs=ctx.jobs, quiet=True, players=players
-        )
+        var_games = api.play(
+            scen, ["runner"], n=n, seed=vseed, jobs=ctx.jobs, quiet=True, players=players
+        ).seats
         var = _per_game(var_games)
         paired_base = None
         if _seats(base.rules, players):
             if players not in base_cache:
-                b_games, _ = api.play_games(
-                    base, ["runner"], n, seed=vseed, n_jobs=ctx.jobs, quiet=True, players=players
-                )
+                b_games = api.play(
+                    base, ["runner"], n=n, seed=vseed, jobs=ctx.jobs, quiet=True, players=players
+                ).seats
                 base_cache[players] = _per_game(b_games)
             paired_base = base_cache[players]
         for measure, col in (
@@ -330,4 +328,9 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int) 
             n=f"{n:,} paired games per variant",
             n_value=n,
         )
-    sec.table("hunt_variants_vs_base", table, "Each variant against the base game.")
+    sec.table(
+        "hunt_variants_vs_base",
+        table,
+        "Each variant against the base game.",
+        key=("variant_file", "measure"),
+    )

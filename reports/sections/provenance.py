@@ -38,12 +38,11 @@ def build(
         "from the root seed by a fixed position, so adding or removing a game leaves the others "
         "unchanged."
     )
-    sec.table("provenance_run", run, "The run.")
+    sec.table("provenance_run", run, "The run.", key=("item",))
     timing = pd.DataFrame(
         [
             {
                 "section": s.title,
-                "engine_available": s.available,
                 "seed": str(s.seed) if s.seed is not None else "",
                 "wall_time_s": round(s.wall_time_s, 2),
                 "figures": len(s.figures_n),
@@ -52,7 +51,9 @@ def build(
             for s in sections
         ]
     )
-    sec.table("provenance_sections", timing, "Wall time and seed of each section.")
+    sec.table(
+        "provenance_sections", timing, "Wall time and seed of each section.", key=("section",)
+    )
     scen = [dict(row, section=s.title) for s in sections for row in s.scenarios]
     scen_df = (
         pd.DataFrame(scen)
@@ -67,6 +68,7 @@ def build(
         "provenance_scenarios",
         scen_df,
         "Scenario files used, with the hash of their merged rules and the rules version.",
+        key=("section", "content_hash"),
     )
     figs = pd.DataFrame([row for s in sections for row in s.figures_n])
     if figs.empty:
@@ -76,6 +78,7 @@ def build(
         "provenance_figures",
         figs,
         "What each figure rests on (n) and how its numbers were computed.",
+        key=("figure",),
     )
-    sec.table("provenance_packages", versions, "Package versions.")
+    sec.table("provenance_packages", versions, "Package versions.", key=("package",))
     return sec

@@ -32,10 +32,18 @@ import numpy as np
 import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
+from scenarios.strategies import strategy_hash, unknown_name_message
 from simulator.cove.dice import GameDice
 from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
 from simulator.cove.players import PlayerFactory, check_strategies, make_player
+from simulator.cove.rules import CoveRules
 from simulator.errors import UserError
+from simulator.protocol import (
+    SCHEMA_VERSION,
+    TABLE_PROVENANCE,
+    PlayResult,
+    outcomes_from_scores,
+)
 from simulator.runner import Chunk, run_chunks
 from simulator.stats import wilson_interval
 
@@ -58,6 +66,7 @@ SEAT_COLUMNS = (
         "duel",
     ]
 )
+BATTLE_KEY = ("game", "battle")  # key of the protocol's battles table (see to_battles)
 BATTLE_COLUMNS = [
     "game",
     "rotation",
@@ -73,16 +82,47 @@ BATTLE_COLUMNS = [
 ]
 
 
-def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -> list[str]:
-    """Check the player count and the strategy names; one name fills every seat."""
+def default_mix(scenario) -> tuple[str, ...]:
+    """The scenario's default table: its ``default_mix`` names in order."""
+    return tuple(_rules(scenario).default_mix)
+
+
+def player_counts(scenario) -> tuple[int, ...]:
+    s = _rules(scenario).setup
+    return tuple(range(s.min_players, s.max_players + 1))
+
+
+def mix_for(rules, n_players: int) -> list[str]:
+    """The default mix for ``n_players`` seats: its names in order, cycled (3 players: the
+    first three; 5 players: all four and the first again)."""
+    mix = list(rules.default_mix)
+    if not mix:
+        raise UserError("the scenario has no default_mix (allowed: give --strategies)")
+    return [mix[i % len(mix)] for i in range(n_players)]
+
+
+def resolve_strategies(
+    rules, strategies: Sequence[str] | str | None, n_players: int | None
+) -> list[str]:
+    """Check the player count and the strategy names; one name fills every seat; none gives
+    the scenario's default mix (``n_players`` defaulting to its size)."""
     s = rules.setup
+    if strategies is None or strategies == "" or strategies == []:
+        if n_players is None:
+            n_players = len(rules.default_mix)
+        names = None
+    else:
+        names = (
+            [x.strip() for x in strategies.split(",")]
+            if isinstance(strategies, str)
+            else list(strategies)
+        )
+        if n_players is None:
+            n_players = len(names) if len(names) > 1 else len(rules.default_mix)
     if not s.min_players <= n_players <= s.max_players:
         raise UserError(f"--players {n_players} (allowed: {s.min_players}..{s.max_players})")
-    names = (
-        [x.strip() for x in strategies.split(",")]
-        if isinstance(strategies, str)
-        else list(strategies)
-    )
+    if names is None:
+        names = mix_for(rules, n_players)
     if len(names) == 1:
         names = names * n_players
     if len(names) != n_players:
@@ -94,7 +134,7 @@ def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -
     for name in names:
         if name not in rules.strategies:
             raise UserError(
-                f"--strategies: unknown strategy {name!r} (allowed: {', '.join(rules.strategies)})"
+                "--strategies: " + unknown_name_message("strategy", name, rules.strategies)
             )
     return names
 
@@ -143,7 +183,14 @@ def play_one(
     return game, game.play()
 
 
-def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: bool):
+def _chunk(
+    chunk: Chunk,
+    rules,
+    names: tuple[str, ...],
+    rotate: bool,
+    check: bool,
+    n_games: int | None = None,
+):
     n = len(names)
     rotations = range(n) if rotate else range(1)
     seat_rows: list[tuple] = []
@@ -155,6 +202,8 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
     for i, gseed in enumerate(chunk.seed.spawn(chunk.size)):
         gid = chunk.start + i
         for r in rotations:
+            if rotate and n_games is not None and gid * n + r >= n_games:
+                break  # -n counts games: the last deal may be played in fewer rotations
             seated = [names[(s + r) % n] for s in range(n)]
             _game, res = play_one(rules, seated, gseed, check=check, factory=factory, tables=tables)
             for sr in res.seats:
@@ -262,6 +311,7 @@ def play_games(
     rotate_seats: bool = False,
     quiet: bool = True,
     check_invariants: bool = False,
+    max_games: int | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Play ``n`` games of Pirate's Cove between scripted players.
 
@@ -276,18 +326,25 @@ def play_games(
         n_jobs: worker processes (results do not depend on it).
         quiet: no progress bar.
         check_invariants: check conservation and bounds after every phase (slower).
+        max_games: with ``rotate_seats``, stop after this many games in all (the last deal is
+            then played in fewer rotations); :func:`play` uses it so that ``-n`` counts games.
 
     Returns:
         ``(seats_df, battles_df, summary)`` as described in the module docstring.
     """
     if not isinstance(scenario, Scenario):
-        scenario = load_scenario(scenario, game="cove")
+        scenario = load_scenario(scenario, CoveRules)
     rules = scenario.rules
     names = tuple(resolve_strategies(rules, strategies, n_players))
     if n < 1:
         raise UserError(f"-n {n} (allowed: >= 1)")
     task = functools.partial(
-        _chunk, rules=rules, names=names, rotate=rotate_seats, check=check_invariants
+        _chunk,
+        rules=rules,
+        names=names,
+        rotate=rotate_seats,
+        check=check_invariants,
+        n_games=max_games,
     )
     manifest = {
         "scenario": scenario.provenance(),
@@ -321,3 +378,189 @@ def play_games(
         wall_time_s=run.wall_time_s,
     )
     return seats_df, battles_df, summary
+
+
+# --------------------------------------------------------------------------------------------
+# The game protocol (simulator/protocol.py): what the CLI, the report, compare and the search use
+
+GAME = "cove"
+
+
+def _rules(scenario):
+    return load(scenario).rules
+
+
+def load(scenario=None) -> Scenario:
+    """A loaded Pirate's Cove scenario (a path, a built-in name, a Scenario, or None)."""
+    if isinstance(scenario, Scenario):
+        return scenario
+    return load_scenario(scenario, CoveRules)
+
+
+def to_seats(seats_df: pd.DataFrame, n_players: int, rotate: bool) -> pd.DataFrame:
+    """The protocol's seats table from the engine's per-seat rows (seats from 1; ``game`` is the
+    game id, ``deal`` the deal whose dice it replays)."""
+    deal = seats_df["game"].to_numpy()
+    rot = seats_df["rotation"].to_numpy()
+    gid = deal * n_players + rot if rotate else deal
+    score = seats_df["win"].to_numpy(float)
+    out = pd.DataFrame(
+        {
+            "game": gid,
+            "rotation": rot,
+            "seat": seats_df["seat"].to_numpy() + 1,
+            "strategy": seats_df["strategy"].to_numpy(),
+            "outcome": outcomes_from_scores(score),
+            "score": score,
+            "deal": deal,
+        }
+    )
+    for c in seats_df.columns:
+        if c not in ("game", "rotation", "seat", "strategy", "win"):
+            out[c] = seats_df[c].to_numpy()
+    return out
+
+
+def to_battles(battles_df: pd.DataFrame, n_players: int, rotate: bool) -> pd.DataFrame:
+    """Battles keyed by (game, battle): the game id as in the seats table, battles numbered from
+    1 in the order fought; ``seats`` lists seat numbers from 1."""
+    df = battles_df.copy()
+    deal = df["game"].to_numpy(dtype=np.int64)
+    rot = df["rotation"].to_numpy(dtype=np.int64)
+    df["game"] = deal * n_players + rot if rotate else deal
+    df.insert(1, "battle", df.groupby("game").cumcount().to_numpy() + 1)
+    df.insert(2, "deal", deal)
+    df["seats"] = df["seats"].map(_seats_from_one)
+    return df
+
+
+def _seats_from_one(value: Any) -> str:
+    text = str(value)
+    if not text:
+        return text
+    return ",".join(str(int(x) + 1) for x in text.replace("+", ",").split(",") if x.strip())
+
+
+def summarise_seats(
+    seats: pd.DataFrame, battles: pd.DataFrame, names: Sequence[str], pirates: Sequence[str]
+) -> dict[str, Any]:
+    """The summary object (without provenance) from the protocol's tables."""
+    strat: dict[str, Any] = {}
+    for name in dict.fromkeys(names):
+        d = seats[seats["strategy"] == name]
+        k, m = float(d["score"].sum()), len(d)
+        lo, hi = wilson_interval(k, m)
+        strat[name] = {
+            "win_rate": k / m if m else None,
+            "ci95": [lo, hi],
+            "mean_fame": float(d["fame"].mean()) if m else None,
+            "games": m,
+            "fame_by_source": {
+                s: float(d[f"fame_{s}"].mean()) if m else None for s in FAME_SOURCES
+            },
+        }
+    seat_summary: dict[str, Any] = {}
+    for seat, d in seats.groupby("seat"):
+        k, m = float(d["score"].sum()), len(d)
+        lo, hi = wilson_interval(k, m)
+        seat_summary[str(int(seat))] = {
+            "win_rate": k / m,
+            "ci95": [lo, hi],
+            "mean_fame": float(d["fame"].mean()),
+            "games": m,
+        }
+    pir: dict[str, Any] = {}
+    for key in pirates:
+        d = battles[battles["pirate"] == key] if len(battles) else battles
+        pir[key] = {
+            "battles": len(d),
+            "player_ships_routed": int(d["player_ships_routed"].sum()) if len(d) else 0,
+            "times_sunk": int(d["outcome"].isin(["sunk", "captured"]).sum()) if len(d) else 0,
+        }
+    first = seats.drop_duplicates(["game"]) if len(seats) else seats
+    return {
+        "n_games": int(seats["game"].nunique()) if len(seats) else 0,
+        "strategies": strat,
+        "seats": seat_summary,
+        "pirates": pir,
+        "ties": int(first["tie"].sum()) if len(first) else 0,
+        "duels": int(first["duel"].sum()) if len(first) else 0,
+    }
+
+
+def play(
+    scenario=None,
+    strategies: Sequence[str] | str | None = None,
+    *,
+    n: int,
+    players: int | None = None,
+    seed: int | None = None,
+    jobs: int = 1,
+    rotate_seats: bool = False,
+    quiet: bool = True,
+    check: bool = False,
+    engine: str | None = None,
+) -> PlayResult:
+    """Play ``n`` games of Pirate's Cove (the protocol's ``play``).
+
+    ``strategies``: names of the scenario's strategies, one per seat (one name fills every seat;
+    ``None``: the default mix for ``players`` seats, cycled). ``n`` counts games: with
+    ``rotate_seats`` the games come in deals of ``players`` rotations that replay the same dice
+    (game ``g`` is deal ``g // players``, rotation ``g % players``; when ``n`` is not a multiple
+    of ``players`` the last deal is played in its first ``n mod players`` rotations).
+
+    Returns:
+        :class:`~simulator.protocol.PlayResult` with ``seats`` (key game, rotation, seat),
+        ``tables["battles"]`` (key game, battle) and the summary of ``cove play --format json``.
+    """
+    if engine not in (None, "python"):
+        raise UserError(f"--engine {engine!r} (allowed: python)")
+    scen = load(scenario)
+    rules = scen.rules
+    names = resolve_strategies(rules, strategies, players)
+    n_players = len(names)
+    if n < 1:
+        raise UserError(f"-n {n} (allowed: >= 1)")
+    deals = -(-n // n_players) if rotate_seats else n
+    seats_df, battles_df, summ = play_games(
+        scen,
+        names,
+        n_players,
+        deals,
+        seed=seed,
+        n_jobs=jobs,
+        rotate_seats=rotate_seats,
+        quiet=quiet,
+        check_invariants=check,
+        max_games=n if rotate_seats else None,
+    )
+    seats = to_seats(seats_df, n_players, rotate_seats)
+    battles = to_battles(battles_df, n_players, rotate_seats)
+    prov = {
+        **scen.provenance(),
+        "strategy_hashes": {k: strategy_hash(rules.strategies[k]) for k in dict.fromkeys(names)},
+    }
+    summary = summarise_seats(seats, battles, names, [*rules.pirates, "royal_navy"])
+    summary.update(
+        schema_version=SCHEMA_VERSION,
+        n_deals=deals,
+        n_players=n_players,
+        strategies_by_seat=list(names),
+        rotate_seats=rotate_seats,
+        seed=summ["seed"],
+        provenance=prov,
+        chunk_size=CHUNK_SIZE,
+        wall_time_s=summ["wall_time_s"],
+    )
+    for df in (seats, battles):
+        for key in TABLE_PROVENANCE:
+            df[key] = prov[key]
+        df["seed"] = str(summ["seed"])
+    return PlayResult(
+        game=GAME,
+        seats=seats,
+        summary=summary,
+        tables={"battles": battles},
+        entropy=summ["seed"],
+        provenance=prov,
+    )

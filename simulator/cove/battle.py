@@ -11,7 +11,7 @@ Stable API (used by the full game)::
     result = resolve_battle(rules, ships, npc, policies, rng, island="hull",
                             royal_navy_controller=None, royal_navy_policy=None)
 
-* ``rules``: :class:`simulator.cove.rules.CoveRules` (``load_scenario(None, game="cove").rules``).
+* ``rules``: :class:`simulator.cove.rules.CoveRules` (``load_scenario(None, CoveRules).rules``).
 * ``ships``: list of :class:`BattleShip` (player ships at the island, any order; seats must differ).
   The battle copies them and never mutates the caller's objects.
 * ``npc``: ``None``, a key of ``rules.pirates`` (``"blackbeard"``, ``"flying_dutchman"``,

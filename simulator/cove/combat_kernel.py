@@ -31,6 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from simulator.compiled import CompiledEngine
 from simulator.cove.battle import ROYAL_NAVY, TREASURE_ISLAND, BattleShip, _Battle
 from simulator.cove.combat_policies import BattlePolicy, RoyalNavyPolicy, RulePolicy
 from simulator.cove.rules import SECTIONS, CoveRules
@@ -877,8 +878,9 @@ def simulate_battles_kernel(
 def warm_up() -> None:
     """Compile (or load from the on-disk cache) the kernel: call before timing it."""
     from scenarios import load_scenario
+    from simulator.cove.rules import CoveRules
 
-    rules = load_scenario(None, game="cove").rules
+    rules = load_scenario(None, CoveRules).rules
     simulate_battles_kernel(
         rules,
         [BattleShip(0, [2, 2, 2, 2]), BattleShip(1, [2, 2, 2, 2])],
@@ -890,3 +892,8 @@ def warm_up() -> None:
 
 
 __all__ = ["kernel_applies", "simulate_battles_kernel", "warm_up"]
+
+
+#: the battle kernel as the runner announces it (cold compile measured 16 s wall, 10 s CPU, on
+#: 2 busy cores); tasks that may call :func:`simulate_battles_kernel` pass it to ``run_chunks``
+COMPILED_ENGINE = CompiledEngine("Pirate's Cove battle kernel", (_run,), 20)

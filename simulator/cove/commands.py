@@ -17,7 +17,6 @@ import click
 import numpy as np
 import pandas as pd
 
-from reports.output import emit, ensure_writable_dir, write_table
 from scenarios import load_scenario
 from simulator.clitools import (
     format_option,
@@ -27,10 +26,13 @@ from simulator.clitools import (
     replay_note,
     seed_option,
 )
+from simulator.cove.combat_kernel import COMPILED_ENGINE
 from simulator.cove.combat_policies import policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, exact_duel
+from simulator.cove.game_commands import play_command
 from simulator.cove.lethality import Build, duel_monte_carlo_chunk, lethality_table, read_builds
-from simulator.cove.rules import SECTIONS
+from simulator.cove.rules import SECTIONS, CoveRules
+from simulator.output import emit, ensure_writable_dir, write_table
 from simulator.runner import run_chunks
 from simulator.stats import Z95, wilson_interval
 
@@ -40,7 +42,7 @@ MC_CHUNK = 20_000
 
 
 def _scenario(path):
-    return load_scenario(path, game="cove")
+    return load_scenario(path, CoveRules)
 
 
 def parse_ship(spec: str, rules, where: str = "--ship") -> Build:
@@ -229,6 +231,7 @@ def duel(ships, vs, exact, n, policy, vs_policy, scenario_path, seed, jobs, quie
         quiet=quiet,
         chunk_size=MC_CHUNK,
         desc="battles",
+        compiled=COMPILED_ENGINE,
         manifest={"command": "cove duel", **info},
     )
     tot = np.sum(run.results, axis=0)
@@ -350,7 +353,9 @@ def lethality(
         df[k] = v
     shown = df.drop(columns=["ms", "states", *sc.provenance().keys()])
     if out_dir is not None:
-        for p in write_table(df.drop(columns=["ms"]), out_dir, "lethality"):
+        for p in write_table(
+            df.drop(columns=["ms"]), out_dir, "lethality", key=("pirate", "build")
+        ):
             note(f"wrote {Path(p)}", quiet or fmt == "json")
     method = "monte-carlo" if company else "exact"
     obj = {"rows": shown, "method": method, "policy": policy, "company": company, **sc.provenance()}
@@ -369,10 +374,4 @@ def lethality(
         replay_note(entropy, seed is not None, quiet or fmt == "json")
 
 
-try:
-    from simulator.cove.game_commands import play as _play
-except ModuleNotFoundError as exc:  # the full-game command is built in a separate module
-    if exc.name != "simulator.cove.game_commands":
-        raise
-else:
-    cove.add_command(_play)
+cove.add_command(play_command)

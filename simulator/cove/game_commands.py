@@ -2,7 +2,7 @@
 
 The ``cove`` click group lives in :mod:`simulator.cove.commands` (combat helper), which imports
 :data:`play` from here and adds it. No game logic here: options are parsed, the scenario loaded,
-:func:`simulator.cove.api.play_games` called and the result handed to :mod:`reports.output`.
+:func:`simulator.cove.api.play_games` called and the result handed to :mod:`simulator.output`.
 """
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ from __future__ import annotations
 import click
 import pandas as pd
 
-from reports.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from scenarios.loader import load_scenario
 from simulator.clitools import format_option, note, replay_note, simulation_options
-from simulator.cove.api import play_games
+from simulator.cove.api import BATTLE_KEY, play
+from simulator.cove.rules import CoveRules
+from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
+from simulator.protocol import SEAT_KEY
 
 
 def summary_tables(summary: dict) -> dict[str, pd.DataFrame]:
@@ -73,20 +75,30 @@ def long_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     "--players",
     "n_players",
     type=click.IntRange(3, 5),
-    required=True,
-    help="Players at the table (3, 4 or 5).",
+    default=None,
+    help="Players at the table (3, 4 or 5; default: the number of --strategies, else the size "
+    "of the scenario's default mix).",
 )
 @click.option(
     "--strategies",
-    required=True,
+    default=None,
     metavar="A,B,C[,...]",
-    help="One strategy per seat (names of the scenario's [strategies.*]), comma-separated.",
+    help="One strategy per seat (names of the scenario's [strategies.*]), comma-separated "
+    "(default: the scenario's default_mix, in order and cycled for 3 or 5 players).",
 )
-@click.option("-n", "n", type=click.IntRange(min=1), required=True, help="Number of games (deals).")
+@click.option(
+    "-n",
+    "n",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Number of games played (rotations included).",
+)
 @click.option(
     "--rotate-seats",
     is_flag=True,
-    help="Play every game under each rotation of seats (n x players games, same dice).",
+    help="Rotate the strategies round the seats: games come in deals of one game per rotation "
+    "that replay the same dice (still n games in all).",
 )
 @click.option(
     "--out",
@@ -97,31 +109,28 @@ def long_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 )
 @format_option
 @simulation_options
-def play(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs, quiet):
+def play_command(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs, quiet):
     """Play full Pirate's Cove games between scripted players; win rates by strategy and seat."""
-    scen = load_scenario(scenario, game="cove")
+    scen = load_scenario(scenario, CoveRules)
     if out is not None:
         ensure_writable_dir(out)
-    seats_df, battles_df, summary = play_games(
+    result = play(
         scen,
         strategies,
-        n_players,
-        n,
+        n=n,
+        players=n_players,
         seed=seed,
-        n_jobs=jobs,
+        jobs=jobs,
         rotate_seats=rotate_seats,
         quiet=quiet,
     )
-    replay_note(summary["seed"], seed is not None, quiet)
+    summary = result.summary
+    n_players = summary["n_players"]
+    replay_note(summary["seed"], seed is not None, quiet or fmt == "json")
     tables = summary_tables(summary)
     if out is not None:
-        prov = scen.provenance()
-        for df in (seats_df, battles_df):
-            for k, v in prov.items():
-                df[k] = v
-            df["seed"] = summary["seed"]
-        write_table(seats_df, out, "seats")
-        write_table(battles_df, out, "battles")
+        write_table(result.seats, out, "seats", key=SEAT_KEY)
+        write_table(result.tables["battles"], out, "battles", key=BATTLE_KEY)
         write_text(f"{out}/summary.json", dumps(summary) + "\n")
         note(f"wrote {out}/seats.csv|parquet, {out}/battles.csv|parquet, {out}/summary.json", quiet)
     head = (

@@ -23,6 +23,7 @@ from scenarios.loader import load_scenario
 from simulator.cove.dice import ReplayDice
 from simulator.cove.game import Game
 from simulator.cove.players import ReplayCursor, ReplayPlayer, make_player
+from simulator.cove.rules import CoveRules
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
 
@@ -72,7 +73,7 @@ def final_state(game: Game, result) -> dict[str, Any]:
 
 def _rules(scenario: str | None):
     root = Path(__file__).resolve().parents[2]
-    return load_scenario(None if scenario is None else root / scenario, game="cove").rules
+    return load_scenario(None if scenario is None else root / scenario, CoveRules).rules
 
 
 def record(name: str) -> dict[str, Any]:

@@ -27,6 +27,7 @@ import pandas as pd
 from scenarios import Scenario, load_scenario
 from simulator.cove.battle import BattleShip
 from simulator.cove.combat import simulate_battles
+from simulator.cove.combat_kernel import COMPILED_ENGINE
 from simulator.cove.combat_policies import RulePolicy, policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, exact_duel
 from simulator.cove.rules import SECTIONS, CoveRules
@@ -194,7 +195,7 @@ def lethality_table(
         n, seed, n_jobs, quiet: Monte Carlo size, root seed, workers, progress bar (company > 0).
     """
     if scenario is None:
-        scenario = load_scenario(None, game="cove")
+        scenario = load_scenario(None, CoveRules)
     rules = scenario.rules if isinstance(scenario, Scenario) else scenario
     builds = builds if builds is not None else standard_builds(rules)
     if not 0 <= company <= 4:
@@ -249,6 +250,7 @@ def lethality_table(
                     quiet=quiet,
                     chunk_size=20_000,
                     desc=f"{opp} vs {b.name}",
+                    compiled=COMPILED_ENGINE,
                 )
                 tot = np.sum(run.results, axis=0)
                 lo, hi = wilson_interval(tot[7], n)
@@ -274,7 +276,7 @@ def lethality_table(
 @lru_cache(maxsize=8)
 def _rules_from(path: str | None) -> CoveRules:
     # scenario rules hold read-only mappings that do not pickle: workers reload them by path
-    return load_scenario(path, game="cove").rules
+    return load_scenario(path, CoveRules).rules
 
 
 def duel_monte_carlo_chunk(

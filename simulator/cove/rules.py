@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import Literal
+from typing import ClassVar, Literal
 
 from scenarios.loader import ScenarioError
 
@@ -328,6 +328,8 @@ class Strategy:
 @dataclass(frozen=True, slots=True)
 class CoveRules:
     """All of Pirate's Cove as data."""
+
+    GAME: ClassVar[str] = "cove"  # the scenario files' ``game`` key
 
     ship_mat: ShipMat = field(default_factory=ShipMat)
     setup: Setup = field(default_factory=Setup)

@@ -25,6 +25,7 @@ import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
 from simulator import dice
+from simulator.compiled import CompiledEngine
 from simulator.errors import UserError
 from simulator.express import battle, racing
 from simulator.express.admiral import pmf_table
@@ -49,6 +50,8 @@ from simulator.express.rules import CREW_ROLES, SCENARIO_NAMES, ExpressRules
 from simulator.runner import Block, Chunk, derive_seed, fresh_entropy, run_chunks
 from simulator.stats import Z95, wilson_interval
 
+#: the battle engine and commanders (cold compile measured 42 s wall, 19 s CPU, on 2 busy cores)
+COMPILED_ENGINE = CompiledEngine("Pirates express engine", (battle.play_many,), 60)
 DEFAULT_CHUNK = 500  # battles per chunk (fixes the seed tree together with the seed)
 
 
@@ -60,7 +63,7 @@ def load(scenario: str | Scenario | None = None) -> Scenario:
     """The express scenario (a path, a built-in name, a loaded Scenario, or None: standard)."""
     if isinstance(scenario, Scenario):
         return scenario
-    return load_scenario(scenario, game="express")
+    return load_scenario(scenario, ExpressRules)
 
 
 def _check_nation(rules: ExpressRules, nation: str) -> None:
@@ -199,7 +202,16 @@ def run_pairings(
     if n <= 0:
         raise UserError(f"-n must be at least 1 (got {n})")
     task = functools.partial(_pairings_chunk, pairings=tuple(pairings))
-    run = run_chunks(task, n, seed=seed, n_jobs=jobs, quiet=quiet, chunk_size=chunk_size, desc=desc)
+    run = run_chunks(
+        task,
+        n,
+        seed=seed,
+        n_jobs=jobs,
+        quiet=quiet,
+        chunk_size=chunk_size,
+        desc=desc,
+        compiled=COMPILED_ENGINE,
+    )
     return np.concatenate(run.results, axis=1), run
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import click
 import pandas as pd
 
-from reports.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator.clitools import (
     format_option,
     jobs_option,
@@ -19,6 +18,7 @@ from simulator.clitools import (
 )
 from simulator.express import api
 from simulator.express.rules import COMMANDER_NAMES, SCENARIO_NAMES
+from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
 
 scenario_file_option = click.option(
     "--scenario",
@@ -57,14 +57,14 @@ out_option = click.option(
 )
 
 
-def _write(out, stem: str, df: pd.DataFrame, obj: dict, quiet: bool) -> None:
+def _write(out, stem: str, df: pd.DataFrame, obj: dict, quiet: bool, key: tuple[str, ...]) -> None:
     if out is None:
         return
     prov = obj.get("provenance", {})
     df = df.copy()
     for k, v in prov.items():
         df[k] = v
-    paths = write_table(df, out, stem)
+    paths = write_table(df, out, stem, key=key)
     paths.append(write_text(f"{out}/{stem}.json", dumps(obj) + "\n"))
     note("wrote " + ", ".join(str(p) for p in paths), quiet)
 
@@ -134,7 +134,7 @@ def fleets(nation, full_only, oars, limit, scenario, out, quiet, fmt):
         title=f"{nation}: {len(df)} legal fleets over {len(by_masts)} ship-size lists"
         + (f" (first {len(shown)} shown; --limit 0 for all)" if len(shown) < len(df) else ""),
     )
-    _write(out, f"fleets-{nation}", df, obj, quiet)
+    _write(out, f"fleets-{nation}", df, obj, quiet, key=("fleet",))
 
 
 @express.command(name="battle")
@@ -188,7 +188,7 @@ def battle_cmd(fleet, vs, commanders, scenario_name, scenario, n, seed, jobs, qu
         f"{s['provenance']['scenario_name']}, n={n}"
     )
     emit(fmt, table, s, title=title)
-    _write(out, "express-battles", df, s, quiet)
+    _write(out, "express-battles", df, s, quiet, key=("battle",))
 
 
 def _cell(p, lo, hi):
@@ -275,7 +275,7 @@ def matrix(
             note(f"  {nat}: {s['fleets'][nat]}", quiet)
     else:
         emit(fmt, df, s)
-    _write(out, f"express-matrix-{fleet_mode}", df, s, quiet)
+    _write(out, f"express-matrix-{fleet_mode}", df, s, quiet, key=("nation", "vs"))
 
 
 @express.command(name="crew-value")
@@ -316,4 +316,4 @@ def crew_value_cmd(commanders, scenario_name, scenario, n, seed, jobs, quiet, ou
         title=f"gain over the no-power baseline ({s['baseline_nation']}), score = win + draw/2, "
         f"n={n} per row, commanders={','.join(s['commanders'])}",
     )
-    _write(out, "express-crew-value", df, s, quiet)
+    _write(out, "express-crew-value", df, s, quiet, key=("kind", "name"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 from scenarios.loader import FrozenMap, ScenarioError
 from scenarios.strategies import (
@@ -298,6 +298,8 @@ class Studies:
 @dataclass(frozen=True, slots=True)
 class ExpressRules:
     """The whole Pirates express rule set."""
+
+    GAME: ClassVar[str] = "express"  # the scenario files' ``game`` key
 
     ships: Ships = Ships()
     fleet: FleetRules = FleetRules()

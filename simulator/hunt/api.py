@@ -2,30 +2,36 @@
 
 Example::
 
-    from simulator.hunt.api import load, play_games
+    from simulator.hunt.api import load, play
     scenario = load(variants=["cyclone"])                       # or load("my_board.toml")
-    games, summary = play_games(scenario, ["runner", "hunter"], n=2000, seed=1, n_jobs=2)
+    result = play(scenario, ["runner", "hunter"], n=2000, seed=1, jobs=2)
+    result.seats, result.summary
 
-``play_games(scenario, strategies, n, seed=None, n_jobs=1, rotate_seats=False, quiet=True,
-players=None, chunk_size=500, check=False, engine="fast") -> (games_df, summary_dict)``
+``play(scenario, strategies, *, n, players=None, seed=None, jobs=1, rotate_seats=False,
+quiet=True, check=False, engine="fast", chunk_size=500) -> PlayResult`` (the game protocol of
+:mod:`simulator.protocol`).
 
-* ``engine``: ``"fast"`` (numba, :mod:`.fast`) or ``"python"`` (the reference, :mod:`.game`);
+* ``engine``: ``"fast"`` (numba, :mod:`.fast.game`) or ``"python"`` (the reference, :mod:`.game`);
   both play by the same rules but draw dice from different streams, so a seed replays a run
-  for one engine. ``check=True`` runs the invariant checker after every change.
+  for one engine. ``check=True`` runs the invariant checker after every change; the first
+  illegal state stops the run with :class:`InvariantBroken` (a ``UserError``: one line naming
+  the game, its seed, the turn and the invariant of :data:`simulator.hunt.game.INVARIANTS`).
 
 * ``strategies``: one spec per seat (``"runner"``, ``"hunter:sink=20"``...) or a single spec for
-  every seat; ``players`` defaults to ``len(strategies)`` (or the scenario's default when one
-  spec is given).
+  every seat; names are the scenario's ``[strategies.*]``, values are checked against the
+  declared ranges of their kind (:func:`simulator.hunt.players.make_player`); ``players``
+  defaults to ``len(strategies)`` (or the scenario's default when one spec is given).
 * ``rotate_seats``: game ``g`` gives seat ``k`` the spec ``strategies[(k + g) % players]``, so
   every strategy sits in every seat equally often.
-* ``games_df`` is tidy, one row per game and seat: ``game_id, seat, strategy, ports, won,
-  winner, end, stalemate, draw, turns, sinkings`` (ships sunk in the game by boarding or
+* ``result.seats`` is tidy, one row per game and seat: ``game, rotation, seat`` (from 1),
+  ``strategy, outcome, score, ports, winner`` (the winning seat, 0 for none), ``end, stalemate,
+  draw, turns, sinkings`` (ships sunk in the game by boarding or
   explosion), ``ships_sunk`` (by this seat), ``ships_lost`` (by this seat, any cause),
   ``boardings, explosions, exploded, cyclone_losses, rerolls, loads, wrecks, max_fleet``, plus
   the scenario provenance and the seed.
-* ``summary_dict``: ``n_games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
+* ``result.summary``: ``n_games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
   ``ci95`` Wilson, ``fair_share`` = 1/players), ``strategies`` (same per strategy, over the seats
-  it played), ``first_player`` (seat 0 against 1/players), ``stalemate_rate`` (+ ``ci95``),
+  it played), ``first_player`` (seat 1 against 1/players), ``stalemate_rate`` (+ ``ci95``),
   ``draw_rate``, ``turns`` {mean, p50, p90}, ``sinkings_per_game``, ``seed``, ``provenance``.
 
 Runs go through :func:`simulator.runner.run_chunks`: the same seed gives the same games for any
@@ -40,15 +46,46 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from scenarios.loader import Scenario
+from simulator.compiled import CompiledEngine
 from simulator.errors import UserError
-from simulator.hunt.game import END_DRAW, END_STALEMATE, IllegalState, initial_state, play_game
+from simulator.hunt.game import (
+    END_DRAW,
+    END_STALEMATE,
+    INVARIANTS,
+    IllegalState,
+    initial_state,
+    play_game,
+)
 from simulator.hunt.moves import build_tables
-from simulator.hunt.players import make_player
+from simulator.hunt.players import make_player, strategy_names
 from simulator.hunt.variants import load_hunt
-from simulator.runner import Chunk, run_chunks
+from simulator.protocol import (
+    SCHEMA_VERSION,
+    TABLE_PROVENANCE,
+    PlayResult,
+    outcomes_from_scores,
+    score_summary,
+)
+from simulator.runner import Chunk, RunError, run_chunks
 from simulator.stats import wilson_interval
 
+GAME = "hunt"
+#: measured cold compile: 49 s wall (30 s CPU) on 2 busy cores
+FAST_ENGINE_COMPILE_S = 60
+
 DEFAULT_CHUNK_SIZE = 500
+
+
+class InvariantBroken(UserError):
+    """``--check``: a game reached a state the rules forbid (one line: game, turn, invariant)."""
+
+
+def _broken(chunk: Chunk, game: int, turn: int, what: str) -> InvariantBroken:
+    return InvariantBroken(
+        f"--check: game {game} (seed {chunk.entropy}), turn {turn}: {what}; the engine or the "
+        "scenario's rules let an illegal state happen"
+    )
 
 
 def load(scenario=None, variants: Sequence[str] = ()):
@@ -65,10 +102,10 @@ def resolve_strategies(
     specs = tuple(s.strip() for s in strategies)
     if not specs or any(not s for s in specs):
         raise UserError(
-            "--strategies: empty strategy name (allowed: runner, hunter, guard, random)"
+            f"--strategies: empty strategy name (allowed: {', '.join(strategy_names(rules))})"
         )
     for s in specs:
-        make_player(s)  # validates
+        make_player(rules, s)  # validates
     if players is None:
         players = (
             len(specs)
@@ -108,7 +145,7 @@ def _chunk(
     """Play the chunk's games; one row per game and seat."""
     tables = build_tables(rules, players)
     unique = list(dict.fromkeys(specs))
-    policies = [make_player(s) for s in unique]
+    policies = [make_player(rules, s) for s in unique]
     seat_pols = np.array(
         [
             [
@@ -119,16 +156,23 @@ def _chunk(
         ],
         dtype=np.int64,
     ).reshape(chunk.size, players)
+    start = initial_state(tables, rules)
     if engine == "fast":
-        from simulator.hunt import fast
+        from simulator.hunt.fast import game as fast
+        from simulator.hunt.fast.moves import HASH_SIZE
 
-        out = fast.run_games(
-            tables, rules, initial_state(tables, rules), policies, seat_pols, chunk.rng(), check
-        )
-        if check and (out[:, fast.O_ERROR] != 0).any():
-            bad = int(np.flatnonzero(out[:, fast.O_ERROR])[0])
-            raise IllegalState(
-                f"game {chunk.start + bad}: invariant {int(out[bad, fast.O_ERROR])} broken"
+        out = fast.run_games(tables, rules, start, policies, seat_pols, chunk.rng(), check)
+        errors = out[:, fast.O_ERROR]
+        if errors.any():
+            bad = int(np.flatnonzero(errors)[0])
+            code, turn = int(errors[bad]), int(out[bad, fast.O_TURNS])
+            if code == fast.ERR_BUFFERS:
+                raise RunError(
+                    f"game {chunk.start + bad}, turn {turn}: a roll has more distinct outcomes "
+                    f"than the compiled engine holds ({HASH_SIZE // 2}); use --engine python"
+                )
+            raise _broken(
+                chunk, chunk.start + bad, turn, f"invariant {code} broken: {INVARIANTS[code - 1]}"
             )
         rec = {
             "winner": out[:, fast.O_WINNER],
@@ -148,12 +192,15 @@ def _chunk(
     elif engine == "python":
         dice_rng = chunk.rng()
         pol_rng = _policy_rng(chunk)
-        games = [
-            play_game(
-                tables, rules, [policies[j] for j in seat_pols[i]], dice_rng, pol_rng, check=check
-            )
-            for i in range(chunk.size)
-        ]
+        games = []
+        for i in range(chunk.size):
+            seated = [policies[j] for j in seat_pols[i]]
+            try:
+                games.append(
+                    play_game(tables, rules, seated, dice_rng, pol_rng, check=check, start=start)
+                )
+            except IllegalState as exc:
+                raise _broken(chunk, chunk.start + i, exc.turn, str(exc)) from None
         rec = {
             key: np.array([getattr(g, key) for g in games])
             for key in (
@@ -227,36 +274,73 @@ def _rate(k: float, n: int) -> dict:
     }
 
 
-def summarise(games: pd.DataFrame, players: int) -> dict:
-    """Summary dict (see the module docstring) from a tidy games table."""
-    per_game = games[games["seat"] == 0]
+def to_seats(games: pd.DataFrame, players: int, rotate: bool) -> pd.DataFrame:
+    """The protocol's seats table (see :mod:`simulator.protocol`) from the engine's frame.
+
+    Seats are numbered from 1; ``winner`` is the winning seat's number, 0 when nobody won;
+    ``score`` is 1 for the winner, 1/players to everyone in a game nobody won (stalemate or
+    draw), else 0.
+    """
+    seat0 = games["seat"].to_numpy()
+    winner0 = games["winner"].to_numpy()
+    nobody = winner0 < 0
+    score = np.where(nobody, 1.0 / players, (winner0 == seat0).astype(float))
+    gid = games["game_id"].to_numpy()
+    out = pd.DataFrame(
+        {
+            "game": gid,
+            "rotation": gid % players if rotate else np.zeros_like(gid),
+            "seat": seat0 + 1,
+            "strategy": games["strategy"].to_numpy(),
+            "outcome": outcomes_from_scores(score),
+            "score": score,
+            "ports": games["ports"].to_numpy(),
+            "winner": np.where(nobody, 0, winner0 + 1),
+        }
+    )
+    rest = [c for c in games.columns if c not in ("game_id", "seat", "strategy", "ports", "won")]
+    rest = [c for c in rest if c != "winner"]
+    for c in rest:
+        out[c] = games[c].to_numpy()
+    return out
+
+
+def summarise(seats: pd.DataFrame, players: int) -> dict:
+    """Summary dict (see the module docstring) from the protocol's seats table."""
+    per_game = seats[seats["seat"] == 1]
     n = len(per_game)
-    seats = []
-    for seat, grp in games.groupby("seat", sort=True):
+    won = seats["outcome"] == "win"
+    seat_rows = []
+    for seat, grp in seats.groupby("seat", sort=True):
         entry = {
             "seat": int(seat),
-            **_rate(int(grp["won"].sum()), len(grp)),
+            **_rate(int(won[grp.index].sum()), len(grp)),
             "fair_share": 1.0 / players,
         }
         strategies = grp["strategy"].unique()
         entry["strategy"] = strategies[0] if len(strategies) == 1 else "rotated"
-        seats.append(entry)
+        seat_rows.append(entry)
+    scores = score_summary(seats)
     strategies = {}
-    for name, grp in games.groupby("strategy", sort=True):
+    for name, grp in seats.groupby("strategy", sort=True):
+        sc = scores[str(name)]
         strategies[str(name)] = {
-            **_rate(int(grp["won"].sum()), len(grp)),
+            **_rate(int(won[grp.index].sum()), len(grp)),
             "seat_games": len(grp),
+            "score": sc["score"],
+            "score_ci95": sc["score_ci95"],
         }
     stale = int(per_game["stalemate"].sum())
     lo, hi = wilson_interval(stale, n)
     turns = per_game["turns"].to_numpy()
-    first = seats[0] if seats else {}
+    first = seat_rows[0] if seat_rows else {}
     return {
         "n_games": n,
         "players": players,
-        "seats": seats,
+        "seats": seat_rows,
         "strategies": strategies,
         "first_player": {
+            "seat": 1,
             "win_rate": first.get("win_rate"),
             "ci95": first.get("ci95"),
             "fair_share": 1.0 / players,
@@ -276,24 +360,51 @@ def summarise(games: pd.DataFrame, players: int) -> dict:
     }
 
 
-def play_games(
+def _spec_hashes(rules, specs) -> dict[str, str]:
+    """A hash per strategy spec of what it plays (the player's full weights)."""
+    import dataclasses
+    import hashlib
+    import json
+
+    out = {}
+    for spec in dict.fromkeys(specs):
+        player = make_player(rules, spec)
+        fields = dataclasses.asdict(player) if dataclasses.is_dataclass(player) else {"spec": spec}
+        blob = json.dumps(fields, sort_keys=True, default=str)
+        out[spec] = hashlib.sha256(blob.encode()).hexdigest()[:12]
+    return out
+
+
+def _compiled_engine() -> CompiledEngine:
+    from simulator.hunt.fast import game as fast_game
+
+    return CompiledEngine("Les Pirates engine", (fast_game.play_many,), FAST_ENGINE_COMPILE_S)
+
+
+def play(
     scenario,
     strategies: Sequence[str] | str,
+    *,
     n: int,
+    players: int | None = None,
     seed: int | None = None,
-    n_jobs: int = 1,
+    jobs: int = 1,
     rotate_seats: bool = False,
     quiet: bool = True,
-    players: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
     check: bool = False,
-    engine: str = "fast",
-) -> tuple[pd.DataFrame, dict]:
-    """Play ``n`` seeded games; returns the tidy per-game-and-seat table and the summary.
+    engine: str | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+) -> PlayResult:
+    """Play ``n`` seeded games (the protocol's ``play``; see :mod:`simulator.protocol`).
 
-    ``engine``: ``"fast"`` (compiled, default) or ``"python"`` (the reference); ``check`` runs the
-    invariant checker after every change (slower; raises :class:`IllegalState`).
+    ``engine``: ``"fast"`` (compiled, the default) or ``"python"`` (the reference); ``check``
+    runs the invariant checker after every change (slower): an illegal state raises
+    :class:`InvariantBroken`, one line naming the game, the turn and the invariant. With
+    ``rotate_seats`` game ``g`` is played under rotation ``g mod players``.
     """
+    engine = engine or "fast"
+    if not isinstance(scenario, Scenario):
+        scenario = load(scenario)
     rules = scenario.rules
     if n < 1:
         raise UserError(f"-n {n}: at least one game (allowed: 1..)")
@@ -307,16 +418,25 @@ def play_games(
         check=check,
         engine=engine,
     )
+    prov = {**scenario.provenance(), "strategy_hashes": _spec_hashes(rules, specs)}
     run = run_chunks(
-        task, n, seed=seed, n_jobs=n_jobs, quiet=quiet, chunk_size=chunk_size, desc="games"
+        task,
+        n,
+        seed=seed,
+        n_jobs=jobs,
+        quiet=quiet,
+        chunk_size=chunk_size,
+        desc="games",
+        manifest={"scenario": prov, "strategies": list(specs), "players": players},
+        compiled=_compiled_engine() if engine == "fast" else None,
     )
-    games = pd.concat(run.results, ignore_index=True)
-    prov = scenario.provenance()
-    for key, value in prov.items():
-        games[key] = value
-    games["seed"] = str(run.entropy)
-    summary = summarise(games, players)
+    seats = to_seats(pd.concat(run.results, ignore_index=True), players, rotate_seats)
+    for key in TABLE_PROVENANCE:
+        seats[key] = prov[key]
+    seats["seed"] = str(run.entropy)
+    summary = summarise(seats, players)
     summary.update(
+        schema_version=SCHEMA_VERSION,
         strategies_by_seat=None if rotate_seats else list(specs),
         strategy_specs=list(dict.fromkeys(specs)),
         rotate_seats=rotate_seats,
@@ -326,4 +446,4 @@ def play_games(
         wall_time_s=run.wall_time_s,
         provenance=prov,
     )
-    return games, summary
+    return PlayResult(game=GAME, seats=seats, summary=summary, entropy=run.entropy, provenance=prov)

@@ -360,30 +360,34 @@ def compute_legs(
       trade-wind squares only, diagonal allowed (orthogonal too when ``trade_orthogonal``).
     * A leg from a trade-wind square whose first step leaves the zone is an orthogonal SUM leg.
     * A strait node departs from any half of itself or of a strait node next to it (switching
-      strait squares is free); legs into a strait never come from a diagonal.
+      strait squares is free); a leg leaving from the other strait square's halves passes over
+      that square (it is the first node of ``inter``), so an opponent or a wreck there blocks
+      it. Legs into a strait never come from a diagonal.
     """
     n_nodes = board.num_nodes
     single = [[[] for _ in range(max_len + 1)] for _ in range(n_nodes)]
     sum_ = [[[] for _ in range(max_len + 1)] for _ in range(n_nodes)]
     kind = board.kind
     for n in range(n_nodes):
-        starts = list(board.cells[n])
+        # (square the leg leaves from, the strait node switched through to get there or -1)
+        starts = [(cell, -1) for cell in board.cells[n]]
         if kind[n] == STRAIT:
             for m in board.neighbours[n]:
                 if kind[m] == STRAIT:
-                    starts.extend(board.cells[m])
+                    starts.extend((cell, m) for cell in board.cells[m])
         dirs = ALL_DIRS if kind[n] == TRADE else ORTHO
         seen_paths = set()
-        for start in starts:
+        for start, via in starts:
             for d in dirs:
                 dr, dc = DIRS[d]
                 r, c = start
-                path: list[int] = []
+                path: list[int] = [] if via < 0 else [via]
                 in_zone = None  # for trade-wind starts: does the leg stay in the zone?
-                while len(path) < max_len:
+                skip = 0 if via < 0 else 1  # the switched-through strait is not a step
+                while len(path) - skip < max_len:
                     r, c = r + dr, c + dc
                     m = board.cell_node.get((r, c))
-                    if m is None or m == n:
+                    if m is None or m in (n, via):
                         break
                     km = kind[m]
                     if kind[n] == TRADE and in_zone is None:
@@ -392,9 +396,10 @@ def compute_legs(
                             break
                         if not in_zone and d >= 4:
                             break  # no diagonal out of the zone
-                    if kind[n] == STRAIT and not path and km == STRAIT:
+                    if kind[n] == STRAIT and len(path) == skip and km == STRAIT:
                         break  # switching is free, not a leg
                     path.append(m)
+                    length = len(path) - skip
                     inter = tuple(path[:-1])
                     mask = _carrier_mask(board, carrier_rule, start, d, (r, c), km)
                     leg = Leg(m, inter, mask, d, start)
@@ -403,19 +408,19 @@ def compute_legs(
                             break
                         if (m, inter) not in seen_paths:
                             seen_paths.add((m, inter))
-                            single[n][len(path)].append(leg)
+                            single[n][length].append(leg)
                         continue
                     if km in (TRADE, STRAIT):
                         if (m, inter) not in seen_paths:
                             seen_paths.add((m, inter))
-                            sum_[n][len(path)].append(leg)
+                            sum_[n][length].append(leg)
                         break  # nothing passes over a trade wind or a strait
                     if (m, inter) not in seen_paths:
                         seen_paths.add((m, inter))
                         if kind[n] == TRADE:
-                            sum_[n][len(path)].append(leg)
+                            sum_[n][length].append(leg)
                         else:
-                            single[n][len(path)].append(leg)
+                            single[n][length].append(leg)
     return (
         tuple(tuple(tuple(x) for x in per) for per in single),
         tuple(tuple(tuple(x) for x in per) for per in sum_),

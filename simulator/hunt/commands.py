@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 import pandas as pd
 
-from reports.output import emit, ensure_writable_dir, write_table
 from simulator.clitools import (
     format_option,
     jobs_option,
@@ -14,9 +13,11 @@ from simulator.clitools import (
     replay_note,
     seed_option,
 )
-from simulator.hunt.api import play_games
+from simulator.hunt.api import play as play_games
 from simulator.hunt.board import parse_board, render
 from simulator.hunt.variants import load_hunt, variant_names
+from simulator.output import emit, ensure_writable_dir, write_table
+from simulator.protocol import SEAT_KEY
 
 
 def _scenario_options(f):
@@ -53,8 +54,8 @@ def hunt():
     "--strategies",
     default="runner",
     show_default=True,
-    help="Comma list, one per seat or one for all: runner, hunter, guard, random "
-    "(weights as name:key=value).",
+    help="Comma list, one per seat or one for all, of the scenario's [strategies.*] (standard: "
+    "runner, hunter, guard, random); parameters as name:key=value within their declared ranges.",
 )
 @click.option(
     "-n", "n", type=click.IntRange(1, 10**8), default=1000, show_default=True, help="Games."
@@ -70,6 +71,12 @@ def hunt():
     help="fast: compiled (numba); python: the readable reference (slow, same rules).",
 )
 @click.option(
+    "--check",
+    is_flag=True,
+    help="Run every game under the engine's invariant checker (slower); an illegal state stops "
+    "the run with one line naming the game, the turn and the invariant (exit 2).",
+)
+@click.option(
     "--out",
     "out",
     type=click.Path(file_okay=False),
@@ -81,30 +88,45 @@ def hunt():
 @quiet_option
 @format_option
 def play(
-    scenario, variants, players, strategies, n, rotate_seats, engine, out, seed, jobs, quiet, fmt
+    scenario,
+    variants,
+    players,
+    strategies,
+    n,
+    rotate_seats,
+    engine,
+    check,
+    out,
+    seed,
+    jobs,
+    quiet,
+    fmt,
 ):
     """Play N seeded games and report seat and strategy win rates with 95% intervals."""
     sc = load_hunt(scenario, variants)
     if out:
         ensure_writable_dir(out)
-    games, summary = play_games(
+    result = play_games(
         sc,
         strategies,
-        n,
+        n=n,
         seed=seed,
-        n_jobs=jobs,
+        jobs=jobs,
         rotate_seats=rotate_seats,
         quiet=quiet,
         players=players,
         engine=engine,
+        check=check,
     )
+    games, summary = result.seats, result.summary
     replay_note(summary["seed"], seed is not None, quiet or fmt == "json")
     summary["variants"] = list(variants)
+    summary["checked"] = check
     summary.pop("wall_time_s", None)
     if out:
-        from reports.output import dumps, write_text
+        from simulator.output import dumps, write_text
 
-        write_table(games, out, "games")
+        write_table(games, out, "games", key=SEAT_KEY)
         write_text(f"{out}/summary.json", dumps(summary) + "\n")
         note(f"wrote {out}/games.csv, games.parquet, summary.json", quiet or fmt == "json")
     rows = []

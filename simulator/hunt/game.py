@@ -25,8 +25,36 @@ from simulator.hunt.moves import Option, State, Tables, has_won, turn_options
 END_WIN, END_STALEMATE, END_DRAW = "win", "stalemate", "draw"
 
 
+#: The invariants :func:`check_state` enforces, numbered from 1; the compiled engine's checker
+#: (:func:`simulator.hunt.fast.game.check_state`) returns the same numbers.
+INVARIANTS = (
+    "every ship is on a square of the board or sunk",
+    "a sunk ship stays sunk",
+    "a sunk ship carries no treasure",
+    "no square holds ships of two players",
+    "no square holds two ships outside the fleet variant",
+    "each treasure is on its island or aboard exactly one ship",
+    "no wrecks outside the shipwreck variant",
+    "a wreck stays where it is",
+)
+
+
 class IllegalState(AssertionError):
-    """The engine produced a state the rules forbid (raised by :func:`check_state`)."""
+    """The engine produced a state the rules forbid (raised by :func:`check_state`).
+
+    ``code`` is the invariant's number (1-based index into :data:`INVARIANTS`, 0 for a player
+    choosing an action it does not have); :func:`play_game` sets ``turn`` (0: the set-up).
+    """
+
+    def __init__(self, code: int, detail: str = ""):
+        self.code = code
+        self.detail = detail
+        self.turn: int | None = None
+        what = INVARIANTS[code - 1] if code >= 1 else "a player chose an action it does not have"
+        super().__init__(f"invariant {code} broken: {what}" + (f" ({detail})" if detail else ""))
+
+    def __reduce__(self):
+        return (IllegalState, (self.code, self.detail))
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,33 +225,31 @@ def check_state(t: Tables, st: State, before: State | None = None) -> None:
     count: dict[int, int] = {}
     for s, n in enumerate(st.ship_node):
         if not -1 <= n < n_nodes:
-            raise IllegalState(f"ship {s} on node {n}")
+            raise IllegalState(1, f"ship {s} on node {n}")
         if before is not None and before.ship_node[s] < 0 and n >= 0:
-            raise IllegalState(f"ship {s} came back from the deep")
+            raise IllegalState(2, f"ship {s}")
         if n < 0:
             if st.carrying[s] >= 0:
-                raise IllegalState(f"sunk ship {s} carries a treasure")
+                raise IllegalState(3, f"ship {s}")
             continue
         owners.setdefault(n, set()).add(t.ship_owner[s])
         count[n] = count.get(n, 0) + 1
     for n, o in owners.items():
         if len(o) > 1:
-            raise IllegalState(f"{t.board.node_name(n)} holds ships of seats {sorted(o)}")
+            raise IllegalState(4, f"{t.board.node_name(n)} holds ships of seats {sorted(o)}")
         if count[n] > 1 and not t.fleet:
-            raise IllegalState(
-                f"{t.board.node_name(n)} holds {count[n]} ships outside the fleet variant"
-            )
+            raise IllegalState(5, f"{t.board.node_name(n)} holds {count[n]} ships")
     for k in range(t.num_treasures):
         aboard = [s for s, c in enumerate(st.carrying) if c == k]
         on_island = st.treasure_island[k] == k
         if len(aboard) + on_island != 1:
-            raise IllegalState(f"treasure {k}: {len(aboard)} carriers, on island {on_island}")
+            raise IllegalState(6, f"treasure {k}: {len(aboard)} carriers, on island {on_island}")
         if st.treasure_island[k] not in (-1, k):
-            raise IllegalState(f"treasure {k} on the wrong island")
+            raise IllegalState(6, f"treasure {k} on the wrong island")
     if st.wrecks and not t.wrecks:
-        raise IllegalState("wrecks outside the shipwreck variant")
+        raise IllegalState(7, f"{len(st.wrecks)} wreck(s)")
     if before is not None and not before.wrecks <= st.wrecks:
-        raise IllegalState("a wreck disappeared")
+        raise IllegalState(8)
 
 
 TurnHook = Callable[[State, int, tuple, Option], None]
@@ -237,6 +263,7 @@ def play_game(
     policy_rng: np.random.Generator,
     check: bool = False,
     on_turn: TurnHook | None = None,
+    start: State | None = None,
 ) -> GameRecord:
     """Play one game; ``policies[seat]`` chooses for each seat.
 
@@ -246,13 +273,23 @@ def play_game(
         policies: one policy object per seat (see :mod:`simulator.hunt.players`).
         dice_rng: generator for every die of the game.
         policy_rng: generator handed to the players (they never see the dice generator).
-        check: run :func:`check_state` after every change (tests).
+        check: run :func:`check_state` after every change; an :class:`IllegalState` it raises
+            carries the turn (``exc.turn``, 0 for the set-up).
         on_turn: called as ``on_turn(state_before, seat, dice, option_chosen)`` for every roll
             played.
+        start: the position to start from (default: :func:`initial_state`).
     """
+    rec = GameRecord(sunk_by=[0] * t.num_players, lost=[0] * t.num_players)
+    try:
+        return _play(t, rules, policies, dice_rng, policy_rng, check, on_turn, start, rec)
+    except IllegalState as exc:
+        exc.turn = rec.turns
+        raise
+
+
+def _play(t, rules, policies, dice_rng, policy_rng, check, on_turn, start, rec) -> GameRecord:
     n_seats = t.num_players
-    rec = GameRecord(sunk_by=[0] * n_seats, lost=[0] * n_seats)
-    st = initial_state(t, rules)
+    st = initial_state(t, rules) if start is None else start
     if check:
         check_state(t, st)
     bag = DiceBag(dice_rng, rules.die_sides)
@@ -302,7 +339,7 @@ def play_game(
             ship = policy.fire_ship(obs, policy_rng)
             if ship is not None:
                 if owner[ship] != seat or st.ship_node[ship] < 0:
-                    raise IllegalState(f"seat {seat} chose ship {ship} as fire ship")
+                    raise IllegalState(0, f"seat {seat} chose ship {ship} as fire ship")
                 dice = bag.roll(fire.dice)
                 targets = fire_ship_targets(t, st, ship, sum(dice))
                 centre = st.ship_node[ship]

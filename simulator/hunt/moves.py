@@ -156,7 +156,7 @@ def units(t: Tables, st: State, player: int, occ: dict) -> list[tuple[int, ...]]
         if n in seen_nodes:
             continue
         seen_nodes.add(n)
-        stack = tuple(occ[n])
+        stack = tuple(x for x in occ[n] if t.ship_owner[x] == player)
         kinds = set()
         for x in stack:  # ships of a stack differ only by home port and cargo
             k = (t.ship_home[x], st.carrying[x])
@@ -176,9 +176,10 @@ def apply_step(t: Tables, st: State, player: int, step: Step) -> State:
     wrecks = st.wrecks
     dest = step.dest
     victims = [s for s, n in enumerate(ship_node) if n == dest and t.ship_owner[s] != player]
+    survivors: list[int] = []
     if victims and t.fleet and not t.fleet_sink_all and len(victims) > 1:
         victims.sort(key=lambda s: (carrying[s] < 0, s))  # a carrier is boarded first
-        victims = victims[:1]
+        victims, survivors = victims[:1], victims[1:]
     for v in victims:
         ship_node[v] = -1
         cargo = carrying[v]
@@ -193,12 +194,32 @@ def apply_step(t: Tables, st: State, player: int, step: Step) -> State:
         wrecks = wrecks | {dest}
     for m in step.ships:
         ship_node[m] = dest
+    for v in survivors:  # fleet sink = "one": the rest of the boarded fleet flees home
+        ship_node[v] = home_square(t, ship_node, wrecks, v)
+        cargo = carrying[v]
+        if cargo >= 0:  # a second treasure aboard (two treasures) goes back to its island
+            carrying[v] = -1
+            treasure[cargo] = cargo
     if step.load:
         isl = t.anchorage_island[dest]
         loader = next(m for m in step.ships if carrying[m] < 0)
         carrying[loader] = isl
         treasure[isl] = -1
     return State(tuple(ship_node), tuple(carrying), tuple(treasure), wrecks)
+
+
+def home_square(t: Tables, ship_node: list[int], wrecks: frozenset, ship: int) -> int:
+    """Where a survivor of a boarded fleet goes (fleet ``sink = "one"``): its home anchor, else
+    the first of its home port's berths, that holds no wreck and no other seat's ship; ``-1``
+    (sunk) when there is none."""
+    me = t.ship_owner[ship]
+    port = t.ship_home[ship]
+    for sq in (t.board.anchor_node[port], *t.board.berth_nodes[port]):
+        if sq in wrecks:
+            continue
+        if all(t.ship_owner[x] == me for x, n in enumerate(ship_node) if n == sq and x != ship):
+            return sq
+    return -1
 
 
 def loadable(t: Tables, st: State, dest: int) -> bool:
@@ -208,18 +229,21 @@ def loadable(t: Tables, st: State, dest: int) -> bool:
 
 
 def has_won(t: Tables, st: State, player: int) -> bool:
-    """A carrier of ``player`` is on its own home anchor, or every other seat has no ship left."""
+    """A carrier of ``player`` is on its own home anchor, or ``player`` has a ship afloat and
+    every other seat has none (when every ship is gone nobody has won: a draw)."""
     anchors = t.board.anchor_node
     others_alive = False
+    mine_alive = False
     for s, n in enumerate(st.ship_node):
         if n < 0:
             continue
         if t.ship_owner[s] == player:
+            mine_alive = True
             if st.carrying[s] >= 0 and n == anchors[t.ship_home[s]]:
                 return True
         else:
             others_alive = True
-    return not others_alive
+    return mine_alive and not others_alive
 
 
 def unit_steps(t: Tables, st: State, player: int, dice_left: tuple[int, ...], occ: dict):

@@ -2,22 +2,28 @@
 
 A policy sees an :class:`~simulator.hunt.game.Observation` (static tables, state, seat) and the
 list of legal :class:`~simulator.hunt.moves.Option` s, and returns an index. It gets its own
-generator (never the dice generator). Heuristic players score the state each option leads to:
+generator (never the dice generator). The kinds implemented here (:data:`IMPLEMENTED_KINDS`):
 
-* ``runner``: shortest path to the treasure, then home (step distances on the board graph);
-* ``hunter``: sinks opponents when it can and shadows an opponent carrier; uses fire ships;
-* ``guard``: keeps its ships on the shortest path between an opponent carrier and its home;
-* ``random``: a uniformly random legal option (and, with the fire-ship variant, an occasional
-  random fire ship).
+* ``heuristic`` (:class:`Heuristic`): scores the state each option leads to with weighted step
+  distances and counts; the scenario's kinds ``runner`` (shortest path to the treasure, then
+  home), ``hunter`` (sinks and shadows an opponent carrier; fire ships) and ``guard`` (keeps its
+  ships on an opponent carrier's way home) are heuristics with other default weights;
+* ``random`` (:class:`RandomPlayer`): a uniformly random legal option (and, with the fire-ship
+  variant, an occasional random fire ship).
 
-Parameters are weights: ``--strategies hunter:sink=20:shadow=5,runner`` (``name:key=value...``).
+Kinds, parameter spaces and named strategies are scenario data (``[kinds.*]`` and
+``[strategies.*]`` in ``scenarios/hunt/standard.toml``, schema :mod:`scenarios.strategies`);
+:func:`make_player` builds a player from ``name`` or ``name:key=value:...``
+(``--strategies hunter:sink=20:shadow=5,runner``), values checked against the declared ranges.
 Ties between equally scored options are broken at random.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 
+from scenarios.loader import ScenarioError
+from scenarios.strategies import param_space, resolve_params, root_kind, unknown_name_message
 from simulator.errors import UserError
 
 INF = 10**6
@@ -25,19 +31,20 @@ INF = 10**6
 
 @dataclass(frozen=True, slots=True)
 class Heuristic:
-    """A scoring player; the weights are its parameters (all >= 0)."""
+    """A scoring player (kind ``heuristic``); the weights are its parameters, declared with their
+    ranges and defaults in the scenario's ``[kinds.heuristic.params]``."""
 
-    name: str = "runner"
-    ship: float = 6.0  # per own ship afloat
-    sink: float = 0.0  # per opponent ship sunk (opponent ships afloat count against)
-    carry: float = 120.0  # holding a treasure
-    home: float = 4.0  # per step between the own carrier and its home anchor
-    seek: float = 2.0  # per step between the nearest own ship and a loaded island's anchorage
-    shadow: float = 0.0  # per step between the nearest own ship and an opponent carrier
-    guard: float = 0.0  # per step off the opponent carrier's shortest path home
-    threat: float = 30.0  # an opponent holding a treasure
-    danger: float = 3.0  # per opponent ship within 6 steps of the own carrier
-    fire: float = 0.0  # > 0: use fire ships against an aligned opponent carrier
+    name: str
+    ship: float  # per own ship afloat
+    sink: float  # per opponent ship sunk (opponent ships afloat count against)
+    carry: float  # holding a treasure
+    home: float  # per step between the own carrier and its home anchor
+    seek: float  # per step between the nearest own ship and a loaded island's anchorage
+    shadow: float  # per step between the nearest own ship and an opponent carrier
+    guard: float  # per step off the opponent carrier's shortest path home
+    threat: float  # an opponent holding a treasure
+    danger: float  # per opponent ship within 6 steps of the own carrier
+    fire: bool  # use fire ships against an aligned opponent carrier
 
     def score(self, obs, state) -> float:
         t = obs.tables
@@ -109,7 +116,7 @@ class Heuristic:
 
     def fire_ship(self, obs, rng):
         """Sacrifice a ship aligned (same row or column, 2-12 squares) with an opponent carrier."""
-        if self.fire <= 0:
+        if not self.fire:
             return None
         t, st = obs.tables, obs.state
         mine = [s for s in t.seat_ships[obs.seat] if st.ship_node[s] >= 0]
@@ -151,10 +158,11 @@ class Heuristic:
 
 @dataclass(frozen=True, slots=True)
 class RandomPlayer:
-    """Uniform over the legal options; fires a random ship with probability ``fire``."""
+    """Uniform over the legal options (kind ``random``); fires a random ship with probability
+    ``fire``."""
 
-    name: str = "random"
-    fire: float = 0.02
+    name: str
+    fire: float
 
     def choose(self, obs, options, rng) -> int:
         return int(rng.integers(len(options)))
@@ -169,43 +177,66 @@ class RandomPlayer:
         return int(rng.integers(len(targets)))
 
 
-PRESETS = {
-    "runner": Heuristic(name="runner"),
-    "hunter": Heuristic(name="hunter", sink=14.0, seek=1.0, shadow=3.0, threat=40.0, fire=1.0),
-    "guard": Heuristic(name="guard", sink=8.0, seek=1.5, guard=3.0, threat=40.0),
-    "random": RandomPlayer(),
-}
-STRATEGIES = tuple(PRESETS)
+#: root kinds a scenario's [kinds.*] may build on, and the classes that play them
+IMPLEMENTED_KINDS = ("heuristic", "random")
+_PLAYER_CLASSES = {"heuristic": Heuristic, "random": RandomPlayer}
+
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 
 
-def make_player(spec: str):
-    """Build a player from ``name`` or ``name:key=value:key=value`` (weights as numbers)."""
+def _parse(text: str, decl):
+    """A command-line value as the declared parameter's type (checked by ``decl.coerce``)."""
+    if decl.type == "bool":
+        low = text.strip().lower()
+        return True if low in _TRUE else False if low in _FALSE else text
+    if decl.type in ("int", "float"):
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    return text
+
+
+def strategy_names(rules) -> tuple[str, ...]:
+    """The strategies a scenario declares (what ``--strategies`` accepts)."""
+    return tuple(rules.strategies)
+
+
+def make_player(rules, spec: str):
+    """Build the player of ``spec`` (``name`` or ``name:key=value:key=value``) from ``rules``.
+
+    ``name`` is one of the scenario's ``[strategies.*]``; each ``key=value`` overrides one
+    parameter of its kind, inside the declared range. Raises a one-line :class:`UserError`
+    naming the spec and what is allowed ("did you mean" for unknown names).
+    """
     name, *params = spec.strip().split(":")
-    if name not in PRESETS:
-        import difflib
-
-        close = difflib.get_close_matches(name, STRATEGIES, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UserError(
-            f"--strategies: unknown strategy {name!r} (allowed: {', '.join(STRATEGIES)}){hint}"
-        )
-    player = PRESETS[name]
-    allowed = [f.name for f in fields(player) if f.name != "name"]
-    changes = {}
+    strategies = rules.strategies
+    if name not in strategies:
+        raise UserError(f"--strategies: {unknown_name_message('strategy', name, strategies)}")
+    decl = strategies[name]
+    values = resolve_params(rules.kinds, decl, f"strategies.{name}")
+    space = param_space(rules.kinds, decl.kind)
     for p in params:
         key, sep, value = p.partition("=")
-        if not sep or key not in allowed:
+        if not sep:
             raise UserError(
-                f"--strategies: {spec!r}: bad parameter {p!r} "
-                f"(allowed: {', '.join(k + '=NUMBER' for k in allowed)})"
+                f"--strategies: {spec!r}: {p!r} is not key=value "
+                f"(allowed: {', '.join(k + '=' + space[k].type.upper() for k in space)})"
+            )
+        if key not in space:
+            raise UserError(
+                f"--strategies: {spec!r}: {unknown_name_message('parameter', key, space)}"
             )
         try:
-            num = float(value)
-        except ValueError:
-            raise UserError(
-                f"--strategies: {spec!r}: {key} must be a number, got {value!r}"
-            ) from None
-        if not num >= 0 or num == float("inf"):
-            raise UserError(f"--strategies: {spec!r}: {key} must be a finite number >= 0")
-        changes[key] = num
-    return replace(player, **changes) if changes else player
+            values[key] = space[key].coerce(_parse(value, space[key]), key)
+        except ScenarioError as exc:
+            raise UserError(f"--strategies: {spec!r}: {key}: {exc.problem}") from None
+    cls = _PLAYER_CLASSES[root_kind(rules.kinds, decl.kind)]
+    wanted = {f.name for f in fields(cls)} - {"name"}
+    if set(values) != wanted:  # the scenario's space and the class disagree: a code/data bug
+        raise ScenarioError(
+            None,
+            f"kinds.{decl.kind}.params",
+            f"declares {sorted(values)} but {cls.__name__} plays {sorted(wanted)}",
+        )
+    return cls(name=name, **values)

@@ -12,10 +12,12 @@ tables below on (``cyclone``, ``shipwreck``, ``fire_ship``, ``one_two``, ``fleet
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
-from scenarios.loader import ScenarioError
+from scenarios.loader import FrozenMap, ScenarioError
+from scenarios.strategies import KindDecl, StrategyDecl, validate_strategies
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,8 @@ class KingdomRules:
 class HuntRules:
     """A full rule set of Les Pirates (base game plus every variant switch)."""
 
+    GAME: ClassVar[str] = "hunt"  # the scenario files' ``game`` key
+
     board: BoardRules
     seats: tuple[tuple[tuple[int, ...], ...], ...] = field(
         metadata={
@@ -158,11 +162,31 @@ class HuntRules:
     one_two: OneTwoRules = field(default_factory=OneTwoRules)
     fleet: FleetRules = field(default_factory=FleetRules)
     kingdoms: KingdomRules = field(default_factory=KingdomRules)
+    kinds: Mapping[str, KindDecl] = field(
+        default_factory=FrozenMap,
+        metadata={"doc": "kinds of player and their parameter spaces (scenarios/strategies.py)"},
+    )
+    strategies: Mapping[str, StrategyDecl] = field(
+        default_factory=FrozenMap,
+        metadata={"doc": "named strategies: a kind plus parameter values (--strategies NAME)"},
+    )
+    default_mix: tuple[str, ...] = field(
+        default=(), metadata={"doc": "strategy names, one per seat of a table (the default mix)"}
+    )
 
     def validate(self) -> None:
         """Cross-field checks; the board map is parsed here so bad maps fail at load time."""
         from simulator.hunt.board import parse_board
+        from simulator.hunt.players import IMPLEMENTED_KINDS
 
+        if not self.strategies:
+            raise ScenarioError(
+                None,
+                "strategies",
+                'no strategies declared (allowed: extends = "standard", or [kinds.*] and '
+                "[strategies.*] tables as in scenarios/hunt/standard.toml)",
+            )
+        validate_strategies(self.kinds, self.strategies, IMPLEMENTED_KINDS, self.default_mix)
         board = parse_board(self.board)
         ports = set(board.port_numbers)
         counts: set[int] = set()
@@ -198,6 +222,14 @@ class HuntRules:
                 f"{self.default_players} has no seats entry "
                 f"(allowed: {', '.join(map(str, sorted(counts)))})",
             )
+        sizes = (2,) if self.kingdoms.mode != "none" else tuple(sorted(counts))
+        if self.default_mix and len(self.default_mix) not in sizes:
+            raise ScenarioError(
+                None,
+                "default_mix",
+                f"{len(self.default_mix)} strategies, one per seat, but this board seats "
+                f"{', '.join(map(str, sizes))} players (allowed: one of those lengths)",
+            )
         if self.start == "fleet" and not self.fleet.enabled:
             raise ScenarioError(None, "start", "'fleet' start needs fleet.enabled = true")
         if self.fleet.enabled and self.start == "devil":
@@ -214,6 +246,13 @@ class HuntRules:
                 f"(allowed: 1..{len(board.islands)})",
             )
         if self.start == "devil":
+            if self.devil_ships_in_port > self.board.berths_per_port:
+                raise ScenarioError(
+                    None,
+                    "devil_ships_in_port",
+                    f"{self.devil_ships_in_port} ships in port but {self.board.berths_per_port} "
+                    f"berths per port (allowed: 0..{self.board.berths_per_port})",
+                )
             away = self.ships_per_port - self.devil_ships_in_port
             if away < 0:
                 raise ScenarioError(

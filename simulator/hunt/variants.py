@@ -28,8 +28,8 @@ from scenarios.loader import (
     deep_merge,
     load_scenario,
     read_merged,
-    schema_for,
 )
+from simulator.hunt.rules import HuntRules
 
 HUNT_DIR = SCENARIO_ROOT / "hunt"
 VARIANT_DIR = HUNT_DIR / "variants"
@@ -83,7 +83,7 @@ def load_hunt(scenario: str | Path | None = None, variants: Sequence[str] = ()) 
         ScenarioError: unknown variant, two variants that contradict each other, or a
             combination the rules do not allow.
     """
-    base = load_scenario(scenario, game="hunt")
+    base = load_scenario(scenario, HuntRules)
     if not variants:
         return base
     standard, _ = read_merged(HUNT_DIR / "standard.toml", "hunt")
@@ -111,7 +111,7 @@ def load_hunt(scenario: str | Path | None = None, variants: Sequence[str] = ()) 
     merged["name"] = label
     body = {k: v for k, v in merged.items() if k not in RESERVED_KEYS}
     try:
-        rules = convert_dataclass(body, schema_for("hunt"), label)
+        rules = convert_dataclass(body, HuntRules, label)
     except ScenarioError as exc:
         raise ScenarioError(f"variants {label}", exc.key, exc.problem) from None
     return Scenario(

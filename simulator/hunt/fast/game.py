@@ -1,0 +1,480 @@
+"""One game, compiled: mirror of :mod:`simulator.hunt.game` (turn loop, variants, invariants).
+
+Notes sections *Movement* (a turn), *Win* (end, stalemate) and the variants acting on a whole
+turn: 2 cyclone, 5 fire ship, 6 one-two. :func:`run_games` is what :mod:`simulator.hunt.api`
+calls: it packs the tables, draws two 64-bit seeds per game from the chunk's generator (dice,
+players) and plays the games in one compiled loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simulator.hunt.fast.moves import (
+    B_FLAGS,
+    B_LEAF_CARGO,
+    B_LEAF_INFO,
+    B_LEAF_NODE,
+    B_LEAF_TREASURE,
+    L_LOADS,
+    L_WON,
+    enumerate_options,
+    work_buffers,
+)
+from simulator.hunt.fast.packed import (
+    A_ANCHOR,
+    A_CELL_COL,
+    A_CELL_PTR,
+    A_CELL_ROW,
+    A_DIST,
+    A_GRID,
+    A_HOME,
+    A_KIND,
+    A_OWNER,
+    A_SEAT_HI,
+    A_SEAT_LO,
+    P_CHECK,
+    P_COLS,
+    P_CYC,
+    P_CYC_EQ,
+    P_CYC_PLAY,
+    P_FIRE,
+    P_FIRE_ENDS,
+    P_FIRE_HALF,
+    P_FLEET,
+    P_MAXTURNS,
+    P_NDICE,
+    P_NNODES,
+    P_NSEATS,
+    P_ONETWO,
+    P_ONETWO_CHAIN,
+    P_ROWS,
+    P_SIDES,
+    P_WRECKS,
+    initial_arrays,
+    pack,
+)
+from simulator.hunt.fast.players import PT_RANDOM, choose, fire_choice, policy_arrays
+from simulator.hunt.fast.rng import randint
+
+# output columns per game
+(
+    O_WINNER,
+    O_END,
+    O_TURNS,
+    O_BOARDINGS,
+    O_EXPLOSIONS,
+    O_EXPLODED,
+    O_CYCLONE,
+    O_REROLLS,
+    O_LOADS,
+    O_WRECKS,
+    O_MAXFLEET,
+    O_ERROR,
+    O_FIXED,
+) = range(13)  # then sunk_by[seat], lost[seat]
+END_CODES = ("win", "stalemate", "draw")
+#: O_ERROR: 0 fine, 1..8 the broken invariant (numbers of simulator.hunt.game.INVARIANTS), or:
+ERR_BUFFERS = 9  # a roll had more distinct outcomes than the buffers hold (MAX_LEAVES)
+
+
+@njit(cache=True)
+def hit(A, a, b, radius):
+    cell_ptr, cell_r, cell_c = A[A_CELL_PTR], A[A_CELL_ROW], A[A_CELL_COL]
+    for i in range(cell_ptr[a], cell_ptr[a + 1]):
+        for j in range(cell_ptr[b], cell_ptr[b + 1]):
+            if max(abs(cell_r[i] - cell_r[j]), abs(cell_c[i] - cell_c[j])) <= radius:
+                return True
+    return False
+
+
+@njit(cache=True)
+def fire_targets(A, P, node, wreck, ship, length, out):
+    kind, cell_ptr, cell_r, cell_c, grid = (
+        A[A_KIND],
+        A[A_CELL_PTR],
+        A[A_CELL_ROW],
+        A[A_CELL_COL],
+        A[A_GRID],
+    )
+    rows, cols = P[P_ROWS], P[P_COLS]
+    n_out = 0
+    f = node[ship]
+    for i in range(cell_ptr[f], cell_ptr[f + 1]):
+        r, c = cell_r[i], cell_c[i]
+        for d in range(4):
+            dr = -1 if d == 0 else (1 if d == 2 else 0)
+            dc = 1 if d == 1 else (-1 if d == 3 else 0)
+            ok = True
+            m = -1
+            for k in range(1, length + 1):
+                rr, cc = r + dr * k, c + dc * k
+                if rr < 0 or rr >= rows or cc < 0 or cc >= cols:
+                    ok = False
+                    break
+                m = grid[rr, cc]
+                if m < 0 or (kind[m] != 0 and kind[m] != 4) or wreck[m]:
+                    ok = False
+                    break
+                if k < length:
+                    for s in range(node.shape[0]):
+                        if node[s] == m:
+                            ok = False
+                            break
+                    if not ok:
+                        break
+            if ok:
+                dup = False
+                for j in range(n_out):
+                    if out[j] == m:
+                        dup = True
+                if not dup:
+                    out[n_out] = m
+                    n_out += 1
+    return n_out
+
+
+@njit(cache=True)
+def remove_ship(node, carry, tre, wreck, s, make_wreck):
+    if node[s] < 0:
+        return
+    if make_wreck:
+        wreck[node[s]] = 1
+    node[s] = -1
+    if carry[s] >= 0:
+        tre[carry[s]] = carry[s]
+        carry[s] = -1
+
+
+@njit(cache=True)
+def alive_seats(A, P, node):
+    n_alive = 0
+    last = -1
+    for seat in range(P[P_NSEATS]):
+        for s in range(A[A_SEAT_LO][seat], A[A_SEAT_HI][seat]):
+            if node[s] >= 0:
+                n_alive += 1
+                last = seat
+                break
+    return n_alive, last
+
+
+@njit(cache=True)
+def check_state(A, P, node, carry, tre, wreck, before_node):
+    """0 when the state keeps the invariants of :func:`simulator.hunt.game.check_state`, else the
+    number of the first one broken (1-based, as in :data:`simulator.hunt.game.INVARIANTS`; 8, a
+    wreck disappearing, cannot happen here: the wreck array only grows)."""
+    owner = A[A_OWNER]
+    ns = node.shape[0]
+    n_nodes = P[P_NNODES]
+    for s in range(ns):
+        if node[s] < -1 or node[s] >= n_nodes:
+            return 1
+        if before_node[s] < 0 and node[s] >= 0:
+            return 2
+        if node[s] < 0 and carry[s] >= 0:
+            return 3
+        for s2 in range(s + 1, ns):
+            if node[s] >= 0 and node[s2] == node[s]:
+                if owner[s] != owner[s2]:
+                    return 4
+                if P[P_FLEET] == 0:
+                    return 5
+    for k in range(tre.shape[0]):
+        aboard = 0
+        for s in range(ns):
+            if carry[s] == k:
+                aboard += 1
+        on_isl = 1 if tre[k] == k else 0
+        if aboard + on_isl != 1 or (tre[k] != k and tre[k] != -1):
+            return 6
+    if P[P_WRECKS] == 0:
+        for n in range(n_nodes):
+            if wreck[n]:
+                return 7
+    return 0
+
+
+@njit(cache=True)
+def play_one(
+    A,
+    P,
+    init_node,
+    init_carry,
+    init_tre,
+    init_wreck,
+    ptypes,
+    weights,
+    seat_pol,
+    dice_seed,
+    pol_seed,
+    WB,
+    out,
+):
+    """Play one game; write its record into ``out`` (see the O_* columns)."""
+    owner, home, seat_lo, seat_hi, anchor, dist = (
+        A[A_OWNER],
+        A[A_HOME],
+        A[A_SEAT_LO],
+        A[A_SEAT_HI],
+        A[A_ANCHOR],
+        A[A_DIST],
+    )
+    n_seats = P[P_NSEATS]
+    ns = init_node.shape[0]
+    node = init_node.copy()
+    carry = init_carry.copy()
+    tre = init_tre.copy()
+    wreck = init_wreck.copy()
+    before = np.zeros(ns, dtype=np.int64)
+    drng = np.zeros(1, dtype=np.uint64)
+    drng[0] = dice_seed
+    prng = np.zeros(1, dtype=np.uint64)
+    prng[0] = pol_seed
+    nd = P[P_NDICE]
+    dice = np.zeros(nd, dtype=np.int64)
+    targets = np.zeros(16, dtype=np.int64)
+    out[:] = 0
+    out[O_WINNER] = -1
+    out[O_END] = 1
+    out[O_MAXFLEET] = 1
+    seat = 0
+    turns = 0
+    check = P[P_CHECK]
+    if check:
+        e = check_state(A, P, node, carry, tre, wreck, node)
+        if e:
+            out[O_ERROR] = e
+            return
+    while True:
+        if turns >= P[P_MAXTURNS]:
+            out[O_END] = 1
+            out[O_WINNER] = -1
+            break
+        alive = False
+        for s in range(seat_lo[seat], seat_hi[seat]):
+            if node[s] >= 0:
+                alive = True
+        if not alive:
+            seat = (seat + 1) % n_seats
+            continue
+        turns += 1
+        pol = seat_pol[seat]
+        ptype = ptypes[pol]
+        w = weights[pol]
+        done = False
+        if P[P_FIRE] == 1:
+            ship = fire_choice(A, P, node, carry, seat, ptype, w, prng)
+            if ship >= 0:
+                a = 1 + randint(drng, P[P_SIDES])
+                b = 1 + randint(drng, P[P_SIDES])
+                low = min(a, b)
+                radius = (low + 1) // 2 if P[P_FIRE_HALF] == 1 else low
+                nt = fire_targets(A, P, node, wreck, ship, a + b, targets)
+                centre = node[ship]
+                if nt > 0:
+                    if ptype == PT_RANDOM:
+                        centre = targets[randint(prng, nt)]
+                    else:
+                        best_v = -1e300
+                        for i in range(nt):
+                            v = 0.0
+                            for s in range(ns):
+                                if node[s] < 0 or s == ship:
+                                    continue
+                                if hit(A, node[s], targets[i], radius):
+                                    worth = 3.0 if carry[s] >= 0 else 1.0
+                                    v += worth if owner[s] != seat else -2.0 * worth
+                            if v > best_v:
+                                best_v = v
+                                centre = targets[i]
+                before[:] = node
+                node[ship] = centre
+                for s in range(ns):
+                    if node[s] >= 0 and hit(A, node[s], centre, radius):
+                        remove_ship(node, carry, tre, wreck, s, P[P_WRECKS] == 1)
+                out[O_EXPLOSIONS] += 1
+                for s in range(ns):
+                    if before[s] >= 0 and node[s] < 0:
+                        out[O_FIXED + n_seats + owner[s]] += 1
+                        if owner[s] != seat:
+                            out[O_FIXED + seat] += 1
+                            out[O_EXPLODED] += 1
+                if check:
+                    e = check_state(A, P, node, carry, tre, wreck, before)
+                    if e:
+                        out[O_ERROR] = e
+                        break
+                n_alive, last = alive_seats(A, P, node)
+                if n_alive <= 1:
+                    out[O_END] = 0 if n_alive == 1 else 2
+                    out[O_WINNER] = last if n_alive == 1 else -1
+                    break
+                if P[P_FIRE_ENDS] == 1:
+                    seat = (seat + 1) % n_seats
+                    continue
+        extra = True
+        first_roll = True
+        while extra:
+            extra = False
+            for i in range(nd):
+                dice[i] = 1 + randint(drng, P[P_SIDES])
+            if P[P_CYC] == 1:
+                most = 0
+                for i in range(nd):
+                    k = 0
+                    for j in range(nd):
+                        if dice[j] == dice[i]:
+                            k += 1
+                    if k > most:
+                        most = k
+                if most >= P[P_CYC_EQ]:
+                    victim = -1
+                    best_d = -1
+                    for s in range(seat_lo[seat], seat_hi[seat]):
+                        if node[s] >= 0:
+                            dd = dist[anchor[home[s]], node[s]]
+                            if dd > best_d:
+                                best_d = dd
+                                victim = s
+                    before[:] = node
+                    remove_ship(node, carry, tre, wreck, victim, False)
+                    out[O_CYCLONE] += 1
+                    out[O_FIXED + n_seats + seat] += 1
+                    if check:
+                        e = check_state(A, P, node, carry, tre, wreck, before)
+                        if e:
+                            out[O_ERROR] = e
+                            done = True
+                            break
+                    n_alive, last = alive_seats(A, P, node)
+                    if n_alive <= 1:
+                        out[O_END] = 0 if n_alive == 1 else 2
+                        out[O_WINNER] = last if n_alive == 1 else -1
+                        done = True
+                        break
+                    mine = 0
+                    for s in range(seat_lo[seat], seat_hi[seat]):
+                        if node[s] >= 0:
+                            mine += 1
+                    if P[P_CYC_PLAY] == 0 or mine == 0:
+                        break
+            # sorted dice (the enumeration deduplicates equal values in order)
+            sd = np.sort(dice)
+            n_leaves = enumerate_options(A, P, node, carry, tre, wreck, seat, sd, WB)
+            if WB[B_FLAGS][0] != 0:
+                out[O_ERROR] = ERR_BUFFERS
+                WB[B_FLAGS][0] = 0
+                done = True
+                break
+            k = choose(A, P, WB, n_leaves, seat, ptype, w, prng)
+            before[:] = node
+            won = WB[B_LEAF_INFO][k, L_WON]
+            out[O_LOADS] += WB[B_LEAF_INFO][k, L_LOADS]
+            node[:] = WB[B_LEAF_NODE][k]
+            carry[:] = WB[B_LEAF_CARGO][k]
+            tre[:] = WB[B_LEAF_TREASURE][k]
+            for s in range(ns):
+                if before[s] >= 0 and node[s] < 0:
+                    if P[P_WRECKS] == 1:
+                        wreck[before[s]] = 1
+                    out[O_BOARDINGS] += 1
+                    out[O_FIXED + seat] += 1
+                    out[O_FIXED + n_seats + owner[s]] += 1
+            if P[P_FLEET] == 1:
+                for s in range(seat_lo[seat], seat_hi[seat]):
+                    if node[s] >= 0:
+                        k2 = 0
+                        for s2 in range(ns):
+                            if node[s2] == node[s]:
+                                k2 += 1
+                        if k2 > out[O_MAXFLEET]:
+                            out[O_MAXFLEET] = k2
+            if check:
+                e = check_state(A, P, node, carry, tre, wreck, before)
+                if e:
+                    out[O_ERROR] = e
+                    done = True
+                    break
+            if won == 1:
+                out[O_END] = 0
+                out[O_WINNER] = seat
+                done = True
+                break
+            n_alive, last = alive_seats(A, P, node)
+            if n_alive <= 1:
+                out[O_END] = 0 if n_alive == 1 else 2
+                out[O_WINNER] = last if n_alive == 1 else -1
+                done = True
+                break
+            if P[P_ONETWO] == 1 and (first_roll or P[P_ONETWO_CHAIN] == 1):
+                has1 = False
+                has2 = False
+                for i in range(nd):
+                    if dice[i] == 1:
+                        has1 = True
+                    if dice[i] == 2:
+                        has2 = True
+                if has1 and has2:
+                    extra = True
+                    first_roll = False
+                    out[O_REROLLS] += 1
+        if done:
+            break
+        seat = (seat + 1) % n_seats
+    out[O_TURNS] = turns
+    k = 0
+    for n in range(wreck.shape[0]):
+        k += wreck[n]
+    out[O_WRECKS] = k
+
+
+@njit(cache=True)
+def play_many(
+    A, P, init_node, init_carry, init_tre, init_wreck, ptypes, weights, seat_pols, seeds, WB, out
+):
+    for g in range(seeds.shape[0]):
+        play_one(
+            A,
+            P,
+            init_node,
+            init_carry,
+            init_tre,
+            init_wreck,
+            ptypes,
+            weights,
+            seat_pols[g],
+            seeds[g, 0],
+            seeds[g, 1],
+            WB,
+            out[g],
+        )
+
+
+def run_games(t, rules, st0, players, seat_pols, rng, check=False):
+    """Play ``len(seat_pols)`` games; returns the int64 record array
+    (n_games, O_FIXED + 2*seats)."""
+    A, P = pack(t, rules)
+    P[P_CHECK] = 1 if check else 0
+    ptypes, weights = policy_arrays(players)
+    n = len(seat_pols)
+    seeds = rng.integers(0, 2**63 - 1, size=(n, 2), dtype=np.int64).astype(np.uint64)
+    init_node, init_carry, init_tre, init_wreck = initial_arrays(t, st0)
+    WB = work_buffers(len(t.ship_owner), max(t.num_treasures, 1), t.board.num_nodes)
+    out = np.zeros((n, O_FIXED + 2 * t.num_players), dtype=np.int64)
+    play_many(
+        A,
+        P,
+        init_node,
+        init_carry,
+        init_tre,
+        init_wreck,
+        ptypes,
+        weights,
+        np.asarray(seat_pols, dtype=np.int64),
+        seeds,
+        WB,
+        out,
+    )
+    return out

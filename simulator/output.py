@@ -1,0 +1,235 @@
+"""Printing results as table, JSON or CSV, and writing result files atomically.
+
+Every result command takes ``--format table|json|csv``. JSON goes to stdout alone (one object);
+tables and CSV go to stdout too; messages and progress go to stderr. Files are written to a
+temporary name in the same folder and renamed into place, so an interrupted or failed write never
+leaves a partial file. Output folders are checked before any work but created only by the first
+write, so a command that fails early leaves nothing behind.
+
+Seeds are 128-bit integers: every field or column named in :data:`SEED_KEYS` is written as a
+decimal string, in JSON, CSV and Parquet alike (no int64 or JSON number can hold one exactly).
+
+Every table written to disk has a documented key (``write_table(..., key=(...))``): the key
+columns are checked unique and complete (no missing value) before the file is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+FORMATS = ("table", "json", "csv")
+#: version of the documented JSON keys and table columns (docs/outputs.md; CHANGELOG.md says what
+#: changed): bump it when a documented key changes meaning or goes away
+SCHEMA_VERSION = 2
+#: field / column names that hold a seed (written as decimal strings everywhere)
+SEED_KEYS = frozenset(
+    {"seed", "entropy", "seed_entropy", "root_seed", "section_seed", "replay_seed"}
+)
+
+
+class OutputError(OSError):
+    """An output path cannot be written (reported as a one-line user error)."""
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert numpy scalars/arrays, Fractions, tuples and DataFrames into JSON-ready objects."""
+    if isinstance(obj, Mapping):
+        return {
+            str(k): (
+                str(int(v))
+                if k in SEED_KEYS and isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                else to_jsonable(v)
+            )
+            for k, v in obj.items()
+        }
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, pd.DataFrame):
+        return [to_jsonable(r) for r in obj.to_dict(orient="records")]
+    if isinstance(obj, np.ndarray):
+        return [to_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, Fraction):
+        return float(obj)
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        v = float(obj)
+        return None if math.isnan(v) or math.isinf(v) else v
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def dumps(obj: Any) -> str:
+    """JSON text of a result object (NaN becomes null). An object (a mapping) gets
+    ``schema_version`` first unless it has one: every JSON output says which contract it keeps."""
+    data = to_jsonable(obj)
+    if isinstance(data, dict):
+        data = {"schema_version": data.pop("schema_version", SCHEMA_VERSION), **data}
+    return json.dumps(data, indent=2, allow_nan=False)
+
+
+def emit(
+    fmt: str, table: pd.DataFrame, json_obj: Any, *, title: str | None = None, stream=None
+) -> None:
+    """Print a result in the chosen format.
+
+    Args:
+        fmt: ``table``, ``json`` or ``csv``.
+        table: tidy DataFrame used for ``table`` and ``csv``.
+        json_obj: the object printed for ``json``.
+        title: optional heading line for ``table``.
+    """
+    stream = stream or sys.stdout
+    if fmt == "json":
+        stream.write(dumps(json_obj) + "\n")
+    elif fmt == "csv":
+        table.to_csv(stream, index=False, lineterminator="\n")
+    elif fmt == "table":
+        if title:
+            stream.write(title + "\n")
+        with pd.option_context(
+            "display.max_rows", 500, "display.max_columns", 50, "display.width", 160
+        ):
+            stream.write(table.to_string(index=False, float_format=lambda v: f"{v:.4f}") + "\n")
+    else:
+        raise ValueError(f"unknown format {fmt!r} (allowed: {', '.join(FORMATS)})")
+    stream.flush()
+
+
+def ensure_writable_dir(path: str | Path) -> Path:
+    """Check, before any work is done, that ``path`` is (or can become) a writable folder.
+
+    Nothing is created here: the first write creates the folder, so a command that stops on a
+    user error before writing leaves no empty folder behind.
+    """
+    path = Path(path)
+    try:
+        if path.exists():
+            if not path.is_dir():
+                raise OutputError(f"{path}: output folder is not writable (a file is there)")
+            fd, probe = tempfile.mkstemp(prefix=".probe-", dir=path)
+            os.close(fd)
+            os.unlink(probe)
+            return path
+        parent = path.absolute().parent
+        while not parent.exists():
+            parent = parent.parent
+        if not parent.is_dir():
+            raise OutputError(f"{path}: output folder is not writable ({parent} is a file)")
+        # can a folder be made there? (made and removed at once: nothing is left behind)
+        os.rmdir(tempfile.mkdtemp(prefix=".probe-", dir=parent))
+    except OSError as exc:
+        if isinstance(exc, OutputError):
+            raise
+        raise OutputError(
+            f"{path}: output folder is not writable ({exc.strerror or exc})"
+        ) from None
+    return path
+
+
+def _new_file_mode() -> int:
+    """The mode ``open()`` would give a new file under the current umask (mkstemp uses 0600)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def atomic_write(path: str | Path, writer: Callable[[Path], None]) -> Path:
+    """Call ``writer(tmp_path)`` then rename the temporary file to ``path`` (same folder).
+
+    The file gets the permissions a plainly created file would have (not mkstemp's 0600).
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(
+            f"{path.parent}: cannot create the folder ({exc.strerror or exc})"
+        ) from None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        writer(Path(tmp))
+        os.chmod(tmp, _new_file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Atomically write a text file."""
+    return atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+class TableKeyError(ValueError):
+    """A table about to be written breaks its documented key (a bug, never a user error)."""
+
+
+def check_key(df: pd.DataFrame, key: tuple[str, ...] | list[str], name: str = "table") -> None:
+    """Raise :class:`TableKeyError` unless ``key`` columns exist, have no missing value and are
+    unique together."""
+    key = list(key)
+    if not key:
+        raise TableKeyError(f"{name}: no key given")
+    missing = [k for k in key if k not in df.columns]
+    if missing:
+        raise TableKeyError(f"{name}: key column(s) {missing} missing (have {list(df.columns)})")
+    if df[key].isna().any().any():
+        raise TableKeyError(f"{name}: key {key} has missing values")
+    dup = df.duplicated(key)
+    if dup.any():
+        first = df.loc[dup, key].iloc[0].to_dict()
+        raise TableKeyError(f"{name}: key {key} is not unique (e.g. {first})")
+
+
+def seeds_as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its seed columns (:data:`SEED_KEYS`) as decimal strings (a copy if any)."""
+    cols = [c for c in df.columns if c in SEED_KEYS]
+    if not cols:
+        return df
+    df = df.copy()
+    for c in cols:
+        df[c] = df[c].map(lambda v: v if v is None or isinstance(v, str) else str(int(v)))
+    return df
+
+
+def write_table(
+    df: pd.DataFrame,
+    out_dir: str | Path,
+    stem: str,
+    parquet: bool = True,
+    *,
+    key: tuple[str, ...] | list[str],
+) -> list[Path]:
+    """Write ``df`` as ``stem.csv`` (and ``stem.parquet``) in ``out_dir``, atomically.
+
+    ``key`` names the columns that identify a row (checked unique and complete first; see
+    ``docs/outputs.md`` for every file's key). Seed columns are written as decimal strings.
+    """
+    check_key(df, key, f"{stem}.csv")
+    df = seeds_as_text(df)
+    out_dir = Path(out_dir)
+    written = [atomic_write(out_dir / f"{stem}.csv", lambda p: df.to_csv(p, index=False))]
+    if parquet:
+        written.append(
+            atomic_write(out_dir / f"{stem}.parquet", lambda p: df.to_parquet(p, index=False))
+        )
+    return written

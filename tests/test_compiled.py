@@ -1,0 +1,68 @@
+"""Cold start of compiled engines: one line on stderr the first time, nothing once cached."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import subprocess
+import sys
+import textwrap
+
+from simulator.compiled import CompiledEngine, ensure_compiled, is_cached
+
+KERNEL = textwrap.dedent(
+    """
+    from numba import njit
+
+    @njit(cache=True)
+    def triple(x):
+        return 3 * x
+    """
+)
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_first_compile_is_announced_then_cached(tmp_path):
+    src = tmp_path / "tiny_kernel.py"
+    src.write_text(KERNEL)
+    mod = _load(src)
+    engine = CompiledEngine("tiny engine", (mod.triple,), 5)
+    assert not is_cached(mod.triple)
+    err = io.StringIO()
+    spent = ensure_compiled(engine, lambda: mod.triple(2), stream=err)
+    lines = err.getvalue().splitlines()
+    assert spent is not None and len(lines) == 2
+    assert lines[0].startswith("compiling the tiny engine (first run on this machine; about 5 s")
+    assert lines[1].startswith("compiled the tiny engine in ")
+    assert is_cached(mod.triple)
+    err = io.StringIO()
+    assert ensure_compiled(engine, lambda: mod.triple(2), stream=err) is None
+    assert err.getvalue() == ""
+    # a new process finds the machine code on disk (numba's cache index) and says nothing
+    probe = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('tiny_kernel', {str(src)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "from simulator.compiled import is_cached\n"
+        "print(is_cached(m.triple))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "True"
+
+
+def test_quiet_compiles_without_a_word(tmp_path):
+    src = tmp_path / "tiny_kernel_quiet.py"
+    src.write_text(KERNEL)
+    mod = _load(src)
+    err = io.StringIO()
+    engine = CompiledEngine("tiny engine", (mod.triple,), 5)
+    assert ensure_compiled(engine, lambda: mod.triple(1), quiet=True, stream=err) is not None
+    assert err.getvalue() == "" and is_cached(mod.triple)
