@@ -25,7 +25,6 @@ import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
 from simulator import dice
-from simulator.compiled import CompiledEngine
 from simulator.errors import UserError
 from simulator.express import battle, racing
 from simulator.express.admiral import pmf_table
@@ -50,8 +49,7 @@ from simulator.express.rules import CREW_ROLES, SCENARIO_NAMES, ExpressRules
 from simulator.runner import Block, Chunk, derive_seed, fresh_entropy, run_chunks
 from simulator.stats import Z95, wilson_interval
 
-#: the battle engine and commanders (cold compile measured 42 s wall, 19 s CPU, on 2 busy cores)
-COMPILED_ENGINE = CompiledEngine("Pirates express engine", (battle.play_many,), 60)
+COMPILED_ENGINE = racing.COMPILED_ENGINE
 DEFAULT_CHUNK = 500  # battles per chunk (fixes the seed tree together with the seed)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simulator.compiled import CompiledEngine
 from simulator.express import battle
 from simulator.express.commanders import N_PARAMS, Commander
 from simulator.express.core import NA_N, PackedRules, nation_array
@@ -28,6 +29,8 @@ from simulator.express.fleets import Fleet, fleet_array
 from simulator.express.rules import ExpressRules
 from simulator.runner import Chunk, RunResult, run_chunks
 
+#: the battle engine and commanders (cold compile with the admiral: see docs/rules-express.md)
+COMPILED_ENGINE = CompiledEngine("Pirates express engine", (battle.play_many,), 120)
 #: result codes of a paired game, from the candidate's point of view
 WIN, LOSS, DRAW = 0, 1, 2
 #: battles per chunk the runner is given (a chunk plays every candidate in its games)
@@ -168,6 +171,7 @@ def paired_games(
         n_jobs=jobs,
         quiet=quiet,
         desc=desc,
+        compiled=COMPILED_ENGINE,
     )
     both = np.concatenate(run.results, axis=2)
     return both[0].astype(np.int8), both[1], run
