@@ -182,15 +182,17 @@ def pmf_table():
 
 
 @njit(cache=True)
-def _loss_values(out, hull, masts, vp_hull, vp_mast, bonus, sink_vp, phi, sink_extra, bare_extra):
-    """VP to the shooter of x hits (out[x]) on a ship with ``hull`` points and ``masts``.
+def _loss_values(
+    out, n, hull, masts, vp_hull, vp_mast, bonus, sink_vp, phi, sink_extra, bare_extra
+):
+    """VP to the shooter of x = 0..n hits (out[x]) on a ship with ``hull`` points and ``masts``.
 
     Hull points go first, then masts, then the sinking hit; extra hits are lost (notes 4, 5).
     ``phi`` per mast removed (its future dice), ``bare_extra`` once every mast is gone,
     ``sink_extra`` on the sinking hit.
     """
     hold = hull + masts
-    for x in range(out.shape[0]):
+    for x in range(n + 1):
         h = min(x, hull)
         m = min(max(x - hull, 0), masts)
         v = h * vp_hull + m * vp_mast + (h + m) * bonus + phi * m
@@ -741,6 +743,7 @@ def admiral(
                 bare_extra = stakes[2]
         _loss_values(
             vals,
+            my_dice_t,
             kh,
             km,
             ri[RI_VP_HULL],
@@ -766,6 +769,7 @@ def admiral(
             en[k, E_THREAT] = 1.0
             _loss_values(
                 vals,
+                min(km, PMF_DICE),
                 my_hull,
                 my_masts,
                 ri[RI_VP_HULL],

@@ -328,6 +328,8 @@ def _matrix_frame(nations, rows3: np.ndarray) -> tuple[pd.DataFrame, list]:
             s = outcome_summary(rows3[a * k + b])
             cell = {key: s[key]["p"] for key in ("win", "loss", "draw")}
             cell["ci95"] = {key: s[key]["ci95"] for key in ("win", "loss", "draw")}
+            cell["score"] = s["score"]["mean"]
+            cell["score_ci95"] = s["score"]["ci95"]
             cell["n"] = s["n"]
             cell["mean_vp_margin"] = s["mean_vp_margin"]["mean"]
             line.append(cell)
@@ -345,6 +347,9 @@ def _matrix_frame(nations, rows3: np.ndarray) -> tuple[pd.DataFrame, list]:
                     "draw": s["draw"]["p"],
                     "draw_lo": s["draw"]["ci95"][0],
                     "draw_hi": s["draw"]["ci95"][1],
+                    "score": s["score"]["mean"],
+                    "score_lo": s["score"]["ci95"][0],
+                    "score_hi": s["score"]["ci95"][1],
                     "mean_vp_margin": s["mean_vp_margin"]["mean"],
                 }
             )
@@ -391,24 +396,21 @@ def nation_matrix(
     if fleets == "mirrored":
         chosen = {nat: mirrored_fleet(rules, nat) for nat in nations}
     else:
-        chosen = {}
-        base_seed = seed if seed is not None else fresh_entropy()
-        for k, nat in enumerate(nations):
-            fleet, info = best_fleet(
-                nat,
-                rules=rules,
-                candidates=search_candidates,
-                n0=search_n0,
-                commanders=cmd,
-                scenario_name=scenario_name,
-                seed=derive_seed(base_seed, "fleet-search", k),
-                jobs=jobs,
-                opponents=nations,
-                validate_n=search_validate_n,
-            )
-            chosen[nat] = fleet
-            search_info[nat] = info
-        seed = base_seed
+        seed = seed if seed is not None else fresh_entropy()
+        found = best_fleets(
+            nations=nations,
+            scenario=sc,
+            commanders=cmd,
+            scenario_name=scenario_name,
+            candidates=search_candidates,
+            n0=search_n0,
+            validate_n=search_validate_n,
+            seed=seed,
+            jobs=jobs,
+            quiet=quiet,
+        )
+        chosen = {nat: parse_fleet(found["fleets"][nat], rules) for nat in nations}
+        search_info = found["searches"]
     pairings = [
         make_pairing(chosen[a], chosen[b], rules, cmd, scenario_name)
         for a in nations
@@ -542,6 +544,7 @@ def fleet_search(
         "rungs": rungs.to_dict("records"),
         "race_battles": res.battles,
         "race_wall_time_s": res.wall_time_s,
+        "race_cpu_s": res.cpu_s,
         "finalists": [
             {"fleet": chosen[k].spec(), "score": float(res.score[k]), "games": int(res.games[k])}
             for k in res.finalists
@@ -553,6 +556,7 @@ def fleet_search(
             "gain_over_study": _mean_ci(sc_best - sc_study),
             "vp_margin": _mean_ci(margins[0]),
             "wall_time_s": vrun.wall_time_s,
+            "cpu_s": vrun.meta["cpu_s"],
         },
         "seed": entropy,
         "streams": "runner blocks: one per game ('dice', 'commanders'), games of a rung shared by "
@@ -560,6 +564,68 @@ def fleet_search(
         "derive_seed(seed, 'fleet-validate')",
     }
     return rungs, summary
+
+
+def best_fleets(
+    *,
+    nations=None,
+    scenario: str | Scenario | None = None,
+    commanders=None,
+    scenario_name: str | None = None,
+    candidates: int | None = None,
+    n0: int = 28,
+    eta: int = 2,
+    validate_n: int = 1400,
+    seed: int | None = None,
+    jobs: int = 1,
+    quiet: bool = True,
+) -> dict:
+    """:func:`fleet_search` for each nation (default: the matrix nations), each against every
+    nation's study fleet; nation ``k`` searches with ``derive_seed(seed, "fleet-search", k)``
+    (the seeds ``matrix --fleets best`` uses)."""
+    sc = load(scenario)
+    rules = sc.rules
+    field_nations = list(rules.matrix_nations)
+    nations = list(nations or field_nations)
+    for nat in nations:
+        _check_nation(rules, nat)
+    cmd = _commander_pair(rules, commanders)
+    entropy = int(seed) if seed is not None else fresh_entropy()
+    searches = {}
+    for k, nat in enumerate(nations):
+        _rungs, info = fleet_search(
+            nat,
+            rules=rules,
+            commanders=cmd,
+            scenario_name=scenario_name,
+            opponents=field_nations,
+            n0=n0,
+            eta=eta,
+            candidates=candidates,
+            validate_n=validate_n,
+            seed=derive_seed(entropy, "fleet-search", k),
+            jobs=jobs,
+            quiet=quiet,
+        )
+        searches[nat] = info
+    return {
+        "nations": nations,
+        "fleets": {nat: searches[nat]["fleet"] for nat in nations},
+        "searches": searches,
+        "commanders": [commander_name(c) for c in cmd],
+        "field_nations": field_nations,
+        "field": [mirrored_fleet(rules, o).spec() for o in field_nations],
+        "race_battles": int(sum(x["race_battles"] for x in searches.values())),
+        "race_cpu_s": float(sum(x["race_cpu_s"] for x in searches.values())),
+        "race_wall_time_s": float(sum(x["race_wall_time_s"] for x in searches.values())),
+        "seed": entropy,
+        "provenance": {
+            **dict(sc.provenance()),
+            "scenario_name": scenario_name or rules.scenario,
+            "seed": entropy,
+            "method": "monte-carlo race, paired block streams",
+        },
+    }
 
 
 def best_fleet(

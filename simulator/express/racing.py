@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -85,9 +86,12 @@ def _volley_table() -> np.ndarray:
     return volley_table()
 
 
-def _paired_chunk(chunk: Chunk, cands: Seats, fld: Seats, packed: PackedRules) -> np.ndarray:
-    """int16[2, candidates, games]: result code and VP margin (candidate minus field) of every
-    candidate in each game of the chunk (one block per game)."""
+def _paired_chunk(
+    chunk: Chunk, cands: Seats, fld: Seats, packed: PackedRules
+) -> tuple[np.ndarray, float]:
+    """(int16[2, candidates, games]: result code and VP margin (candidate minus field) of every
+    candidate in each game of the chunk (one block per game), CPU seconds it took)."""
+    cpu = time.process_time()
     table = _volley_table()
     n_c = len(cands)
     n_f = len(fld)
@@ -137,7 +141,7 @@ def _paired_chunk(chunk: Chunk, cands: Seats, fld: Seats, packed: PackedRules) -
             r = row[battle.O_RESULT]
             out[0, c, b] = DRAW if r == 2 else (WIN if r == me else LOSS)
             out[1, c, b] = row[battle.O_VP0 + me] - row[battle.O_VP0 + op]
-    return out
+    return out, time.process_time() - cpu
 
 
 def paired_games(
@@ -173,7 +177,8 @@ def paired_games(
         desc=desc,
         compiled=COMPILED_ENGINE,
     )
-    both = np.concatenate(run.results, axis=2)
+    both = np.concatenate([r[0] for r in run.results], axis=2)
+    run.meta["cpu_s"] = float(sum(r[1] for r in run.results))
     return both[0].astype(np.int8), both[1], run
 
 
@@ -208,6 +213,7 @@ class RaceResult:
     score: np.ndarray  # float64[candidates]: its mean score over those games
     battles: int
     wall_time_s: float
+    cpu_s: float  # CPU seconds of the battles, summed over the worker processes
     entropy: int
     finalists: list[int] = field(default_factory=list)  # the last rung with at least 4
 
@@ -241,6 +247,7 @@ def race(
     rungs: list[Rung] = []
     battles = 0
     wall = 0.0
+    cpu = 0.0
     finalists: list[int] = list(alive)
     r = 0
     while True:
@@ -257,6 +264,7 @@ def race(
             desc=f"race rung {r}",
         )
         wall += run.wall_time_s
+        cpu += run.meta["cpu_s"]
         sc = scores(codes)
         total[alive] += sc.sum(axis=1)
         sq[alive] += (sc * sc).sum(axis=1)
@@ -298,6 +306,7 @@ def race(
         score=score,
         battles=battles,
         wall_time_s=wall,
+        cpu_s=cpu,
         entropy=int(seed),
         finalists=finalists,
     )
