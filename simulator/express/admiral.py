@@ -524,6 +524,7 @@ def _scan(
         opp = 0.0  # the best strike next turn (on enemy opp_k), and the best on any other enemy
         opp_k = -1
         opp2 = 0.0
+        e_next = 0.0
         touches = False
         d_min = span
         for k in range(n_ships):
@@ -547,6 +548,8 @@ def _scan(
                     ek[k] = v
                     e += v
                     risk += w * tb[k, h]
+                    if use_opp:  # its answer to a strike this ship makes first next turn
+                        e_next += (1.0 - en[k, E_FIRST]) * en[k, E_FOCUS] * tt[k, h]
             ov[k] = 0.0
             if use_opp and en[k, E_FIRST] < 1.0:
                 h = _threat_hit_on(d, a_next, ri, hit_on_cm)
@@ -570,7 +573,7 @@ def _scan(
                     hq[k] = h
         if touches:
             continue
-        base = obj * max(0.0, 1.0 - risk) - lam * e + psi * opp
+        base = obj * max(0.0, 1.0 - risk) - lam * e + psi * (opp - lam * e_next)
         if not errand and my_dice > 0:  # a ship that can fire closes in; the rest need not
             base += aggression * (1.0 - d_min / span)
         if base > best_v:
