@@ -159,15 +159,15 @@ class Admiral(_Packs):
     those of ``[kinds.admiral]`` in the standard scenario (a test keeps them equal)."""
 
     exposure: float = 0.66
-    firepower: float = 2.4
-    opportunity: float = 1.0
-    margin_cm: float = 1.5
-    treasure: float = 1.85
+    firepower: float = 3.0
+    opportunity: float = 0.1
+    margin_cm: float = 0.0
+    treasure: float = 1.0
     convoy: float = 1.0
     repair: float = 1.0
     board_bias: float = 0.0
     split_threat: bool = True
-    aggression: float = 4.1
+    aggression: float = 10.0
     name: str = ""
     kind = ADMIRAL
 
