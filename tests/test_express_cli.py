@@ -240,10 +240,12 @@ def test_best_fleet_json_files_and_replay(tmp_path):
     assert again["searches"]["viking"]["validation"]["score"] == info["validation"]["score"]
 
 
-def test_commanders_table_json():
+def test_commanders_table_json(tmp_path):
     obj = run_json(
         [
             "commanders",
+            "--out",
+            str(tmp_path / "c"),
             "--commanders",
             "admiral,gunline",
             "--scenario-names",
@@ -260,12 +262,14 @@ def test_commanders_table_json():
         "pitched",
         "convoy",
     ]
-    rows = {(r["scenario"], r["commander"], r["vs"]): r for r in obj["rows"]}
+    rows = {(r["scenario_name"], r["commander"], r["vs"]): r for r in obj["rows"]}
     assert len(rows) == 8 and obj["n"] == 6
     for r in obj["rows"]:
         assert r["score_lo"] <= r["score"] <= r["score_hi"]
         assert r["win"] + r["draw"] + r["loss"] == pytest.approx(1.0)
     assert obj["fleet"].startswith("none:")
+    df = pd.read_parquet(tmp_path / "c" / "express-commanders.parquet")
+    assert len(df) == 8 and set(df["scenario_name"]) == {"pitched", "convoy"}
 
 
 @pytest.mark.parametrize(

@@ -791,7 +791,7 @@ def commander_table(
     of a scenario (paired seeds), so the columns of the table are comparable.
 
     Returns:
-        (one row per scenario, commander and opponent with the score share and its 95 %
+        (one row per scenario name, commander and opponent with the score share and its 95 %
         interval, win / draw / loss with Wilson intervals and the VP margin; summary with the
         table as records, the exits and sinkings of convoy ships, and provenance).
     """
@@ -829,7 +829,7 @@ def commander_table(
                 s = _duel_summary(codes[a, sel], margins[a, sel])
                 recs.append(
                     {
-                        "scenario": sn,
+                        "scenario_name": sn,
                         "commander": names[a],
                         "vs": names[b],
                         "n": s["n"],

@@ -497,7 +497,7 @@ def commanders_cmd(names, nation, fleet, scenario_names, scenario, n, seed, jobs
         quiet=quiet,
     )
     replay_note(s["seed"], seed is not None, quiet or fmt == "json")
-    cols = ["scenario", "commander", "vs", "n", "score", "score_lo", "score_hi", "win", "draw"]
+    cols = ["scenario_name", "commander", "vs", "n", "score", "score_lo", "score_hi", "win", "draw"]
     emit(
         fmt,
         df[cols + ["loss", "vp_margin"]] if fmt == "table" else df,
@@ -505,4 +505,4 @@ def commanders_cmd(names, nation, fleet, scenario_names, scenario, n, seed, jobs
         title=f"commander (row) vs commander, mirror of {s['fleet']}, score = win + draw/2, "
         f"n={s['n']} per pair and scenario, seats alternated",
     )
-    _write(out, "express-commanders", df, s, quiet, key=("scenario", "commander", "vs"))
+    _write(out, "express-commanders", df, s, quiet, key=("scenario_name", "commander", "vs"))
