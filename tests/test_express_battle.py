@@ -621,3 +621,14 @@ def test_once_per_turn_captain_and_musketeer():
     battle._board(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, trace, tn, 1)
     if si[0, 0, 6] == 0 and si[0, 0, S_MASTS] > 0:
         assert boarding_dice(si, p.nations, 0, 0, p.ri) == si[0, 0, S_MASTS]  # used up this turn
+
+
+def test_mastless_ship_cannot_fire_even_with_a_gunner():
+    """Decision D9: a mastless ship rolls no cannon dice, its Gunner adds nothing, and the volley
+    is not fired (no event, no hit, the Gunner not used)."""
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:3 gunner@0", "viking:5")
+    si[0, 0, S_MASTS] = 0
+    battle._fire(
+        rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
+    )
+    assert tn[0] == 0 and si[1, 0, S_MASTS] == 5 and si[0, 0, 10] == 0
