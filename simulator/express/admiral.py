@@ -19,13 +19,17 @@ or try to disengage and sail to the best point. Every option is scored in victor
   admiral cannot see) and fire its masts at the band it then reaches, with its nation's rerolls;
   its fire is shared among the admiral's ships within its reach (``split_threat``). A volley fired
   first at that enemy scales its threat by the masts it is expected to keep;
-* **the opportunity**: ``opportunity`` times the best strike the ship could make next turn from
-  the point on an enemy that it would act before (the initiative again);
+* **the opportunity**: ``opportunity`` times (the best strike the ship could make next turn from
+  the point on an enemy that it would act before, minus the enemies' answer to it); a volley now
+  at that enemy leaves less to strike later;
+* **the approach**: ``aggression`` for closing on the nearest enemy (from across the table to
+  alongside), for ships that can fire and have no errand; without it two admirals never meet;
 * **the objectives**: the treasure (the designated fetcher gains ``treasure`` x the VP held at the
   end for picking it up, and part of it for closing in; the carrier gains for every cm toward home
   and the full home VP when it gets there), the convoy (a convoy ship that can still reach the far
-  edge in the turns left gains ``convoy`` x the exit VP for leaving and part of it for every cm;
-  losing its masts or the ship costs that stake);
+  edge in the turns left gains ``convoy`` x the exit VP for leaving and part of it for every cm),
+  each times the chance the errand survives the enemy's fire (a carrier sunk, a convoy ship left
+  without masts);
 * **the repair**: ``repair`` VP for a mast mended, scaled by the share of the game still to play.
 
 The admiral reads only what a player at the table sees: positions, masts, hull points, nations and
