@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
-from types import MappingProxyType
-
 import numpy as np
 import pytest
 
-from scenarios.loader import load_scenario
+from scenarios.loader import FrozenMap, ScenarioError, load_scenario
+from scenarios.strategies import StrategyDecl, param_space, with_strategies
 from simulator.cove.api import play_games, play_one
 from simulator.cove.dice import GameDice
 from simulator.cove.duel import DuelShip, exact_duel
 from simulator.cove.game import Game
 from simulator.cove.observation import Observation, ShipView
 from simulator.cove.odds import win_probability
-from simulator.cove.players import BASE_PARAMS, HeuristicPlayer, make_player, strategy_params
-from simulator.cove.rules import Strategy
+from simulator.cove.players import KINDS, PLAYER_CLASSES, make_player, strategy_params
+from simulator.cove.players_v1 import V1_BASE_PARAMS, V1_KIND_DEFAULTS, HeuristicPlayerV1
+from simulator.cove.rules import PLAYER_ROOT_KINDS
 from simulator.errors import UserError
 
 RULES = load_scenario(None, game="cove").rules
@@ -111,7 +110,7 @@ def test_players_see_only_their_hand_and_the_public_board():
     ref = [None]
     players = [
         Spy(make_player(RULES, k, np.random.default_rng(i)), ref)
-        for i, k in enumerate(("plunderer", "brawler", "tavern", "balanced"))
+        for i, k in enumerate(RULES.default_mix)
     ]
     g = Game(RULES, players, GameDice(np.random.default_rng(3)), check_invariants=True)
     ref[0] = g
@@ -127,47 +126,84 @@ def test_players_get_their_own_generators_not_the_engines():
 
 
 # ------------------------------------------------------------------ parameters from the scenario
+SCEN = load_scenario(None, game="cove")
+
+
+def _with(**strategies):
+    """The standard scenario plus ``strategies`` (name -> (kind, params)), validated on the way."""
+    extra = {
+        k: StrategyDecl(kind=kind, params=FrozenMap(params))
+        for k, (kind, params) in strategies.items()
+    }
+    return with_strategies(SCEN, extra).rules
+
+
 def test_strategy_parameters_come_from_the_scenario_table():
-    p = make_player(RULES, "plunderer", np.random.default_rng(0))
-    assert (
-        p.kind == "plunderer"
-        and p.p["target_hull"] == RULES.strategies["plunderer"].params["target_hull"]
-    )
-    rules = dataclasses.replace(
-        RULES,
-        strategies=MappingProxyType(
-            {
-                **RULES.strategies,
-                "hoarder": Strategy(
-                    kind="plunderer", params=MappingProxyType({"bury_reserve": 30.0})
-                ),
-            }
-        ),
-    )
+    p = make_player(RULES, "plunderer-v1", np.random.default_rng(0))
+    space = param_space(RULES.kinds, "plunderer-v1")
+    assert p.kind == "plunderer-v1" and p.p["target_hull"] == space["target_hull"].default == 5
+    rules = _with(hoarder=("plunderer-v1", {"bury_reserve": 30}))
     h = make_player(rules, "hoarder", np.random.default_rng(0))
-    assert h.kind == "plunderer" and h.p["bury_reserve"] == 30
+    assert h.kind == "plunderer-v1" and h.p["bury_reserve"] == 30
+    assert strategy_params(rules, "hoarder")["bury_reserve"] == 30
     _, _, summ = play_games(load_scenario(None, game="cove"), "plunderer", 3, 2, seed=1)
     assert summ["n_games"] == 2
 
 
+def test_v1_kinds_resolve_to_the_old_codes_parameter_tables():
+    """The baselines' declared defaults are exactly the old code's tables (with the goldens,
+    this is what keeps the v1 players identical to the players before issue 13)."""
+    for kind in ("plunderer", "brawler", "tavern", "balanced"):
+        want = {**V1_BASE_PARAMS, **V1_KIND_DEFAULTS[kind]}
+        got = strategy_params(RULES, f"{kind}-v1")
+        assert set(got) == set(want)
+        for k, v in want.items():
+            assert got[k] == v and (type(got[k]) is bool) == (k in _V1_BOOLS), k
+
+
+_V1_BOOLS = {
+    "play_cards",
+    "cove_cards",
+    "use_navy",
+    "use_plunder",
+    "use_sneak",
+    "opponent_model",
+    "ti_upgrade",
+    "buy_last_month",
+}
+
+
 def test_unknown_strategy_parameter_is_refused_with_its_name():
-    with pytest.raises(UserError, match=r"strategies.x.params.bravery: unknown parameter"):
-        strategy_params("brawler", {"bravery": 1.0}, "strategies.x")
-    with pytest.raises(UserError, match="kind"):
-        strategy_params("pacifist", {}, "strategies.x")
+    with pytest.raises(ScenarioError, match=r"strategies.x.params.bravery: unknown parameter"):
+        _with(x=("brawler-v1", {"bravery": 1.0}))
+    with pytest.raises(ScenarioError, match=r"strategies.x.params.flee_hits_lef.*did you mean"):
+        _with(x=("brawler-v1", {"flee_hits_lef": 1}))
+    with pytest.raises(ScenarioError, match=r"strategies.x.kind.*did you mean 'brawler-v1'"):
+        _with(x=("brawlr-v1", {}))
+    with pytest.raises(ScenarioError, match=r"strategies.x.params.buy_cards.*out of range"):
+        _with(x=("tavern-v1", {"buy_cards": 9}))
+
+
+def test_unknown_strategy_names_get_did_you_mean():
+    with pytest.raises(
+        UserError, match=r"--strategies: unknown strategy 'brawlr'.*did you mean 'brawler'"
+    ):
+        play_games(None, "plunderer,brawlr,tavern", 3, 1, seed=0)
+    with pytest.raises(UserError, match=r"did you mean 'tavern'"):
+        make_player(RULES, "taverm", np.random.default_rng(0))
+
+
+def test_every_declared_kind_is_implemented_and_named_by_a_strategy():
+    assert set(PLAYER_ROOT_KINDS) >= set(PLAYER_CLASSES) - {"rollout"}
+    assert {s.kind for s in RULES.strategies.values()} == set(KINDS)
 
 
 def test_a_tuned_strategy_changes_play():
-    base = dict(RULES.strategies)
-    base["tavern"] = Strategy(
-        kind="tavern",
-        params=MappingProxyType({**base["tavern"].params, "buy_cards": 0.0, "tavern_bias": -50.0}),
-    )
-    rules = dataclasses.replace(RULES, strategies=MappingProxyType(base))
-    p = make_player(rules, "tavern", np.random.default_rng(0))
+    rules = _with(shy=("tavern-v1", {"buy_cards": 0, "tavern_bias": -10.0}))
+    p = make_player(rules, "shy", np.random.default_rng(0))
     o = obs([view(location=0), view(1), view(2)], kind="buy_cards")
     assert p.act("buy_cards", o, (0, 1, 2, 3)) == 0
-    q = make_player(RULES, "tavern", np.random.default_rng(0))
+    q = make_player(RULES, "tavern-v1", np.random.default_rng(0))
     assert q.act("buy_cards", o, (0, 1, 2, 3)) == 3
 
 
@@ -184,7 +220,7 @@ def test_win_probability_small_case_by_hand():
 
 @pytest.mark.parametrize("key", ["blackbeard", "flying_dutchman", "captain_hook", "bonny_and_read"])
 def test_players_pirate_odds_equal_the_combat_engines_exact_duel(key):
-    pl = make_player(RULES, "balanced", np.random.default_rng(0))
+    pl = make_player(RULES, "balanced-v1", np.random.default_rng(0))
     for ring in [(2, 2, 2, 2), (4, 5, 5, 3), (3, 7, 7, 3), (5, 8, 6, 6), (8, 8, 8, 8)]:
         for art in [{}, {"crew": 0}, {"hull": 1}]:
             for parrot in [None, "long_john_silver", "billy_bones"]:
@@ -201,7 +237,7 @@ def test_players_pirate_odds_equal_the_combat_engines_exact_duel(key):
 
 # ------------------------------------------------------------------ behaviour
 def test_plunderer_chases_the_richest_card_it_can_hold():
-    p = make_player(RULES, "plunderer", np.random.default_rng(0))
+    p = make_player(RULES, "plunderer-v1", np.random.default_rng(0))
     treasure = [(0, 2, 5, 1), (0, 9, 3, 0), (2, 2, 1, 0), (0, 3, 0, 0), (0, 2, 0, 0)]
     o = obs([view(), view(1, location=6), view(2, location=6)], treasure=treasure)
     assert p.act("navigate", o, tuple(range(6))) == 1  # 9 gold, 3 chests
@@ -210,7 +246,7 @@ def test_plunderer_chases_the_richest_card_it_can_hold():
 
 
 def test_brawler_seeks_a_pirate_only_when_the_odds_favour_it():
-    b = make_player(RULES, "brawler", np.random.default_rng(0))
+    b = make_player(RULES, "brawler-v1", np.random.default_rng(0))
     treasure = [(0, 2, 1, 0), (1, 3, 1, 0), (0, 2, 1, 0), (0, 2, 1, 0), (0, 2, 1, 0)]
     strong = view(ring=(5, 8, 8, 2))  # 5 dice, speed 5: Hook (hull 5, 3 dice) is likely sunk
     o = obs([strong, view(1), view(2)], treasure=treasure, black_ships=[(1, "captain_hook")])
@@ -222,7 +258,7 @@ def test_brawler_seeks_a_pirate_only_when_the_odds_favour_it():
 
 
 def test_balanced_avoids_the_island_a_stronger_opponent_will_take():
-    bal = make_player(RULES, "balanced", np.random.default_rng(0))
+    bal = make_player(RULES, "balanced-v1", np.random.default_rng(0))
     treasure = [(0, 2, 0, 0), (2, 6, 2, 0), (1, 5, 2, 0), (0, 2, 0, 0), (0, 2, 0, 0)]
     me = view(ring=(2, 2, 2, 2))
     bully = view(1, ring=(6, 8, 8, 8))  # will head for island 1, the best card, and would win
@@ -231,7 +267,7 @@ def test_balanced_avoids_the_island_a_stronger_opponent_will_take():
 
 
 def test_tavern_player_buys_three_cards_and_takes_cards_at_the_cove():
-    t = make_player(RULES, "tavern", np.random.default_rng(0))
+    t = make_player(RULES, "tavern-v1", np.random.default_rng(0))
     o = obs([view(gold=9, location=0), view(1), view(2)], kind="buy_cards")
     assert t.act("buy_cards", o, (0, 1, 2, 3)) == 3
     poor = obs([view(gold=3, location=0), view(1), view(2)], kind="buy_cards")
@@ -249,14 +285,17 @@ def test_random_player_is_uniform_over_legal_choices():
     assert np.all(np.abs(counts - n / 6) < 5 * se)
 
 
-def test_every_standard_strategy_is_a_heuristic_player_with_all_parameters():
-    for name in RULES.strategies:
+def test_every_standard_strategy_gets_its_kinds_full_parameter_vector():
+    for name, strat in RULES.strategies.items():
         p = make_player(RULES, name, np.random.default_rng(0))
-        assert isinstance(p, HeuristicPlayer) and set(p.p) == set(BASE_PARAMS)
+        if strat.kind == "random":
+            assert isinstance(p, HeuristicPlayerV1) and p.is_random
+        else:
+            assert set(p.p) == set(param_space(RULES.kinds, strat.kind))
 
 
 def test_equal_opponents_are_picked_at_random_not_by_seat():
-    p = make_player(RULES, "tavern", np.random.default_rng(2))
+    p = make_player(RULES, "tavern-v1", np.random.default_rng(2))
     o = obs([view(), view(1, location=1), view(2, location=2), view(3, location=3)], kind="plunder")
     picks = np.bincount([p.act("plunder", o, (None, 1, 2, 3)) for _ in range(3000)], minlength=4)[
         1:

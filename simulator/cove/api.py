@@ -34,7 +34,12 @@ import pandas as pd
 from scenarios.loader import Scenario, load_scenario
 from simulator.cove.dice import GameDice
 from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
-from simulator.cove.players import PlayerFactory, check_strategies, make_player
+from simulator.cove.players import (
+    PlayerFactory,
+    check_strategies,
+    make_player,
+    unknown_strategy,
+)
 from simulator.errors import UserError
 from simulator.runner import Chunk, run_chunks
 from simulator.stats import wilson_interval
@@ -93,9 +98,7 @@ def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -
     check_strategies(rules)
     for name in names:
         if name not in rules.strategies:
-            raise UserError(
-                f"--strategies: unknown strategy {name!r} (allowed: {', '.join(rules.strategies)})"
-            )
+            raise unknown_strategy(rules, name)
     return names
 
 
