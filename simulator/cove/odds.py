@@ -208,9 +208,10 @@ class PirateOdds:
     Values are memoised per solver (one per rules object; players of a chunk share it).
     """
 
-    def __init__(self, rules: CoveRules):
+    def __init__(self, rules: CoveRules, canonical: bool = True):
         c = rules.combat
         self.rules = rules
+        self.canonical = canonical
         mat = rules.ship_mat
         self.values = (mat.hull, mat.crew, mat.cannons, mat.sails)
         self.hit_on = c.hit_on
@@ -219,6 +220,11 @@ class PirateOdds:
         self.grapeshot_self_hits = c.grapeshot_self_hits
         self.absorbs = c.parrot_absorbs_hits
         self._pmf: dict[tuple[int, int], tuple[float, ...]] = {}
+        # per section: position -> the first position with the same value (0 stays 0)
+        self._first_pos = tuple(
+            tuple(0 if q == 0 else 1 + vals.index(vals[q - 1]) for q in range(len(vals) + 1))
+            for vals in self.values
+        )
         self._memo: dict = {}
         self._parrots = {
             k: (SECTIONS.index(p.section), p.fixed_dice, p.dice_equal_cannons, p.speed_bonus)
@@ -301,6 +307,57 @@ class PirateOdds:
                 best, best_h = sec, h
         return best
 
+    # ------------------------------------------------------------------ canonical states
+    def canon(self, cfg, st, g: int, k: int):
+        """An equivalent (cfg, state) that many ships share, so the memo serves them all.
+
+        Only the sections the battle can damage (the pirate's, the hull while a Powder keg is
+        held, the cannons while a Grapeshot is) ever change; every other section is read only
+        through its value (dice, speed), so its position becomes the first with that value and
+        its Artisan is dropped; a parrot that cannot be hit keeps only "alive"; when the sails
+        cannot be hit the speed order against the pirate is fixed and is all that is kept (in
+        ``extra_speed``), and a parrot whose only power is then speed or chests is dropped;
+        positions that no longer decide the dice (a dice parrot alive for good, Grapple) go
+        to 1. Tested equal to the plain chain."""
+        npc, parrot, smoke, extra, grapple, mode = cfg
+        secs = self._npcs[npc][1]
+        if not secs:  # the Royal Navy's controller may aim at any section
+            return cfg, st
+        dmg = set(secs)
+        if k:
+            dmg.add(0)
+        if g:
+            dmg.add(2)
+        s = list(st)
+        if parrot is not None and s[S_PARROT] <= 0:
+            parrot, s[S_PARROT] = None, 0  # a dead parrot has no power left
+        psec, fixed, bones, bonus = self._parrots[parrot] if parrot is not None else (-1, 0, 0, 0)
+        hit_parrot = parrot is not None and psec in dmg
+        if parrot is not None and not hit_parrot:
+            s[S_PARROT] = 1  # never hit: alive to the end, its hits left do not matter
+        for sec in range(4):
+            if sec not in dmg:
+                s[S_ART + sec] = 0
+                s[sec] = self._first_pos[sec][s[sec]]
+        if 3 not in dmg:  # sails never hit: only the order against the pirate matters
+            sails = self._npcs[npc][3]
+            sp = self.speed(tuple(s), parrot, extra)
+            if parrot is not None and not hit_parrot and not fixed and not bones:
+                parrot, s[S_PARROT], bonus = None, 0, 0  # speed (or chests) only: folded
+            base = self.values[3][0] + (bonus if parrot is not None else 0)
+            s[3] = 1
+            extra = sails + (sp > sails) - (sp < sails) - base
+        if parrot is not None and not hit_parrot and fixed:
+            for sec in (1, 2):  # six dice for good: crew and cannons decide nothing
+                if sec not in dmg:
+                    s[sec] = 1
+        elif parrot is not None and not hit_parrot and bones:
+            if 1 not in dmg:
+                s[1] = 1  # dice = cannons for good: the crew decides nothing
+        elif grapple and 2 not in dmg and not (parrot is not None and (fixed or bones)):
+            s[2] = 1  # dice = crew (no dice parrot): the cannons decide nothing
+        return (npc, parrot, smoke, extra, grapple, mode), tuple(s)
+
     # ------------------------------------------------------------------ the chain
     def p_sink(
         self,
@@ -334,8 +391,11 @@ class PirateOdds:
             raise ValueError(f"volley {volley!r} (allowed: {', '.join(VOLLEY_MODES)})")
         spec = self._npcs[npc]
         h = spec[2] if hull is None else hull
+        g, k = min(grapeshot, 1), min(powder_keg, 1)
         cfg = (npc, parrot, bool(smoke), int(extra_speed), bool(grapple), volley)
-        return self._v(cfg, st, h, min(grapeshot, 1), min(powder_keg, 1))
+        if self.canonical:
+            cfg, st = self.canon(cfg, st, g, k)
+        return self._v(cfg, st, h, g, k)
 
     def best_volley(
         self,
@@ -357,6 +417,8 @@ class PirateOdds:
         h = spec[2] if hull is None else hull
         cfg = (npc, parrot, bool(smoke), int(extra_speed), bool(grapple), "optimal")
         g, k = min(grapeshot, 1), min(powder_keg, 1)
+        if self.canonical:
+            cfg, st = self.canon(cfg, st, g, k)
         loop = (st, h, g, k)
         v_start = self._v(cfg, *loop)
         best, best_v = NO_VOLLEY, -1.0
@@ -454,6 +516,10 @@ class PirateOdds:
 
     def _npc_fire(self, cfg, st):
         """The non-player ship's broadside at us: (prob, our state after or None when routed)."""
+        key = ("fire", cfg[0], cfg[1], cfg[2], st)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
         npc, parrot, smoke = cfg[:3]
         n_dice, secs, _hull, _sails, _regen = self._npcs[npc]
         out = []
@@ -467,31 +533,46 @@ class PirateOdds:
             for sec in secs:
                 s2 = self.hit(s2, parrot, sec, y)
             out.append((py, None if min(s2[:4]) <= 0 else s2))
-        return out
+        got = self._memo[key] = tuple(out)
+        return got
 
-    def _my_turn(self, cfg, st, h, g, k, a, pirate_to_fire, h_start, loop):
-        """Our broadside with volley choice ``a``, then (if ``pirate_to_fire``) the pirate's,
-        then the end of the exchange. Returns (alpha, beta): P(sink) = alpha + beta * V(loop),
-        beta the probability of coming back to the exchange-start state ``loop`` (``None``: no
-        loop possible)."""
-        parrot, grapple = cfg[1], cfg[4]
+    def _shot(self, parrot, grapple: bool, a: int, st):
+        """Our broadside with volley choice ``a``: (hits x, prob, hull damage to the pirate, our
+        state after, routed by our own card)."""
+        key = ("shot", parrot, grapple, a, st)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
         grape, keg = a & V_GRAPESHOT, a & V_KEG
-        g2, k2 = g - (1 if grape else 0), k - (1 if keg else 0)
         n = self.dice(st, parrot, grapple)
-        alpha = beta = 0.0
+        out = []
         for x, px in enumerate(self.pmf(n, self.grapeshot_hit_on if grape else self.hit_on)):
             if px == 0.0:
-                continue
-            h1 = h - x - (x if keg else 0)  # a Powder keg hit also hits the pirate's hull
-            if h1 <= 0:
-                alpha += px  # sunk (the firer's share even if its own keg routs it)
                 continue
             s1 = st
             if keg and x:
                 s1 = self.hit(s1, parrot, 0, x)
             if grape:
                 s1 = self.hit(s1, parrot, 2, self.grapeshot_self_hits)
-            if min(s1[:4]) <= 0:
+            # a Powder keg hit also hits the pirate's hull
+            out.append((px, x + (x if keg else 0), s1, min(s1[:4]) <= 0))
+        got = self._memo[key] = tuple(out)
+        return got
+
+    def _my_turn(self, cfg, st, h, g, k, a, pirate_to_fire, h_start, loop):
+        """Our broadside with volley choice ``a``, then (if ``pirate_to_fire``) the pirate's,
+        then the end of the exchange. Returns (alpha, beta): P(sink) = alpha + beta * V(loop),
+        beta the probability of coming back to the exchange-start state ``loop`` (``None``: no
+        loop possible)."""
+        g2 = g - (1 if a & V_GRAPESHOT else 0)
+        k2 = k - (1 if a & V_KEG else 0)
+        alpha = beta = 0.0
+        for px, dmg, s1, routed in self._shot(cfg[1], cfg[4], a, st):
+            h1 = h - dmg
+            if h1 <= 0:
+                alpha += px  # sunk (the firer's share even if its own keg routs it)
+                continue
+            if routed:
                 continue  # routed by its own keg or grapeshot recoil
             if pirate_to_fire:
                 for py, s2 in self._npc_fire(cfg, s1):
@@ -539,6 +620,10 @@ def lone_pirate_odds(
     *,
     chest_value: float | None = None,
     stake: float = 1.0,
+    hull: int | None = None,
+    extra_speed: int = 0,
+    smoke_on: bool = False,
+    grapple_on: bool = False,
 ) -> LonePlan:
     """Exact odds that our ship alone sinks ``npc`` with the cards in ``hand`` played well.
 
@@ -546,23 +631,29 @@ def lone_pirate_odds(
     dice, Favourable wind only as many as change the speed order, Overboard only for the fewest
     chests that change the order and only when ``stake * gain in P(sink)`` beats
     ``chest_value`` per chest (``None``: never throw chests); volley cards are in the chain.
+    In a battle already under way, ``hull``, ``extra_speed`` (wind and Overboard already
+    played), ``smoke_on`` and ``grapple_on`` give what is in effect; the plan's ``wind`` and
+    ``overboard`` are then what is still to play.
+
+    This is the players' one entry point to the exact odds with cards.
     """
-    smoke = "smoke" in hand
+    smoke = smoke_on or "smoke" in hand
     g, k = hand.count("grapeshot"), hand.count("powder_keg")
     base_dice = solver.dice(st, parrot, False)
-    grapple = "grapple" in hand and solver.dice(st, parrot, True) > base_dice
+    grapple = grapple_on or ("grapple" in hand and solver.dice(st, parrot, True) > base_dice)
     sails = solver._npcs[npc][3]
-    speed = solver.speed(st, parrot, 0)
+    speed = solver.speed(st, parrot, extra_speed)
 
     def p(extra: int) -> float:
         return solver.p_sink(
             npc,
             st,
             parrot=parrot,
+            hull=hull,
             grapeshot=g,
             powder_keg=k,
             smoke=smoke,
-            extra_speed=extra,
+            extra_speed=extra_speed + extra,
             grapple=grapple,
         )
 
@@ -585,7 +676,7 @@ def lone_pirate_odds(
                 v = p(wind * wind_step + need * per)
                 if stake * (v - best) > chest_value * need:
                     best, overboard = v, need
-    return LonePlan(best, smoke, wind, grapple, overboard)
+    return LonePlan(best, smoke and not smoke_on, wind, grapple and not grapple_on, overboard)
 
 
 #: battles per company estimate (its sampling SE is at most 0.5 / sqrt(COMPANY_TRIALS) = 0.025)
@@ -608,7 +699,10 @@ def company_key(ship, others, npc: str) -> tuple:
     def facts(v):
         return (v.ring, v.artisans, v.parrot, v.parrot_wounds)
 
-    return (npc, facts(ship), tuple(sorted(facts(o) for o in others)))
+    def order(f):
+        return (f[0], f[1], f[2] or "", f[3])
+
+    return (npc, facts(ship), tuple(sorted((facts(o) for o in others), key=order)))
 
 
 def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> CompanyOdds:
@@ -618,22 +712,30 @@ def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> 
     the caller's). The generator is seeded from a CRC of ``key``: same situation, same estimate
     in every process."""
     from simulator.cove.battle import BattleShip
-    from simulator.cove.combat_kernel import ROUTED, STAYED, WON, simulate_battles_kernel
+    from simulator.cove.combat_kernel import (
+        F_PIRATE,
+        ROUTED,
+        STAYED,
+        WON,
+        simulate_battles_kernel,
+    )
     from simulator.cove.combat_policies import BattlePolicy
 
     npc, mine, theirs = key
+    start = rules.ship_mat.start_position
     ships = []
     for seat, (ring, artisans, parrot, wounds) in enumerate((mine, *theirs)):
         ships.append(
             BattleShip(
                 seat=seat,
-                positions=list(ring),
+                positions=[q if q > 0 else start for q in ring],  # repaired at the Cove
                 artisans={SECTIONS[sec]: used for sec, used in artisans},
                 parrot=parrot,
                 parrot_wounded=wounds > 0,
             )
         )
     seed = np.random.SeedSequence([_COMPANY_SEED, zlib.crc32(repr(key).encode())])
+    navy = npc == "royal_navy"  # never at Treasure Island: fought at an outer island
     res = simulate_battles_kernel(
         rules,
         ships,
@@ -641,11 +743,18 @@ def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> 
         [BattlePolicy()] * len(ships),
         trials,
         np.random.default_rng(seed),
-        island="treasure_island",
+        island="hull" if navy else "treasure_island",
     )
+    if navy:  # the survivors fight on: our share of its fame says we were there when it sank
+        share = res.fame[:, 0, F_PIRATE].astype(float)
+        return CompanyOdds(
+            float((share > 0).mean()),
+            float(share.mean()),
+            float((res.outcome[:, 0] == ROUTED).mean()),
+        )
     here = (res.outcome == WON) | (res.outcome == STAYED)
     mine_sunk = res.npc_sunk & here[:, 0]
-    fame = (rules.royal_navy if npc == "royal_navy" else rules.pirates[npc]).fame
+    fame = rules.pirates[npc].fame
     present = np.maximum(here.sum(axis=1), 1)
     share = np.where(mine_sunk, fame // present, 0)
     return CompanyOdds(
