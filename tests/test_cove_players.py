@@ -306,3 +306,196 @@ def test_equal_opponents_are_picked_at_random_not_by_seat():
         [p.act("royal_navy", o, (None, 1, 2, 3, 4)) for _ in range(3000)], minlength=4
     )[1:4]
     assert np.all(np.abs(navy - 1000) < 5 * se)
+
+
+# ------------------------------------------------------------------ the improved players
+IMPROVED = ("plunderer", "brawler", "tavern", "balanced")
+POOR = [(0, 2, 1, 0), (0, 3, 1, 0), (1, 2, 1, 0), (0, 2, 1, 0), (0, 2, 1, 0)]
+
+
+def _pirate_position(hand, ring=(6, 8, 8, 5), pirate="blackbeard", at=2, chosen=(None, 3, 4, 0)):
+    """Our ship alone can reach a pirate (the others have announced other islands)."""
+    ships = [view(ring=ring), view(1), view(2), view(3)]
+    o = obs(ships, treasure=POOR, black_ships=[(at, pirate)], chosen=list(chosen))
+    return o._replace(hand=tuple(hand))
+
+
+@pytest.mark.parametrize("kind", IMPROVED)
+def test_improved_players_attack_a_pirate_when_it_is_the_best_option(kind):
+    """A strong ship with Smoke and Grapeshot against Blackbeard (6 fame): P(sink) 0.73 with
+    the cards (0.08 without); every improved kind sails at it, the old veto did not."""
+    o = _pirate_position(("smoke", "grapeshot"))
+    p = make_player(RULES, kind, np.random.default_rng(0))
+    details = p.island_details(o)
+    assert details[2]["p_sink_lone"] == pytest.approx(0.731, abs=1e-3)
+    assert p.act("navigate", o, tuple(range(6))) == 2
+    old = make_player(RULES, f"{kind}-v1", np.random.default_rng(0))
+    assert old.act("navigate", o, tuple(range(6))) != 2
+
+
+@pytest.mark.parametrize("kind", IMPROVED)
+@pytest.mark.parametrize(
+    ("hand", "ring"),
+    [((), (6, 8, 8, 5)), (("smoke",), (3, 5, 5, 3)), (("smoke", "grapeshot"), (2, 2, 2, 2))],
+)
+def test_improved_players_leave_a_pirate_alone_when_it_is_not(kind, hand, ring):
+    """The same Blackbeard with no cards (P(sink) 0.08), or a weak ship even with cards: the
+    expected fame is below the rout cost, so nobody sails at it."""
+    o = _pirate_position(hand, ring=ring)
+    p = make_player(RULES, kind, np.random.default_rng(0))
+    assert p.island_details(o)[2]["value"] < 0
+    assert p.act("navigate", o, tuple(range(6))) != 2
+
+
+def test_company_shares_the_pirate_fame_and_changes_the_value():
+    """Two opponents announced at the pirate's island: the company estimate is used (the fame
+    is shared, the survivors fight for the card)."""
+    p = make_player(RULES, "balanced", np.random.default_rng(0))
+    alone = p.island_details(_pirate_position(("smoke", "grapeshot")))[2]
+    crowd = p.island_details(_pirate_position(("smoke", "grapeshot"), chosen=(None, 2, 2, 0)))[2]
+    assert alone["p_alone"] == 1.0 and crowd["p_alone"] == 0.0
+    assert crowd["expected_opponents"] == 2.0 and crowd["p_sink_company"] is not None
+    assert crowd["value"] != alone["value"]
+
+
+def test_fight_bias_acts_without_an_opponent_model_switch():
+    """fight_bias values each expected opponent at an island: the opponent model is always on,
+    so a brawler-minded and a peace-minded copy of one kind choose differently."""
+    treasure = [(0, 2, 0, 0), (2, 6, 2, 0), (1, 5, 2, 0), (0, 2, 0, 0), (0, 2, 0, 0)]
+    o = obs([view(ring=(4, 5, 5, 4)), view(1), view(2), view(3)], treasure=treasure)
+    rules = _with(
+        keen=("balanced", {"fight_bias": 3.0, "noise": 0.0}),
+        shy=("balanced", {"fight_bias": -3.0, "noise": 0.0}),
+    )
+    keen = make_player(rules, "keen", np.random.default_rng(0))
+    shy = make_player(rules, "shy", np.random.default_rng(0))
+    a, b = keen.island_details(o), shy.island_details(o)
+    exp = [d["expected_opponents"] for d in a]
+    assert exp == [d["expected_opponents"] for d in b] and max(exp) > 0.5
+    for i in range(6):
+        assert a[i]["value"] - b[i]["value"] == pytest.approx(6.0 * exp[i])
+    assert keen.act("navigate", o, tuple(range(6))) != shy.act("navigate", o, tuple(range(6)))
+
+
+def test_the_black_ships_route_decides_the_last_safe_burial():
+    """Four players: the black ship is on Treasure Island in month 12 (one island a month from
+    the Tavern), so month 11 is the last safe burial: the player buries every coin then and
+    values its holdings at nothing after; in month 10 it keeps its reserve."""
+    p = make_player(RULES, "balanced", np.random.default_rng(0))
+    me = view(gold=11, chests=4, location=5)
+    ships = [me, view(1), view(2), view(3)]
+    m11 = obs(ships, month=11, black_ships=[(4, "blackbeard")], kind="bury_gold")
+    m10 = obs(ships, month=10, black_ships=[(3, "blackbeard")], kind="bury_gold")
+    assert p.holding_values(m11) == (0.0, 0.0, True)
+    assert p.holding_values(m10)[2] is False
+    assert p.act("bury_gold", m11, (0, 1, 2, 3)) == 3
+    assert p.act("bury_gold", m10, (0, 1, 2, 3)) == (11 - p.p["bury_reserve"]) // 3
+    # sailing: in month 11 the burial is worth all of it, so Treasure Island wins
+    nav = obs(ships, month=11, treasure=POOR, black_ships=[(4, "blackbeard")])
+    assert p.act("navigate", nav, tuple(range(6))) == 5
+
+
+def test_decision_records_are_off_by_default_and_list_every_alternative():
+    from simulator.cove.heuristic import RECORD_COLUMNS
+
+    p = make_player(RULES, "brawler", np.random.default_rng(0))
+    assert p.record is None
+    p.act("navigate", _pirate_position(("smoke", "grapeshot")), tuple(range(6)))
+    p.record = []
+    choice = p.act("navigate", _pirate_position(("smoke", "grapeshot")), tuple(range(6)))
+    assert len(p.record) == 6 and all(len(r) == len(RECORD_COLUMNS) for r in p.record)
+    rows = [dict(zip(RECORD_COLUMNS, r)) for r in p.record]
+    assert [r["option"] for r in rows if r["chosen"]] == [choice]
+    assert rows[2]["npc"] == "blackbeard" and rows[2]["p_sink_lone"] > 0.7
+    twin = p.with_rng(np.random.default_rng(1))
+    assert twin.record is None  # a new game's copy records nothing unless asked
+
+
+def _bview(me_ring, *, npc=None, npc_hull=None, others=(), chests=0, smoke=False):
+    from simulator.cove.combat_policies import BattleView, NpcView
+    from simulator.cove.combat_policies import ShipView as BShip
+
+    def ship(seat, ring, chests=0, smoke=False):
+        speed = MAT.sails[ring[3] - 1]
+        return BShip(
+            seat,
+            tuple(ring),
+            tuple(ring),
+            (0, 0, 0, 0),
+            None,
+            False,
+            speed,
+            True,
+            False,
+            smoke,
+            True,
+            2,
+            chests,
+        )
+
+    ships = [ship(0, me_ring, chests, smoke)] + [ship(i + 1, r) for i, r in enumerate(others)]
+    nv = None
+    if npc is not None:
+        pr = RULES.pirates[npc]
+        nv = NpcView(npc, pr.hull if npc_hull is None else npc_hull, pr.hull, pr.sails, True)
+    return BattleView(0, "hull", 0, tuple(ships), nv, False, False, card_round=1)
+
+
+def test_favourable_wind_only_when_it_changes_the_order():
+    """Speed 6 against Captain Hook (18): +6 changes nothing, so the improved player keeps the
+    card (the old one played it); against a player ship at 9 it puts us first, so it plays."""
+    new = make_player(RULES, "balanced", np.random.default_rng(0))
+    old = make_player(RULES, "balanced-v1", np.random.default_rng(0))
+    hook = _bview((3, 5, 5, 3), npc="captain_hook")
+    assert new.battle_card(hook, ("favourable_wind",)) is None
+    assert old.battle_card(hook, ("favourable_wind",)) == "favourable_wind"
+    pvp = _bview((3, 5, 5, 3), others=[(3, 3, 3, 5)])  # speeds 6 and 8
+    assert new.battle_card(pvp, ("favourable_wind",)) == "favourable_wind"
+    behind = _bview((3, 5, 5, 3), others=[(3, 3, 3, 8)])  # 12: out of reach of +6
+    assert new.battle_card(behind, ("favourable_wind",)) is None
+
+
+def test_overboard_when_it_puts_us_first_and_saves_the_battle():
+    """Speed 12 against Hook (18): 4 chests overboard (+8) put us first and lift P(sink) from
+    0.75 to 0.89. Worth it when the chests can no longer be buried (after the last safe burial
+    month), not while each is worth w_chest; with only 3 chests it cannot put us first; the old
+    player never played it."""
+    new = make_player(RULES, "balanced", np.random.default_rng(0))
+    new._stake = 4.0  # the island it came for
+    v = _bview((5, 7, 7, 8), npc="captain_hook", chests=5)
+    assert new.battle_card(v, ("overboard",)) is None  # 4 chests at 0.85 > 0.14 x (4 + 3 + 2.5)
+    new._hv_chest = 0.0
+    assert new.battle_card(v, ("overboard",)) == "overboard"
+    assert new.overboard_chests(v, 5) == 4
+    short = _bview((5, 7, 7, 8), npc="captain_hook", chests=3)
+    assert new.battle_card(short, ("overboard",)) is None
+    old = make_player(RULES, "balanced-v1", np.random.default_rng(0))
+    assert old.battle_card(v, ("overboard",)) is None and old.overboard_chests(v, 5) == 0
+
+
+def test_lone_battle_plays_smoke_then_the_solvers_volleys():
+    p = make_player(RULES, "plunderer", np.random.default_rng(0))
+    v = _bview((6, 8, 8, 5), npc="blackbeard")
+    assert p.battle_card(v, ("smoke", "grapeshot")) == "smoke"
+    smoked = _bview((6, 8, 8, 5), npc="blackbeard", smoke=True)
+    assert p.battle_card(smoked, ("grapeshot",)) is None  # volley cards wait for broadsides
+    b = p.broadside(smoked, ("grapeshot",))
+    names, _ = p.solver.best_volley(
+        "blackbeard",
+        (6, 8, 8, 5, 0, 0, 0, 0, 0),
+        grapeshot=1,
+        smoke=True,
+        pirate_to_fire=False,
+    )
+    assert not b.flee and b.target == -1 and b.volley == names
+
+
+def test_the_plunderer_stands_when_standing_pays():
+    """The old plunderer fled at the first hit (a 1-in-6 mutiny each time); the new one stands
+    in a battle it is likely to win and flees a hopeless one."""
+    p = make_player(RULES, "plunderer", np.random.default_rng(0))
+    p._stake = 3.0
+    strong = _bview((5, 5, 5, 5), others=[(2, 2, 2, 2)])
+    assert not p.broadside(strong, ()).flee
+    hopeless = _bview((1, 2, 2, 2), others=[(8, 8, 8, 8)])
+    assert p.broadside(hopeless, ()).flee

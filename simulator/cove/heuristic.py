@@ -147,6 +147,7 @@ class HeuristicPlayer(BattlePolicy):
         self._stake = 0.0  # value of holding this month's island (set when navigating)
         self._month = 0
         self._gold = 0
+        self._hv_chest = self.p["w_chest"]  # what a chest aboard is worth this month
 
     # ------------------------------------------------------------------ dispatch
     def act(self, kind: str, obs: Observation, legal: tuple) -> Any:
@@ -167,6 +168,7 @@ class HeuristicPlayer(BattlePolicy):
         twin.record = None
         twin._stake = 0.0
         twin._month = twin._gold = 0
+        twin._hv_chest = twin.p["w_chest"]
         return twin
 
     # ------------------------------------------------------------------ ship facts
@@ -428,7 +430,7 @@ class HeuristicPlayer(BattlePolicy):
             lone_p = None
             if fights:
                 fame = self._npc_fame(npc)
-                plan = self.lone_plan(me, npc, obs.hand, base + fame, hv_chest)
+                plan = self.lone_plan(me, npc, obs.hand, base + fame + rout, hv_chest)
                 lone_p = plan.p_sink
             total = 0.0
             p_alone = 0.0
@@ -505,6 +507,7 @@ class HeuristicPlayer(BattlePolicy):
                 best = i
         hv_gold, hv_chest, last_bury = self.holding_values(obs)
         self._stake = self.alone_values(obs, hv_gold, hv_chest, last_bury)[best]
+        self._hv_chest = hv_chest
         if self.record is not None:
             for d in details:
                 self.record.append(
@@ -668,8 +671,8 @@ class HeuristicPlayer(BattlePolicy):
             me.parrot,
             cards,
             me.chests if "overboard" in cards else 0,
-            chest_value=self.p["w_chest"],
-            stake=self._stake + self._npc_fame(view.npc.key),
+            chest_value=self._hv_chest,
+            stake=self._stake + self._npc_fame(view.npc.key) + self.p["rout_cost"],
             hull=view.npc.hull,
             extra_speed=me.speed - self._base_speed(me),
             smoke_on=me.smoke,
