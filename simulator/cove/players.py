@@ -24,6 +24,7 @@ from scenarios.strategies import kind_chain, resolve_params, unknown_name_messag
 from simulator.cove.combat_policies import BattlePolicy, Broadside, RoyalNavyPolicy
 from simulator.cove.heuristic import HeuristicPlayer
 from simulator.cove.players_v1 import V1_BASE_PARAMS, HeuristicPlayerV1
+from simulator.cove.rollout import RolloutPlayer
 from simulator.cove.rules import CoveRules, StrategyDecl
 from simulator.errors import UserError
 
@@ -33,6 +34,7 @@ KINDS = (
     "brawler",
     "tavern",
     "balanced",
+    "rollout",
     "plunderer-v1",
     "brawler-v1",
     "tavern-v1",
@@ -53,6 +55,7 @@ def _random_player(name, kind, params, rules, rng, odds_cache):
 #: implemented kind -> constructor ``(name, kind, params, rules, rng, odds_cache)``; a declared
 #: kind is played by the first kind of its extends chain found here
 PLAYER_CLASSES: dict[str, Callable[..., Any]] = {
+    "rollout": RolloutPlayer,
     "heuristic": HeuristicPlayer,
     "heuristic-v1": _v1_player,
     "random": _random_player,
