@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -499,3 +501,20 @@ def test_the_plunderer_stands_when_standing_pays():
     assert not p.broadside(strong, ()).flee
     hopeless = _bview((1, 2, 2, 2), others=[(8, 8, 8, 8)])
     assert p.broadside(hopeless, ()).flee
+
+
+def test_galleon_switches_are_honoured():
+    """The Cacafuego's fame is its die's mean (decisions.cacafuego_fame_die_sides), and a lone
+    ship takes it only with decisions.cacafuego_lone_ship_captures."""
+    o = _pirate_position((), pirate="cacafuego")
+    base = make_player(RULES, "balanced", np.random.default_rng(0)).island_details(o)[2]["value"]
+    d = RULES.decisions
+    for sides, lone, gain in [(6, True, 3.5), (10, True, 5.5), (6, False, 0.0)]:
+        rules = dataclasses.replace(
+            RULES,
+            decisions=dataclasses.replace(
+                d, cacafuego_fame_die_sides=sides, cacafuego_lone_ship_captures=lone
+            ),
+        )
+        v = make_player(rules, "balanced", np.random.default_rng(0)).island_details(o)[2]
+        assert v["value"] - base == pytest.approx(gain - 3.5)

@@ -142,7 +142,15 @@ class HeuristicPlayer(BattlePolicy):
         self._fame_per_chest = e.bury_fame_per_chest
         self._gold_per_fame = e.bury_gold_per_fame
         self._card_price = e.tavern_card_price
-        self._cacafuego_ti = rules.decisions.cacafuego_at_treasure_island
+        d = rules.decisions
+        self._cacafuego_ti = d.cacafuego_at_treasure_island
+        self._galleon_lone = d.cacafuego_lone_ship_captures
+        # a non-fighting galleon's mean fame: its die (decisions.cacafuego_fame_die_sides) or fame
+        self._galleon_fame = {
+            k: (d.cacafuego_fame_die_sides + 1) / 2 if p.fame_die else float(p.fame)
+            for k, p in rules.pirates.items()
+            if not p.fights
+        }
         self.record: list | None = None
         self._stake = 0.0  # value of holding this month's island (set when navigating)
         self._month = 0
@@ -396,7 +404,7 @@ class HeuristicPlayer(BattlePolicy):
                     ps = self.lone_plan(s, key, (), 0.0, 0.0).p_sink
                     v = ps * (v + pr.fame) - (1 - ps) * g["rout_cost"]
                 else:
-                    v += 3.5
+                    v += self._galleon_fame[key]
             vals.append(v)
         return vals
 
@@ -460,7 +468,7 @@ class HeuristicPlayer(BattlePolicy):
                         v = lone_p * (base + fame) - (1 - lone_p) * rout
                         v -= hv_chest * plan.overboard
                 elif npc is not None:  # the Cacafuego: a die of fame to its captor
-                    v = self._galleon_value(me, here, isl, base)
+                    v = self._galleon_value(me, here, isl, base, npc)
                 else:
                     v = self._after_pirate(me, here, isl, base)
                 total += prob * v
@@ -492,11 +500,16 @@ class HeuristicPlayer(BattlePolicy):
         rout = self.p["rout_cost"]
         return win * (base + self.c.rout_fame * len(here)) - (1 - win) * rout
 
-    def _galleon_value(self, me, here, isl: int, base: float) -> float:
-        fame = 3.5  # the mean of the Cacafuego's die
+    def _galleon_value(self, me, here, isl: int, base: float, key: str) -> float:
+        """A treasure galleon (the Cacafuego): its fame goes to the one ship left at an outer
+        island (alone: only with ``decisions.cacafuego_lone_ship_captures``), to the fastest at
+        Treasure Island (``decisions.cacafuego_at_treasure_island``)."""
+        fame = self._galleon_fame[key]
         if isl == TREASURE:
             fastest = all(me.speed > o.speed for o in here)
             return base + (fame if fastest and self._cacafuego_ti == "fastest" else 0.0)
+        if not here:
+            return base + (fame if self._galleon_lone else 0.0)
         return self._after_pirate(me, here, isl, base + fame)
 
     def _navigate(self, obs: Observation, legal: tuple) -> int:

@@ -16,6 +16,10 @@ Command line (``--format table|json|csv``; JSON alone on stdout)::
 
     python -m simulator.cove.player_study engagement -n 10000 --seed 13 --jobs 2
     python -m simulator.cove.player_study versus -n 2000 --seed 17 --jobs 2 [--with rollout]
+    python -m simulator.cove.player_study company -n 4000 --seed 19
+
+* :func:`company_error`: how far the company estimate is from battles played by the combat
+  engine with the players' own battle policies.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from simulator.stats import Z95, wilson_interval
 
 #: decisions table: the game and the strategy, then the player's record columns
 DECISION_COLUMNS = ("game", "rotation", "strategy", *RECORD_COLUMNS)
+#: battles table (battles against a non-player ship): ``seats`` comma-separated engine seats
+BATTLE_COLUMNS = ("game", "rotation", "month", "pirate", "ships", "seats", "outcome")
 
 
 class _RecordingFactory(PlayerFactory):
@@ -76,7 +82,9 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, npc_only: 
                     + (sr.pirates_fought, sr.pirates_sunk, sr.win, res.tie, res.duel)
                 )
             for b in res.battles:
-                battle_rows.append((gid, r, b["month"], b["pirate"], b["ships"], b["outcome"]))
+                battle_rows.append(
+                    (gid, r, b["month"], b["pirate"], b["ships"], b["seats"], b["outcome"])
+                )
             for name, player in factory.made:
                 for row in getattr(player, "record", None) or ():
                     if npc_only and row[2] == "navigate" and not row[6] and not row[5]:
@@ -84,9 +92,7 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, npc_only: 
                     decision_rows.append((gid, r, name, *row))
     return (
         pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
-        pd.DataFrame(
-            battle_rows, columns=["game", "rotation", "month", "pirate", "ships", "outcome"]
-        ),
+        pd.DataFrame(battle_rows, columns=list(BATTLE_COLUMNS)),
         pd.DataFrame(decision_rows, columns=list(DECISION_COLUMNS)),
     )
 
@@ -169,59 +175,192 @@ def engagement_table(rules, battles: pd.DataFrame, decisions: pd.DataFrame) -> p
     return pd.DataFrame(rows)
 
 
+def calibration_table(battles: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:
+    """The odds the players believed against what happened: every navigation to a fighting
+    Legendary Pirate's island that led to a battle against it, grouped by pirate and by whether
+    the ship fought alone. ``predicted``: the exact lone odds with the hand (alone) or the
+    company estimate over the companions the player expected (with company); ``sunk``: the
+    pirate was sunk in that battle (by anyone present)."""
+    nav = decisions[
+        (decisions["decision"] == "navigate")
+        & (decisions["chosen"] == 1)
+        & (decisions["npc"] != "")
+        & (decisions["npc"] != "royal_navy")
+    ]
+    b = battles.copy()
+    b["seat_list"] = b["seats"].astype(str).str.split(",")
+    b = b.explode("seat_list")
+    b["seat"] = b["seat_list"].astype(int)
+    m = nav.merge(
+        b[["game", "rotation", "month", "pirate", "seat", "ships", "outcome"]],
+        left_on=["game", "rotation", "month", "npc", "seat"],
+        right_on=["game", "rotation", "month", "pirate", "seat"],
+    )
+    m = m[m["p_sink_lone"].notna()]
+    alone = m["ships"] == 1
+    m["predicted"] = np.where(alone, m["p_sink_lone"], m["p_sink_company"].fillna(m["p_sink_lone"]))
+    m["company"] = np.where(alone, "alone", "with company")
+    m["sunk"] = (m["outcome"] == "sunk").astype(float)
+    rows = []
+    for (pirate, comp), d in m.groupby(["pirate", "company"]):
+        k, n = float(d["sunk"].sum()), len(d)
+        lo, hi = wilson_interval(k, n)
+        rows.append(
+            {
+                "pirate": pirate,
+                "company": comp,
+                "n": n,
+                "predicted": float(d["predicted"].mean()),
+                "sunk": k / n,
+                "ci95_low": lo,
+                "ci95_high": hi,
+                "error": float(d["predicted"].mean()) - k / n,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _paired(scenario, base_table, base_seats, base_name, name, n, seed, n_jobs, quiet) -> dict:
+    """``name`` in the seats ``base_name`` holds in ``base_table``, the same deals (paired)."""
+    from simulator.cove.api import play_games
+
+    key = ["game", "rotation", "seat"]
+    table = [name if b == base_name else b for b in base_table]
+    seats, _, summ = play_games(scenario, table, len(table), n, seed, n_jobs, True, quiet)
+    a = seats[seats["strategy"] == name].sort_values(key)
+    b = base_seats[base_seats["strategy"] == base_name].sort_values(key)
+    assert (a[key].to_numpy() == b[key].to_numpy()).all()
+    d = a["win"].to_numpy() - b["win"].to_numpy()
+    se = float(d.std(ddof=1) / np.sqrt(len(d)))
+    wa, wb = float(a["win"].sum()), float(b["win"].sum())
+    return {
+        "strategy": name,
+        "in_seats_of": base_name,
+        "others": ",".join(x for x in base_table if x != base_name),
+        "games": len(d),
+        "win_share": wa / len(d),
+        "win_ci95": list(wilson_interval(wa, len(d))),
+        "baseline_win_share": wb / len(d),
+        "baseline_ci95": list(wilson_interval(wb, len(d))),
+        "difference": float(d.mean()),
+        "difference_ci95": [float(d.mean() - Z95 * se), float(d.mean() + Z95 * se)],
+        "mean_fame": float(a["fame"].mean()),
+        "baseline_mean_fame": float(b["fame"].mean()),
+        "wall_time_s": summ["wall_time_s"],
+    }
+
+
 def versus_baseline(
     scenario: Scenario | str | None,
     n: int,
     seed: int,
     n_jobs: int | None = 1,
     extra: Sequence[str] = (),
+    against_mix: Sequence[str] = (),
+    mix: Sequence[str] | None = None,
     quiet: bool = True,
 ) -> pd.DataFrame:
     """Each improved kind of the default mix (and each of ``extra``) against the ``v1`` field.
 
+    ``mix``: the kinds compared with their baselines (default: the default mix's four).
     For kind K with baseline K-v1: ``n`` deals, seat-rotated (``4 n`` games), K in the seats
     K-v1 holds in the all-v1 table and the other three v1 kinds elsewhere, the same deals and
-    dice as the all-v1 table. An ``extra`` strategy takes the ``balanced-v1`` seats. Reports
-    each side's win share, the paired difference and its 95 % interval (normal, over games).
+    dice as the all-v1 table. An ``extra`` strategy takes the ``balanced-v1`` seats. Each of
+    ``against_mix`` takes the ``balanced`` seats of the (improved) default mix instead: its win
+    rate against the default mix, paired with balanced's own. Reports each side's win share, the
+    paired difference and its 95 % interval (normal, over games).
     """
     from simulator.cove.api import play_games
 
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario, game="cove")
-    mix = list(scenario.rules.default_mix)
-    base = [f"{k}-v1" for k in mix]
-    bseats, _, bsum = play_games(scenario, base, len(base), n, seed, n_jobs, True, quiet)
-    key = ["game", "rotation", "seat"]
+    table = list(scenario.rules.default_mix)
+    kinds = table if mix is None else list(mix)
+    base = [f"{k}-v1" for k in table]
     rows = []
-    for k in [*mix, *extra]:
-        v1 = f"{k}-v1" if k in mix else "balanced-v1"
-        table = [k if b == v1 else b for b in base]
-        seats, _, summ = play_games(scenario, table, len(table), n, seed, n_jobs, True, quiet)
-        a = seats[seats["strategy"] == k].sort_values(key)
-        b = bseats[bseats["strategy"] == v1].sort_values(key)
-        assert (a[key].to_numpy() == b[key].to_numpy()).all()
-        d = a["win"].to_numpy() - b["win"].to_numpy()
-        se = float(d.std(ddof=1) / np.sqrt(len(d)))
-        wa, wb = float(a["win"].sum()), float(b["win"].sum())
-        rows.append(
-            {
-                "strategy": k,
-                "baseline": v1,
-                "games": len(d),
-                "win_share": wa / len(d),
-                "win_ci95": list(wilson_interval(wa, len(d))),
-                "baseline_win_share": wb / len(d),
-                "baseline_ci95": list(wilson_interval(wb, len(d))),
-                "difference": float(d.mean()),
-                "difference_ci95": [float(d.mean() - Z95 * se), float(d.mean() + Z95 * se)],
-                "mean_fame": float(a["fame"].mean()),
-                "baseline_mean_fame": float(b["fame"].mean()),
-                "wall_time_s": summ["wall_time_s"],
-            }
-        )
-    out = pd.DataFrame(rows)
-    out.attrs["baseline_wall_time_s"] = bsum["wall_time_s"]
-    return out
+    if [*kinds, *extra]:
+        bseats, _, _ = play_games(scenario, base, len(base), n, seed, n_jobs, True, quiet)
+        for k in kinds:
+            rows.append(_paired(scenario, base, bseats, f"{k}-v1", k, n, seed, n_jobs, quiet))
+        for k in extra:
+            rows.append(_paired(scenario, base, bseats, "balanced-v1", k, n, seed, n_jobs, quiet))
+    if against_mix:
+        mseats, _, _ = play_games(scenario, table, len(table), n, seed, n_jobs, True, quiet)
+        for k in against_mix:
+            rows.append(_paired(scenario, table, mseats, table[-1], k, n, seed, n_jobs, quiet))
+    return pd.DataFrame(rows)
+
+
+#: company situations of :func:`company_error`: (pirate, our ring, the others' rings)
+COMPANY_SITUATIONS = (
+    ("blackbeard", (4, 4, 4, 4), [(3, 5, 5, 3)]),
+    ("blackbeard", (5, 3, 3, 5), [(4, 4, 4, 4), (4, 7, 7, 2)]),
+    ("blackbeard", (6, 6, 6, 6), [(2, 2, 2, 2), (6, 6, 6, 6), (3, 5, 5, 3)]),
+    ("flying_dutchman", (3, 5, 5, 3), [(5, 3, 3, 5)]),
+    ("flying_dutchman", (5, 3, 3, 5), [(6, 6, 6, 6), (5, 3, 3, 5)]),
+    ("captain_hook", (3, 5, 5, 3), [(6, 6, 6, 6)]),
+    ("captain_hook", (2, 2, 2, 2), [(4, 7, 7, 2), (3, 5, 5, 3)]),
+    ("bonny_and_read", (4, 4, 4, 4), [(2, 2, 2, 2)]),
+    ("bonny_and_read", (4, 4, 4, 4), [(4, 4, 4, 4), (6, 6, 6, 6)]),
+    ("royal_navy", (4, 4, 4, 4), [(3, 5, 5, 3)]),
+)
+
+
+def company_error(
+    scenario: Scenario | str | None,
+    n: int,
+    seed: int,
+    strategy: str = "balanced",
+    islands: Sequence[str] = ("treasure_island", "hull"),
+) -> pd.DataFrame:
+    """The company estimate (everyone standing, no cards) against the scalar combat engine with
+    the players' own battle policies (flee or stand by expected value, ``_stake`` 3), ``n``
+    battles per situation of :data:`COMPANY_SITUATIONS` and island: P(the pirate sinks while we
+    are still there), with its Wilson interval."""
+    from simulator.cove.battle import BattleShip, resolve_battle
+    from simulator.cove.observation import ShipView
+    from simulator.cove.odds import company_key, company_odds
+    from simulator.cove.players import make_player
+
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario, game="cove")
+    rules = scenario.rules
+
+    def sv(ring):
+        return ShipView(0, tuple(ring), (0, 0, 0, 0), 0, 0, 0, 0, 0, None, 0, (), 0)
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for npc, mine, others in COMPANY_SITUATIONS:
+        est = company_odds(rules, company_key(sv(mine), [sv(r) for r in others], npc))
+        for island in islands:
+            if npc == "royal_navy" and island == "treasure_island":
+                continue
+            ships = [BattleShip(i, list(r)) for i, r in enumerate([mine, *others])]
+            policies = []
+            for _ship in ships:
+                p = make_player(rules, strategy, rng.spawn(1)[0])
+                p._stake = 3.0
+                policies.append(p)
+            hits = 0
+            for _ in range(n):
+                r = resolve_battle(rules, ships, npc, policies, rng, island=island)
+                hits += r.npc_sunk and 0 in r.npc_fame_shared_by
+            lo, hi = wilson_interval(hits, n)
+            rows.append(
+                {
+                    "pirate": npc,
+                    "ships": 1 + len(others),
+                    "island": island,
+                    "estimate": est.p_sink,
+                    "engine": hits / n,
+                    "ci95_low": lo,
+                    "ci95_high": hi,
+                    "error": est.p_sink - hits / n,
+                    "n": n,
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def _emit(fmt: str, df: pd.DataFrame, obj: dict[str, Any]) -> None:
@@ -236,12 +375,16 @@ def _emit(fmt: str, df: pd.DataFrame, obj: dict[str, Any]) -> None:
 
 def _main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m simulator.cove.player_study")
-    ap.add_argument("study", choices=("engagement", "versus"))
+    ap.add_argument("study", choices=("engagement", "versus", "company"))
     ap.add_argument("-n", type=int, required=True, help="games (engagement) or deals (versus)")
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--with", dest="extra", default="", help="extra strategies (versus)")
+    ap.add_argument("--with", dest="extra", default="", help="strategies in balanced-v1's seats")
+    ap.add_argument(
+        "--against-mix", default="", help="strategies in balanced's seats of the default mix"
+    )
+    ap.add_argument("--only-extra", action="store_true", help="versus: skip the four kinds")
     ap.add_argument("--format", dest="fmt", choices=("table", "json", "csv"), default="table")
     args = ap.parse_args(argv)
     if args.n < 1:
@@ -254,6 +397,7 @@ def _main(argv: list[str] | None = None) -> int:
             scen, mix, args.players, args.n, args.seed, args.jobs
         )
         df = engagement_table(scen.rules, battles, decisions)
+        cal = calibration_table(battles, decisions)
         obj = {
             "study": "engagement",
             "games": args.n,
@@ -262,10 +406,28 @@ def _main(argv: list[str] | None = None) -> int:
             "seed": entropy,
             "provenance": scen.provenance(),
             "pirates": df.to_dict(orient="records"),
+            "calibration": cal.to_dict(orient="records"),
+        }
+        if args.fmt == "table":
+            _emit("table", df, obj)
+            print()
+            df = cal
+    elif args.study == "company":
+        df = company_error(scen, args.n, args.seed)
+        obj = {
+            "study": "company",
+            "battles_per_situation": args.n,
+            "seed": args.seed,
+            "provenance": scen.provenance(),
+            "mean_error": float(df["error"].mean()),
+            "rms_error": float(np.sqrt((df["error"] ** 2).mean())),
+            "rows": df.to_dict(orient="records"),
         }
     else:
         extra = [x for x in args.extra.split(",") if x]
-        df = versus_baseline(scen, args.n, args.seed, args.jobs, extra)
+        against = [x for x in args.against_mix.split(",") if x]
+        mix = [] if args.only_extra else None
+        df = versus_baseline(scen, args.n, args.seed, args.jobs, extra, against, mix=mix)
         obj = {
             "study": "versus",
             "deals": args.n,
