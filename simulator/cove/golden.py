@@ -42,6 +42,9 @@ CASES: dict[str, tuple[str | None, tuple[str, ...], int]] = {
         ("tavern-v1", "tavern-v1", "brawler-v1", "random"),
         404,
     ),
+    # the improved players (issue 13): the default mix, and a table with the search player
+    "four_players_improved": (None, ("plunderer", "brawler", "tavern", "balanced"), 505),
+    "three_players_rollout": (None, ("rollout", "brawler", "tavern"), 606),
 }
 
 
