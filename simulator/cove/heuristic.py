@@ -790,7 +790,9 @@ class HeuristicPlayer(BattlePolicy):
         me = view.ship(view.me)
         others = [s for s in view.ships if s.seat != view.me and s.present]
         stand, flee = self._stand_and_flee_values(view, me, others, hand)
-        go = flee > stand + self.p["fight_bias"]
+        # standing keeps the option to flee later: leave only when the next broadside aimed at
+        # us could rout us (standing to the end is the pessimistic value of standing)
+        go = flee > stand + self.p["fight_bias"] and self._in_danger(view, me, others)
         if self.record is not None:
             npc = view.npc.key if view.npc_fighting else ""
             for opt, v in (("stand", stand), ("flee", flee)):
@@ -820,6 +822,23 @@ class HeuristicPlayer(BattlePolicy):
             else:
                 volley = self._pvp_volley(me, hand, target)
         return Broadside(target=target, section=section, volley=volley)
+
+    def _in_danger(self, view: BattleView, me, others) -> bool:
+        """One enemy broadside could destroy a section of ours (every die a hit)."""
+        weakest = min(me.hits_to_rout())
+        if view.npc_fighting:
+            pr = (
+                self.rules.royal_navy
+                if view.npc.key == "royal_navy"
+                else self._pirates[view.npc.key]
+            )
+            if pr.damages in ("hull", "crew"):
+                weakest = me.hits_to_rout()[SECTIONS.index(pr.damages)]
+            return weakest <= pr.dice
+        most = 0
+        for o in others:
+            most = max(most, self.dice_of(o.positions, o.parrot))
+        return weakest <= most
 
     def _base_speed(self, ship) -> int:
         sp = self.value(ship.positions, SAILS)

@@ -13,14 +13,13 @@ Three estimates, each a pure function of what a player can see (its own hand, th
   (when the combat engine's ``exact_duel(..., cards=...)`` lands, it switches there).
 * :func:`company_odds` -- other player ships at the island: an estimate by the compiled combat
   kernel (:mod:`simulator.cove.combat_kernel`), ``COMPANY_TRIALS`` battles with every ship
-  standing and no cards, on a generator seeded from a stable hash of the situation (so the
-  estimate is a pure function of the public board and can be cached and shared). Its distance
+  standing and no cards, on a generator seeded from the situation's integers (so the estimate
+  is a pure function of the public board and can be cached and shared). Its distance
   from the truth is measured in ``tests/test_cove_odds.py`` and docs/rules-cove.md.
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 from math import comb
@@ -705,12 +704,28 @@ def company_key(ship, others, npc: str) -> tuple:
     return (npc, facts(ship), tuple(sorted((facts(o) for o in others), key=order)))
 
 
+def company_seed_words(rules: CoveRules, key: tuple) -> list[int]:
+    """The situation as small integers (the estimate's seed): the non-player ship's index among
+    ``rules.pirates`` then the Royal Navy, and per ship its four ring positions, Artisan hits
+    absorbed + 1 per section (0: none), parrot index + 1 (0: none) and parrot wounds."""
+    npc, mine, theirs = key
+    npcs = [*rules.pirates, "royal_navy"]
+    parrots = list(rules.parrots)
+    words = [npcs.index(npc)]
+    for ring, artisans, parrot, wounds in (mine, *theirs):
+        art = [0, 0, 0, 0]
+        for sec, used in artisans:
+            art[sec] = used + 1
+        words += [*ring, *art, parrots.index(parrot) + 1 if parrot else 0, wounds]
+    return words
+
+
 def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> CompanyOdds:
     """Estimate by simulation: our ship (``key`` from :func:`company_key`) and the others fight
     the non-player ship in the compiled kernel, everyone standing, no cards, ``trials`` battles,
     with Treasure Island semantics (the battle ends when the pirate sinks: what comes after is
-    the caller's). The generator is seeded from a CRC of ``key``: same situation, same estimate
-    in every process."""
+    the caller's). The generator is seeded from the situation's integers
+    (:func:`company_seed_words`): same situation, same estimate in every process."""
     from simulator.cove.battle import BattleShip
     from simulator.cove.combat_kernel import (
         F_PIRATE,
@@ -734,7 +749,7 @@ def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> 
                 parrot_wounded=wounds > 0,
             )
         )
-    seed = np.random.SeedSequence([_COMPANY_SEED, zlib.crc32(repr(key).encode())])
+    seed = np.random.SeedSequence([_COMPANY_SEED, *company_seed_words(rules, key)])
     navy = npc == "royal_navy"  # never at Treasure Island: fought at an outer island
     res = simulate_battles_kernel(
         rules,
