@@ -19,7 +19,7 @@ from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_kernel import WON, simulate_battles_kernel
 from simulator.cove.combat_policies import NPC_TARGET, BattlePolicy, Broadside, RulePolicy
-from simulator.cove.duel import DuelShip, exact_duel
+from simulator.cove.duel import DuelShip, LoneShipOdds, exact_duel
 from simulator.cove.observation import ShipView
 from simulator.cove.odds import (
     COMPANY_TRIALS,
@@ -60,6 +60,36 @@ def test_without_cards_the_solver_is_the_combat_helpers_exact_duel(rules):
                         s = ship_state(rules, ring, arts, parrot, int(wounded))
                         got = po.p_sink(key, s, parrot=parrot)
                         assert got == pytest.approx(exact_duel(rules, ship, key).win, abs=1e-12)
+
+
+@pytest.mark.parametrize("rules", [RULES, NO_ABSORB], ids=["parrot-absorbs", "parrot-no-absorb"])
+def test_with_cards_the_solver_is_the_combat_helpers_exact_duel_with_cards(rules):
+    """Two independent chains (the players' canonical memoised one, the combat helper's
+    ``exact_duel(..., cards=..., card_policy="optimal")``) agree on P(sink) with every battle and
+    volley card, Overboard's chests included (lone_pirate_odds with free chests)."""
+    helper = LoneShipOdds(rules)
+    po = PirateOdds(rules)
+    hands = [
+        ("smoke",),
+        ("grapeshot", "powder_keg"),
+        ("favourable_wind", "favourable_wind", "grapple"),
+        ("smoke", "cannonade", "becalmed", "grapeshot"),
+        ("overboard", "smoke"),
+    ]
+    for key in FIGHTERS:
+        for ring, parrot in [
+            ((4, 5, 5, 3), None),
+            ((5, 7, 7, 8), "flint"),
+            ((3, 3, 6, 6), "billy_bones"),
+        ]:
+            for hand in hands:
+                chests = 4 if "overboard" in hand else 0
+                s = ship_state(rules, ring, (), parrot)
+                mine = lone_pirate_odds(
+                    po, key, s, parrot, hand, chests, chest_value=0.0, stake=1e9
+                )
+                ship = DuelShip(ring, parrot=parrot, chests=chests)
+                assert mine.p_sink == pytest.approx(helper.p_sink(ship, key, hand), abs=1e-12)
 
 
 def test_parrot_absorbs_hits_switch_is_honoured_where_the_old_odds_ignored_it():
@@ -228,7 +258,7 @@ def test_lone_plan_plays_wind_and_overboard_only_when_they_change_the_order():
         lone_pirate_odds(po, "captain_hook", quick, "squire_trelawney", ("favourable_wind",)).wind
         == 0
     )
-    # Overboard: 4 chests take speed 12 to 20 > 18; worth it only if the stake pays the chests
+    # Overboard: 4 chests take speed 12 to 20 > 18 (3 tie); worth it only if the stake pays
     cheap = lone_pirate_odds(
         po, "captain_hook", fast, None, ("overboard",), 5, chest_value=0.1, stake=8
     )
@@ -240,7 +270,7 @@ def test_lone_plan_plays_wind_and_overboard_only_when_they_change_the_order():
     short = lone_pirate_odds(
         po, "captain_hook", fast, None, ("overboard",), 3, chest_value=0.1, stake=8
     )
-    assert short.overboard == 0  # 3 chests cannot put it first
+    assert short.overboard == 3 and short.p_sink == pytest.approx(one.p_sink)  # 3 chests tie
 
 
 def _sv(ring, parrot=None, artisans=()):

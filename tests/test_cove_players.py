@@ -460,8 +460,8 @@ def test_favourable_wind_only_when_it_changes_the_order():
 def test_overboard_when_it_puts_us_first_and_saves_the_battle():
     """Speed 12 against Hook (18): 4 chests overboard (+8) put us first and lift P(sink) from
     0.75 to 0.89. Worth it when the chests can no longer be buried (after the last safe burial
-    month), not while each is worth w_chest; with only 3 chests it cannot put us first; the old
-    player never played it."""
+    month), not while each is worth w_chest; with only 3 chests it can tie (a coin flip for the
+    first broadside, 0.82); the old player never played it."""
     new = make_player(RULES, "balanced", np.random.default_rng(0))
     new._stake = 4.0  # the island it came for
     v = _bview((5, 7, 7, 8), npc="captain_hook", chests=5)
@@ -470,6 +470,9 @@ def test_overboard_when_it_puts_us_first_and_saves_the_battle():
     assert new.battle_card(v, ("overboard",)) == "overboard"
     assert new.overboard_chests(v, 5) == 4
     short = _bview((5, 7, 7, 8), npc="captain_hook", chests=3)
+    assert new.battle_card(short, ("overboard",)) == "overboard"
+    assert new.overboard_chests(short, 3) == 3
+    new._hv_chest = new.p["w_chest"]
     assert new.battle_card(short, ("overboard",)) is None
     old = make_player(RULES, "balanced-v1", np.random.default_rng(0))
     assert old.battle_card(v, ("overboard",)) is None and old.overboard_chests(v, 5) == 0
@@ -487,7 +490,7 @@ def test_lone_battle_plays_smoke_then_the_solvers_volleys():
         (6, 8, 8, 5, 0, 0, 0, 0, 0),
         grapeshot=1,
         smoke=True,
-        pirate_to_fire=False,
+        pirate_to_fire=True,  # the view says Blackbeard has not fired yet this exchange
     )
     assert not b.flee and b.target == -1 and b.volley == names
 

@@ -9,15 +9,21 @@
   ``battles``, ``routed``, ``fled``, ``mutinies``, ``pirates_fought``, ``pirates_sunk`` (Legendary
   Pirates sunk or the Cacafuego captured), ``win`` (1, or 1/k for a k-way shared win), ``tie`` and
   ``duel`` (the top fame was tied / a duel settled it);
-* ``battles_df`` -- one row per battle against a Legendary Pirate or the Royal Navy: ``game``,
+* ``battles_df`` -- one row per non-player ship per battle (a Legendary Pirate, the Cacafuego or
+  the Royal Navy; a pirate and the Royal Navy in one battle give two rows): ``game``,
   ``rotation``, ``month``, ``island``, ``pirate``, ``ships``, ``seats``, ``outcome`` (``sunk``,
-  ``survived``, ``captured``, ``not_captured``), ``player_ships_routed``, ``player_ships_fled``,
-  ``exchanges``;
+  ``survived``, ``captured``, ``not_captured``), ``player_ships_routed`` (by this non-player
+  ship's own broadsides and specials only), ``player_ships_fled`` (in the battle),
+  ``exchanges``, ``battle_npcs`` (every non-player ship of the battle, ``+``-joined),
+  ``routed_by_players`` (routs caused by player broadsides in the battle),
+  ``player_ships_routed_in_battle``;
 * ``summary`` -- the JSON object of ``broadside cove play --format json``: ``n_games`` (games
   played, rotations included), ``n_deals``, ``n_players``, ``strategies`` (per name: ``win_rate``,
   ``ci95``, ``mean_fame``, ``games``), ``seats`` (per seat index: ``win_rate``, ``ci95``),
   ``pirates`` (per pirate: ``battles``, ``player_ships_routed``, ``times_sunk``), ``ties``,
-  ``duels``, ``provenance``, ``seed``.
+  ``duels``, ``provenance``, ``seed``, ``invariants_checked`` (``--check``), ``battle_engine``
+  (which combat engine played the battles: always the scalar one, see
+  :func:`simulator.cove.combat.dispatch`).
 
 Results depend on the seed (and the fixed chunk size), never on ``n_jobs``.
 """
@@ -32,8 +38,10 @@ import numpy as np
 import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
+from simulator.cove.card_record import CARD_COLUMNS
 from simulator.cove.dice import GameDice
-from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
+from simulator.cove.fight import GAME_BATTLE_ENGINE
+from simulator.cove.game import FAME_SOURCES, Game, IllegalAction, IllegalState, ScenarioTables
 from simulator.cove.players import (
     PlayerFactory,
     check_strategies,
@@ -75,7 +83,28 @@ BATTLE_COLUMNS = [
     "player_ships_routed",
     "player_ships_fled",
     "exchanges",
+    "battle_npcs",
+    "routed_by_players",
+    "player_ships_routed_in_battle",
 ]
+
+
+class IllegalStateError(UserError):
+    """``--check``: a game reached an illegal state (one line: game, month, phase, invariant)."""
+
+
+def illegal_state_message(game: int, rotation: int | None, exc: BaseException) -> str:
+    """The one line of ``cove play --check`` for the illegal state ``exc`` of game ``game``."""
+    where = f"game {game}" + (f" (rotation {rotation})" if rotation is not None else "")
+    if isinstance(exc, IllegalState):
+        what = f"month {exc.month}, phase {exc.phase}: {'; '.join(exc.errors)}"
+    else:  # an illegal action: the message names the seat and the decision
+        what = str(exc).splitlines()[0]
+    return f"illegal state in {where}: {what} (invariant checker, --check)"
+
+
+#: the cards table: one row per Tavern card a seat drew; unique key (game, rotation, seat, draw)
+CARD_TABLE_COLUMNS = ["game", "rotation", "strategy", *CARD_COLUMNS]
 
 
 def resolve_strategies(rules, strategies: Sequence[str] | str, n_players: int) -> list[str]:
@@ -146,11 +175,14 @@ def play_one(
     return game, game.play()
 
 
-def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: bool):
+def _chunk(
+    chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: bool, cards: bool = False
+):
     n = len(names)
     rotations = range(n) if rotate else range(1)
     seat_rows: list[tuple] = []
     battle_rows: list[tuple] = []
+    card_rows: list[tuple] = []
     # exact duel odds (pure functions of public ship states and the rules), strategy parameters
     # and the unshuffled decks: built once per chunk, shared by its games
     factory = PlayerFactory(rules, {})
@@ -159,7 +191,15 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
         gid = chunk.start + i
         for r in rotations:
             seated = [names[(s + r) % n] for s in range(n)]
-            _game, res = play_one(rules, seated, gseed, check=check, factory=factory, tables=tables)
+            try:
+                _game, res = play_one(
+                    rules, seated, gseed, check=check, factory=factory, tables=tables
+                )
+            except (IllegalState, IllegalAction) as exc:
+                if not check:
+                    raise
+                msg = illegal_state_message(gid, r if rotate else None, exc)
+                raise IllegalStateError(msg) from None
             for sr in res.seats:
                 seat_rows.append(
                     (
@@ -182,6 +222,8 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
                         res.duel,
                     )
                 )
+            if cards:
+                card_rows.extend((gid, r, seated[c[0]], *c) for c in res.cards)
             for b in res.battles:
                 battle_rows.append(
                     (
@@ -196,13 +238,19 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, check: boo
                         b["player_ships_routed"],
                         b["player_ships_fled"],
                         b["exchanges"],
+                        b["battle_npcs"],
+                        b["routed_by_players"],
+                        b["player_ships_routed_in_battle"],
                     )
                 )
     # DataFrames: compact between workers and stored as Parquet by run checkpoints (--out DIR)
-    return (
+    out = (
         pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
         pd.DataFrame(battle_rows, columns=BATTLE_COLUMNS),
     )
+    if cards:
+        out += (pd.DataFrame(card_rows, columns=CARD_TABLE_COLUMNS),)
+    return out
 
 
 def summarise(
@@ -283,6 +331,38 @@ def play_games(
     Returns:
         ``(seats_df, battles_df, summary)`` as described in the module docstring.
     """
+    tables, summary = play_games_tables(
+        scenario,
+        strategies,
+        n_players,
+        n,
+        seed=seed,
+        n_jobs=n_jobs,
+        rotate_seats=rotate_seats,
+        quiet=quiet,
+        check_invariants=check_invariants,
+        cards=False,
+    )
+    return tables["seats"], tables["battles"], summary
+
+
+def play_games_tables(
+    scenario: Scenario | str | None,
+    strategies: Sequence[str] | str,
+    n_players: int,
+    n: int,
+    seed: int | None = None,
+    n_jobs: int | None = 1,
+    rotate_seats: bool = False,
+    quiet: bool = True,
+    check_invariants: bool = False,
+    cards: bool = True,
+) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
+    """:func:`play_games` with every table by name: ``seats``, ``battles`` and (``cards``) the
+    per-seat Tavern card record, one row per card a seat drew (:data:`CARD_TABLE_COLUMNS`: game,
+    rotation, strategy, seat, draw, card, month_drawn, phase_drawn, fate -- played, returned or
+    held -- month_out, phase_out; unique key ``(game, rotation, seat, draw)``; see
+    :mod:`simulator.cove.card_record`)."""
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario, game="cove")
     rules = scenario.rules
@@ -290,7 +370,7 @@ def play_games(
     if n < 1:
         raise UserError(f"-n {n} (allowed: >= 1)")
     task = functools.partial(
-        _chunk, rules=rules, names=names, rotate=rotate_seats, check=check_invariants
+        _chunk, rules=rules, names=names, rotate=rotate_seats, check=check_invariants, cards=cards
     )
     manifest = {
         "scenario": scenario.provenance(),
@@ -312,6 +392,9 @@ def play_games(
     battles_df = pd.concat([res[1] for res in run.results], ignore_index=True)
     if battles_df.empty:
         battles_df = pd.DataFrame(columns=BATTLE_COLUMNS)
+    tables = {"seats": seats_df, "battles": battles_df}
+    if cards:
+        tables["cards"] = pd.concat([res[2] for res in run.results], ignore_index=True)
     pirates = [*rules.pirates, "royal_navy"]
     summary = summarise(seats_df, battles_df, names, pirates)
     summary.update(
@@ -322,5 +405,7 @@ def play_games(
         provenance=scenario.provenance(),
         chunk_size=CHUNK_SIZE,
         wall_time_s=run.wall_time_s,
+        battle_engine=GAME_BATTLE_ENGINE,
+        invariants_checked=bool(check_invariants),
     )
-    return seats_df, battles_df, summary
+    return tables, summary

@@ -43,7 +43,6 @@ import numpy as np
 
 from simulator.cove.combat_policies import (
     FLEE,
-    NPC_TARGET,
     SECTIONS,
     BattlePolicy,
     BattleView,
@@ -816,7 +815,7 @@ class HeuristicPlayer(BattlePolicy):
                     smoke=me.smoke,
                     extra_speed=me.speed - self._base_speed(me),
                     grapple=view.grapple,
-                    pirate_to_fire=me.speed > view.npc.sails,
+                    pirate_to_fire=not view.npc_has_fired,
                 )
                 volley = names
             else:
@@ -855,6 +854,15 @@ class HeuristicPlayer(BattlePolicy):
         flee = -loss
         if view.npc_fighting:
             fame = self._npc_fame(view.npc.key)
+            if not others and not self._lone_npc(view):  # two non-player ships: sink both
+                stand = 1.0
+                for n in view.npcs:
+                    if n.present:
+                        stand *= self.solver.p_sink(
+                            n.key, battle_ship_state(self.rules, me), parrot=me.parrot, hull=n.hull
+                        )
+                fame = sum(self._npc_fame(n.key) for n in view.npcs if n.present)
+                return stand * (fame + self._stake) - (1 - stand) * rout, flee
             if not others:
                 names_p = self.solver.p_sink(
                     view.npc.key,
@@ -890,7 +898,7 @@ class HeuristicPlayer(BattlePolicy):
     def _pvp_volley(self, me, hand: Sequence[str], target: int) -> tuple[str, ...]:
         out = []
         h = me.hits_to_rout()
-        if "cannonade" in hand and target != NPC_TARGET:
+        if "cannonade" in hand and target >= 0:  # a player ship (non-player targets are < 0)
             out.append("cannonade")
         if "grapeshot" in hand and h[CANNONS] > self.c.grapeshot_self_hits + 1:
             out.append("grapeshot")
@@ -902,7 +910,7 @@ class HeuristicPlayer(BattlePolicy):
         """The forced non-player target, else the present opponent with the fewest hits to rout
         at its weakest section; equal ones at random (no seat favoured)."""
         if view.npc_fighting and not navy:
-            return NPC_TARGET, "hull"
+            return weakest_target(view)  # the non-player ship (of two: the least hull left)
         best, key = [], None
         for s in view.ships:
             if (s.seat == view.me and not navy) or not s.present:

@@ -627,9 +627,10 @@ def lone_pirate_odds(
     """Exact odds that our ship alone sinks ``npc`` with the cards in ``hand`` played well.
 
     Smoke is played when held (it never hurts against a non-player ship), Grapple when it adds
-    dice, Favourable wind only as many as change the speed order, Overboard only for the fewest
-    chests that change the order and only when ``stake * gain in P(sink)`` beats
-    ``chest_value`` per chest (``None``: never throw chests); volley cards are in the chain.
+    dice; the number of Favourable wind cards and of chests thrown with Overboard maximise
+    ``stake * P(sink) - chest_value * chests`` (ties: the fewest cards, then chests), so wind
+    and chests are spent only where they change the speed order for the better
+    (``chest_value=None``: never throw chests); volley cards are in the chain.
     In a battle already under way, ``hull``, ``extra_speed`` (wind and Overboard already
     played), ``smoke_on`` and ``grapple_on`` give what is in effect; the plan's ``wind`` and
     ``overboard`` are then what is still to play.
@@ -637,11 +638,9 @@ def lone_pirate_odds(
     This is the players' one entry point to the exact odds with cards.
     """
     smoke = smoke_on or "smoke" in hand
-    g, k = hand.count("grapeshot"), hand.count("powder_keg")
+    g, keg = hand.count("grapeshot"), hand.count("powder_keg")
     base_dice = solver.dice(st, parrot, False)
     grapple = grapple_on or ("grapple" in hand and solver.dice(st, parrot, True) > base_dice)
-    sails = solver._npcs[npc][3]
-    speed = solver.speed(st, parrot, extra_speed)
 
     def p(extra: int) -> float:
         return solver.p_sink(
@@ -650,31 +649,27 @@ def lone_pirate_odds(
             parrot=parrot,
             hull=hull,
             grapeshot=g,
-            powder_keg=k,
+            powder_keg=keg,
             smoke=smoke,
             extra_speed=extra_speed + extra,
             grapple=grapple,
         )
 
     wind_step = solver.rules.combat.favourable_wind_speed
-    wind = 0
-    best = p(0)
-    for w in range(1, hand.count("favourable_wind") + 1):
-        if speed + (w - 1) * wind_step > sails:
-            break  # already first: more wind changes nothing
-        v = p(w * wind_step)
-        if v > best + 1e-12:
-            best, wind = v, w
-    overboard = 0
-    if "overboard" in hand and chests and chest_value is not None:
-        per = solver.rules.combat.overboard_speed_per_chest
-        now = speed + wind * wind_step
-        if now <= sails and per > 0:
-            need = (sails - now) // per + 1  # the fewest chests that put us first
-            if need <= chests:
-                v = p(wind * wind_step + need * per)
-                if stake * (v - best) > chest_value * need:
-                    best, overboard = v, need
+    per = solver.rules.combat.overboard_speed_per_chest
+    throw = chests if "overboard" in hand and chest_value is not None and per > 0 else 0
+    # every count of wind cards and of chests: the best expected value, ties to the fewest
+    best, wind, overboard, best_ev = p(0), 0, 0, None
+    for w in range(hand.count("favourable_wind") + 1):
+        for n in range(throw + 1):
+            v = p(w * wind_step + n * per)
+            ev = stake * v - (chest_value or 0.0) * n
+            if (
+                best_ev is None
+                or ev > best_ev + 1e-12
+                or (abs(ev - best_ev) <= 1e-12 and v > best + 1e-12)
+            ):
+                best, wind, overboard, best_ev = v, w, n, ev
     return LonePlan(best, smoke and not smoke_on, wind, grapple and not grapple_on, overboard)
 
 
