@@ -68,12 +68,18 @@ A_Z_NODE = 20  # uint64 [ship, node + 1] Zobrist keys (column 0: sunk)
 A_Z_CARGO = 21  # uint64 [ship, treasure + 1] Zobrist keys (column 0: no cargo)
 A_Z_TREASURE = 22  # uint64 [treasure, island + 1] Zobrist keys (column 0: aboard)
 A_HOME_SQUARES = 23  # [port, k] the port's anchor then its berths, -1 padded (fleet survivors)
+# planning tables (simulator.hunt.plan.PlanTables; 1-element dummies when no planner plays)
+A_ROLL_P = 24  # float64 [roll] probability of each distinct roll
+A_REACH = 25  # uint64 [roll, node, word] bit sets of the nodes a lone ship reaches with the roll
+A_CARRY_TURNS = 26  # float64 [port, node] expected rolls of a carrier to its home anchor
+A_FETCH_TURNS = 27  # float64 [port, island, node] expected rolls to fetch a treasure and go home
+A_ROLL_DIST = 28  # int16 [node, node] fewest rolls (-1: never)
 
 
-def pack(t, rules):
-    """Static arrays and the params vector for the compiled engine."""
-    b = t.board
-    n_nodes = b.num_nodes
+def pack_legs(t):
+    """The leg tables flattened: ``(ptr, dest, carrier_mask, inter_ptr, inter, maxl)`` (see the
+    ``A_LEG_*`` and ``A_INTER*`` constants)."""
+    n_nodes = t.board.num_nodes
     maxl = len(t.single[0]) - 1
     dests, cmask, iptr, inodes = [], [], [0], []
     ptr = np.zeros(n_nodes * 2 * (maxl + 1) + 1, dtype=np.int64)
@@ -89,6 +95,21 @@ def pack(t, rules):
                     iptr.append(len(inodes))
                     k += 1
     ptr[-1] = k
+    return (
+        ptr,
+        np.array(dests, dtype=np.int64),
+        np.array(cmask, dtype=np.int64),
+        np.array(iptr, dtype=np.int64),
+        np.array(inodes + [0], dtype=np.int64),
+        maxl,
+    )
+
+
+def pack(t, rules):
+    """Static arrays and the params vector for the compiled engine."""
+    b = t.board
+    n_nodes = b.num_nodes
+    ptr, dests, cmask, iptr, inodes, maxl = pack_legs(t)
     cell_ptr, cell_r, cell_c = [0], [], []
     for n in range(n_nodes):
         for r, c in b.cells[n]:
@@ -148,10 +169,10 @@ def pack(t, rules):
     arrays = (
         np.array(b.kind, dtype=np.int64),
         ptr,
-        np.array(dests, dtype=np.int64),
-        np.array(cmask, dtype=np.int64),
-        np.array(iptr, dtype=np.int64),
-        np.array(inodes + [0], dtype=np.int64),
+        dests,
+        cmask,
+        iptr,
+        inodes,
         np.array(t.ship_owner, dtype=np.int64),
         np.array(t.ship_home, dtype=np.int64),
         seat_lo,
@@ -170,8 +191,27 @@ def pack(t, rules):
         zc,
         zt,
         home_squares,
+        *_plan_arrays(t.plan),
     )
     return arrays, P
+
+
+def _plan_arrays(plan):
+    if plan is None:
+        return (
+            np.zeros(1),
+            np.zeros((1, 1, 1), dtype=np.uint64),
+            np.zeros((1, 1)),
+            np.zeros((1, 1, 1)),
+            np.zeros((1, 1), dtype=np.int16),
+        )
+    return (
+        np.ascontiguousarray(plan.roll_p, dtype=np.float64),
+        np.ascontiguousarray(plan.reach, dtype=np.uint64),
+        np.ascontiguousarray(plan.carry_turns, dtype=np.float64),
+        np.ascontiguousarray(plan.fetch_turns, dtype=np.float64),
+        np.ascontiguousarray(plan.roll_dist, dtype=np.int16),
+    )
 
 
 def initial_arrays(t, st):

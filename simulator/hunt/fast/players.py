@@ -13,22 +13,31 @@ from numba import njit
 from simulator.hunt.fast.moves import B_LEAF_CARGO, B_LEAF_INFO, B_LEAF_NODE, B_LEAF_TREASURE, L_WON
 from simulator.hunt.fast.packed import (
     A_ANCHOR,
+    A_CARRY_TURNS,
     A_CELL_COL,
     A_CELL_PTR,
     A_CELL_ROW,
     A_DIST,
+    A_FETCH_TURNS,
     A_HOME,
     A_ISL_DIST,
     A_OWNER,
+    A_REACH,
+    A_ROLL_DIST,
+    A_ROLL_P,
     A_SEAT_HI,
     A_SEAT_LO,
+    P_NSEATS,
+    P_NTRE,
 )
 from simulator.hunt.fast.rng import randint, uniform
-from simulator.hunt.players import Heuristic, RandomPlayer
+from simulator.hunt.plan import NEVER
+from simulator.hunt.players import Heuristic, Planner, RandomPlayer
 
 # policy types
 PT_RANDOM = 0  # players.RandomPlayer
 PT_HEURISTIC = 1  # players.Heuristic
+PT_PLANNER = 2  # players.Planner
 
 # weights vector indices (same order as players.Heuristic fields)
 W_SHIP, W_SINK, W_CARRY, W_HOME, W_SEEK, W_SHADOW, W_GUARD, W_THREAT, W_DANGER, W_FIRE, W_LEN = (
@@ -46,6 +55,35 @@ WEIGHT_FIELDS = (
     "danger",
     "fire",
 )
+# planner weights (same order as players.Planner fields; fire shares index W_FIRE)
+(
+    PW_SHIP,
+    PW_SINK,
+    PW_CARRY,
+    PW_HOME,
+    PW_SEEK,
+    PW_THREAT,
+    PW_RISK,
+    PW_EXPOSURE,
+    PW_HUNT,
+    PW_FIRE,
+    PW_CHASE,
+    PW_LEN,
+) = range(12)
+PLANNER_FIELDS = (
+    "ship",
+    "sink",
+    "carry",
+    "home",
+    "seek",
+    "threat",
+    "risk",
+    "exposure",
+    "hunt",
+    "fire",
+    "chase",
+)
+assert PW_FIRE == W_FIRE
 
 
 @njit(cache=True)
@@ -117,6 +155,107 @@ def score(A, P, node, carry, tre, me, w):
 
 
 @njit(cache=True)
+def capture_chance(A, P, node, target, me):
+    """Mirror of :func:`simulator.hunt.players.capture_chance`."""
+    seat_lo, seat_hi, roll_p, reach = A[A_SEAT_LO], A[A_SEAT_HI], A[A_ROLL_P], A[A_REACH]
+    word = target >> 6
+    bit = np.uint64(target & 63)
+    one = np.uint64(1)
+    survive = 1.0
+    for seat in range(P[P_NSEATS]):
+        if seat == me:
+            continue
+        q = 0.0
+        for r in range(roll_p.shape[0]):
+            for s in range(seat_lo[seat], seat_hi[seat]):
+                n = node[s]
+                if n >= 0 and (reach[r, n, word] >> bit) & one:
+                    q += roll_p[r]
+                    break
+        survive *= 1.0 - q
+    return 1.0 - survive
+
+
+@njit(cache=True)
+def strike_chance(A, node, target, me):
+    """Mirror of :func:`simulator.hunt.players.strike_chance`."""
+    seat_lo, seat_hi, roll_p, reach = A[A_SEAT_LO], A[A_SEAT_HI], A[A_ROLL_P], A[A_REACH]
+    word = target >> 6
+    bit = np.uint64(target & 63)
+    one = np.uint64(1)
+    q = 0.0
+    for r in range(roll_p.shape[0]):
+        for s in range(seat_lo[me], seat_hi[me]):
+            n = node[s]
+            if n >= 0 and (reach[r, n, word] >> bit) & one:
+                q += roll_p[r]
+                break
+    return q
+
+
+@njit(cache=True)
+def plan_score(A, P, node, carry, tre, me, w):
+    """Mirror of :meth:`simulator.hunt.players.Planner.score` (same operations, same order)."""
+    owner, home = A[A_OWNER], A[A_HOME]
+    carry_turns, fetch_turns, roll_dist = A[A_CARRY_TURNS], A[A_FETCH_TURNS], A[A_ROLL_DIST]
+    lo, hi = A[A_SEAT_LO][me], A[A_SEAT_HI][me]
+    ns = node.shape[0]
+    n_mine = 0
+    n_opp = 0
+    has_carrier = False
+    for s in range(ns):
+        if node[s] < 0:
+            continue
+        if owner[s] == me:
+            n_mine += 1
+            if carry[s] >= 0:
+                has_carrier = True
+        else:
+            n_opp += 1
+    v = w[PW_SHIP] * n_mine - w[PW_SINK] * n_opp
+    best = NEVER
+    for s in range(lo, hi):
+        n = node[s]
+        if n < 0:
+            continue
+        if carry[s] >= 0:
+            v += w[PW_CARRY] - w[PW_HOME] * carry_turns[home[s], n]
+            if w[PW_RISK] != 0.0:
+                lost = capture_chance(A, P, node, n, me)
+                v -= w[PW_RISK] * (w[PW_CARRY] + w[PW_THREAT]) * lost
+            continue
+        for k in range(P[P_NTRE]):
+            if tre[k] == k:
+                f = fetch_turns[home[s], k, n]
+                if f < best:
+                    best = f
+        if w[PW_EXPOSURE] != 0.0:
+            v -= w[PW_EXPOSURE] * capture_chance(A, P, node, n, me)
+    if best < NEVER and (not has_carrier or P[P_NTRE] > 1):
+        v -= w[PW_SEEK] * best
+    for c in range(ns):
+        cn = node[c]
+        if cn < 0 or owner[c] == me or carry[c] < 0:
+            continue
+        v -= w[PW_THREAT]
+        if n_mine == 0:
+            continue
+        if w[PW_HUNT] != 0.0:
+            v += w[PW_HUNT] * strike_chance(A, node, cn, me)
+        if w[PW_CHASE] != 0.0:
+            d = NEVER
+            for s in range(lo, hi):
+                n = node[s]
+                if n >= 0:
+                    rd = roll_dist[n, cn]
+                    x = NEVER if rd < 0 else float(rd)
+                    if x < d:
+                        d = x
+            v -= w[PW_CHASE] * d
+    return v
+
+
+@njit(cache=True)
 def choose(A, P, WB, n_leaves, me, ptype, w, prng):
     leaf_n, leaf_c, leaf_t, leaf_i = (
         WB[B_LEAF_NODE],
@@ -135,7 +274,10 @@ def choose(A, P, WB, n_leaves, me, ptype, w, prng):
     n_best = 0
     pick = 0
     for k in range(n_leaves):
-        v = score(A, P, leaf_n[k], leaf_c[k], leaf_t[k], me, w)
+        if ptype == PT_PLANNER:
+            v = plan_score(A, P, leaf_n[k], leaf_c[k], leaf_t[k], me, w)
+        else:
+            v = score(A, P, leaf_n[k], leaf_c[k], leaf_t[k], me, w)
         if v > best_v + 1e-9:
             best_v = v
             n_best = 1
@@ -191,7 +333,7 @@ def fire_choice(A, P, node, carry, me, ptype, w, prng):
 def policy_arrays(players):
     """(ptypes, weights) for a list of player objects (PT_* types, W_* weights)."""
     ptypes = np.zeros(len(players), dtype=np.int64)
-    weights = np.zeros((len(players), W_LEN), dtype=np.float64)
+    weights = np.zeros((len(players), max(W_LEN, PW_LEN)), dtype=np.float64)
     for i, p in enumerate(players):
         if isinstance(p, RandomPlayer):
             ptypes[i] = PT_RANDOM
@@ -199,6 +341,10 @@ def policy_arrays(players):
         elif isinstance(p, Heuristic):
             ptypes[i] = PT_HEURISTIC
             for j, f in enumerate(WEIGHT_FIELDS):
+                weights[i, j] = float(getattr(p, f))
+        elif isinstance(p, Planner):
+            ptypes[i] = PT_PLANNER
+            for j, f in enumerate(PLANNER_FIELDS):
                 weights[i, j] = float(getattr(p, f))
         else:
             raise TypeError(f"no compiled player for {type(p).__name__}")
