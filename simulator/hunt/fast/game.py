@@ -149,10 +149,11 @@ def remove_ship(node, carry, tre, wreck, s, make_wreck):
 
 @njit(cache=True)
 def alive_seats(A, P, node):
+    seat_lo, seat_hi = A[A_SEAT_LO], A[A_SEAT_HI]
     n_alive = 0
     last = -1
     for seat in range(P[P_NSEATS]):
-        for s in range(A[A_SEAT_LO][seat], A[A_SEAT_HI][seat]):
+        for s in range(seat_lo[seat], seat_hi[seat]):
             if node[s] >= 0:
                 n_alive += 1
                 last = seat

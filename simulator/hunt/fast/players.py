@@ -88,8 +88,31 @@ assert PW_FIRE == W_FIRE
 
 @njit(cache=True)
 def score(A, P, node, carry, tre, me, w):
-    owner, home, anchor = A[A_OWNER], A[A_HOME], A[A_ANCHOR]
-    dist = A[A_DIST]
+    """Mirror of :meth:`simulator.hunt.players.Heuristic.score` (same operations, same order)."""
+    return heuristic_value(
+        A[A_OWNER],
+        A[A_HOME],
+        A[A_ANCHOR],
+        A[A_DIST],
+        A[A_ISL_DIST],
+        A[A_SEAT_LO][me],
+        A[A_SEAT_HI][me],
+        node.reshape(1, -1),
+        carry.reshape(1, -1),
+        tre.reshape(1, -1),
+        0,
+        me,
+        w,
+    )
+
+
+@njit(cache=True)
+def heuristic_value(owner, home, anchor, dist, isl_dist, lo, hi, LN, LC, LT, row, me, w):
+    """:func:`score` of the position in row ``row`` of ``LN, LC, LT`` (ship nodes, cargo,
+    treasures), static arrays passed one by one: :func:`choose` takes them out of ``A`` once per
+    roll (an ``A[...]`` per leaf, or inside a branch or a loop, costs reference counts: it made
+    this function 9 times slower)."""
+    node, carry, tre = LN[row], LC[row], LT[row]
     ns = node.shape[0]
     n_mine = 0
     n_opp = 0
@@ -114,13 +137,15 @@ def score(A, P, node, carry, tre, me, w):
                     k += 1
             v -= w[W_DANGER] * k
     if w[W_SEEK] != 0.0:
-        isl_dist = A[A_ISL_DIST]
         best = 1 << 30
         for k in range(tre.shape[0]):
             if tre[k] == k:
-                for s in range(A[A_SEAT_LO][me], A[A_SEAT_HI][me]):
-                    if node[s] >= 0 and isl_dist[k, node[s]] < best:
-                        best = isl_dist[k, node[s]]
+                for s in range(lo, hi):
+                    n = node[s]
+                    if n >= 0:
+                        d = isl_dist[k, n]
+                        if d < best:
+                            best = d
         if best < (1 << 30) and (my_carrier < 0 or tre.shape[0] > 1):
             v -= w[W_SEEK] * best
     for c in range(ns):
@@ -155,14 +180,13 @@ def score(A, P, node, carry, tre, me, w):
 
 
 @njit(cache=True)
-def capture_chance(A, P, node, target, me):
+def capture_chance(seat_lo, seat_hi, roll_p, reach, n_seats, node, target, me):
     """Mirror of :func:`simulator.hunt.players.capture_chance`."""
-    seat_lo, seat_hi, roll_p, reach = A[A_SEAT_LO], A[A_SEAT_HI], A[A_ROLL_P], A[A_REACH]
     word = target >> 6
     bit = np.uint64(target & 63)
     one = np.uint64(1)
     survive = 1.0
-    for seat in range(P[P_NSEATS]):
+    for seat in range(n_seats):
         if seat == me:
             continue
         q = 0.0
@@ -177,9 +201,8 @@ def capture_chance(A, P, node, target, me):
 
 
 @njit(cache=True)
-def strike_chance(A, node, target, me):
+def strike_chance(seat_lo, seat_hi, roll_p, reach, node, target, me):
     """Mirror of :func:`simulator.hunt.players.strike_chance`."""
-    seat_lo, seat_hi, roll_p, reach = A[A_SEAT_LO], A[A_SEAT_HI], A[A_ROLL_P], A[A_REACH]
     word = target >> 6
     bit = np.uint64(target & 63)
     one = np.uint64(1)
@@ -196,9 +219,39 @@ def strike_chance(A, node, target, me):
 @njit(cache=True)
 def plan_score(A, P, node, carry, tre, me, w):
     """Mirror of :meth:`simulator.hunt.players.Planner.score` (same operations, same order)."""
-    owner, home = A[A_OWNER], A[A_HOME]
-    carry_turns, fetch_turns, roll_dist = A[A_CARRY_TURNS], A[A_FETCH_TURNS], A[A_ROLL_DIST]
-    lo, hi = A[A_SEAT_LO][me], A[A_SEAT_HI][me]
+    # fmt: off
+    return planner_value(
+        A[A_OWNER], A[A_HOME], A[A_SEAT_LO], A[A_SEAT_HI], A[A_ROLL_P], A[A_REACH],
+        A[A_CARRY_TURNS], A[A_FETCH_TURNS], A[A_ROLL_DIST], P[P_NSEATS], P[P_NTRE],
+        node.reshape(1, -1), carry.reshape(1, -1), tre.reshape(1, -1), 0, me, w,
+    )
+    # fmt: on
+
+
+@njit(cache=True)
+def planner_value(
+    owner,
+    home,
+    seat_lo,
+    seat_hi,
+    roll_p,
+    reach,
+    carry_turns,
+    fetch_turns,
+    roll_dist,
+    n_seats,
+    n_tre,
+    LN,
+    LC,
+    LT,
+    row,
+    me,
+    w,
+):
+    """:func:`plan_score` of row ``row`` of ``LN, LC, LT``, static arrays one by one (see
+    :func:`heuristic_value`)."""
+    node, carry, tre = LN[row], LC[row], LT[row]
+    lo, hi = seat_lo[me], seat_hi[me]
     ns = node.shape[0]
     n_mine = 0
     n_opp = 0
@@ -221,17 +274,19 @@ def plan_score(A, P, node, carry, tre, me, w):
         if carry[s] >= 0:
             v += w[PW_CARRY] - w[PW_HOME] * carry_turns[home[s], n]
             if w[PW_RISK] != 0.0:
-                lost = capture_chance(A, P, node, n, me)
+                lost = capture_chance(seat_lo, seat_hi, roll_p, reach, n_seats, node, n, me)
                 v -= w[PW_RISK] * (w[PW_CARRY] + w[PW_THREAT]) * lost
             continue
-        for k in range(P[P_NTRE]):
+        for k in range(n_tre):
             if tre[k] == k:
                 f = fetch_turns[home[s], k, n]
                 if f < best:
                     best = f
         if w[PW_EXPOSURE] != 0.0:
-            v -= w[PW_EXPOSURE] * capture_chance(A, P, node, n, me)
-    if best < NEVER and (not has_carrier or P[P_NTRE] > 1):
+            v -= w[PW_EXPOSURE] * capture_chance(
+                seat_lo, seat_hi, roll_p, reach, n_seats, node, n, me
+            )
+    if best < NEVER and (not has_carrier or n_tre > 1):
         v -= w[PW_SEEK] * best
     for c in range(ns):
         cn = node[c]
@@ -241,7 +296,7 @@ def plan_score(A, P, node, carry, tre, me, w):
         if n_mine == 0:
             continue
         if w[PW_HUNT] != 0.0:
-            v += w[PW_HUNT] * strike_chance(A, node, cn, me)
+            v += w[PW_HUNT] * strike_chance(seat_lo, seat_hi, roll_p, reach, node, cn, me)
         if w[PW_CHASE] != 0.0:
             d = NEVER
             for s in range(lo, hi):
@@ -270,14 +325,32 @@ def choose(A, P, WB, n_leaves, me, ptype, w, prng):
         return 0
     if ptype == PT_RANDOM:
         return randint(prng, n_leaves)
+    owner, home, anchor, dist, isl_dist = (
+        A[A_OWNER],
+        A[A_HOME],
+        A[A_ANCHOR],
+        A[A_DIST],
+        A[A_ISL_DIST],
+    )
+    seat_lo, seat_hi, roll_p, reach = A[A_SEAT_LO], A[A_SEAT_HI], A[A_ROLL_P], A[A_REACH]
+    carry_turns, fetch_turns, roll_dist = A[A_CARRY_TURNS], A[A_FETCH_TURNS], A[A_ROLL_DIST]
+    lo, hi = seat_lo[me], seat_hi[me]
+    n_seats, n_tre = P[P_NSEATS], P[P_NTRE]
     best_v = -1e300
     n_best = 0
     pick = 0
     for k in range(n_leaves):
         if ptype == PT_PLANNER:
-            v = plan_score(A, P, leaf_n[k], leaf_c[k], leaf_t[k], me, w)
+            # fmt: off
+            v = planner_value(
+                owner, home, seat_lo, seat_hi, roll_p, reach, carry_turns, fetch_turns,
+                roll_dist, n_seats, n_tre, leaf_n, leaf_c, leaf_t, k, me, w,
+            )
+            # fmt: on
         else:
-            v = score(A, P, leaf_n[k], leaf_c[k], leaf_t[k], me, w)
+            v = heuristic_value(
+                owner, home, anchor, dist, isl_dist, lo, hi, leaf_n, leaf_c, leaf_t, k, me, w
+            )
         if v > best_v + 1e-9:
             best_v = v
             n_best = 1
