@@ -46,9 +46,7 @@ def compiled_outcomes(t, rules, st: State, seat: int, dice) -> set:
     assert WB[fast_moves.B_FLAGS][0] == 0, "leaf buffers overflowed"
     return {
         (
-            tuple(int(x) for x in WB[fast_moves.B_LEAF_NODE][j]),
-            tuple(int(x) for x in WB[fast_moves.B_LEAF_CARGO][j]),
-            tuple(int(x) for x in WB[fast_moves.B_LEAF_TREASURE][j]),
+            *(tuple(int(x) for x in a) for a in fast_moves.leaf_state(WB, len(t.ship_owner), j)),
             int(WB[fast_moves.B_LEAF_INFO][j, fast_moves.L_USED]),
         )
         for j in range(k)

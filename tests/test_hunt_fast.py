@@ -97,9 +97,7 @@ def test_same_legal_outcomes_as_the_python_engine(variants, players):
         )
         nb = {
             (
-                tuple(WB[fast_moves.B_LEAF_NODE][j]),
-                tuple(WB[fast_moves.B_LEAF_CARGO][j]),
-                tuple(WB[fast_moves.B_LEAF_TREASURE][j]),
+                *(tuple(x) for x in fast_moves.leaf_state(WB, len(t.ship_owner), j)),
                 int(WB[fast_moves.B_LEAF_INFO][j, fast_moves.L_USED]),
             )
             for j in range(k)

@@ -13,27 +13,25 @@ from numba import njit
 
 from simulator.hunt.fast.moves import (
     B_FLAGS,
-    B_LEAF_CARGO,
+    B_LEAF,
     B_LEAF_INFO,
-    B_LEAF_NODE,
-    B_LEAF_TREASURE,
     L_LOADS,
     L_WON,
     enumerate_options,
     work_buffers,
 )
 from simulator.hunt.fast.packed import (
-    A_ANCHOR,
-    A_CELL_COL,
-    A_CELL_PTR,
-    A_CELL_ROW,
     A_DIST,
-    A_GRID,
-    A_HOME,
-    A_KIND,
-    A_OWNER,
-    A_SEAT_HI,
-    A_SEAT_LO,
+    P_AT_ANCHOR,
+    P_AT_CELL_COL,
+    P_AT_CELL_PTR,
+    P_AT_CELL_ROW,
+    P_AT_GRID,
+    P_AT_HOME,
+    P_AT_KIND,
+    P_AT_OWNER,
+    P_AT_SEAT_HI,
+    P_AT_SEAT_LO,
     P_CHECK,
     P_COLS,
     P_CYC,
@@ -80,29 +78,26 @@ ERR_BUFFERS = 9  # a roll had more distinct outcomes than the buffers hold (MAX_
 
 
 @njit(cache=True)
-def hit(A, a, b, radius):
-    cell_ptr, cell_r, cell_c = A[A_CELL_PTR], A[A_CELL_ROW], A[A_CELL_COL]
-    for i in range(cell_ptr[a], cell_ptr[a + 1]):
-        for j in range(cell_ptr[b], cell_ptr[b + 1]):
-            if max(abs(cell_r[i] - cell_r[j]), abs(cell_c[i] - cell_c[j])) <= radius:
+def hit(P, a, b, radius):
+    """Is any square of node ``a`` within Chebyshev ``radius`` of a square of node ``b``?"""
+    at_ptr, at_r, at_c = P[P_AT_CELL_PTR], P[P_AT_CELL_ROW], P[P_AT_CELL_COL]
+    for i in range(P[at_ptr + a], P[at_ptr + a + 1]):
+        for j in range(P[at_ptr + b], P[at_ptr + b + 1]):
+            if max(abs(P[at_r + i] - P[at_r + j]), abs(P[at_c + i] - P[at_c + j])) <= radius:
                 return True
     return False
 
 
 @njit(cache=True)
-def fire_targets(A, P, node, wreck, ship, length, out):
-    kind, cell_ptr, cell_r, cell_c, grid = (
-        A[A_KIND],
-        A[A_CELL_PTR],
-        A[A_CELL_ROW],
-        A[A_CELL_COL],
-        A[A_GRID],
-    )
+def fire_targets(P, node, wreck, ship, length, out):
+    """Mirror of :func:`simulator.hunt.game.fire_ship_targets`; returns the count in ``out``."""
+    at_kind, at_ptr, at_grid = P[P_AT_KIND], P[P_AT_CELL_PTR], P[P_AT_GRID]
+    at_r, at_c = P[P_AT_CELL_ROW], P[P_AT_CELL_COL]
     rows, cols = P[P_ROWS], P[P_COLS]
     n_out = 0
     f = node[ship]
-    for i in range(cell_ptr[f], cell_ptr[f + 1]):
-        r, c = cell_r[i], cell_c[i]
+    for i in range(P[at_ptr + f], P[at_ptr + f + 1]):
+        r, c = P[at_r + i], P[at_c + i]
         for d in range(4):
             dr = -1 if d == 0 else (1 if d == 2 else 0)
             dc = 1 if d == 1 else (-1 if d == 3 else 0)
@@ -113,8 +108,8 @@ def fire_targets(A, P, node, wreck, ship, length, out):
                 if rr < 0 or rr >= rows or cc < 0 or cc >= cols:
                     ok = False
                     break
-                m = grid[rr, cc]
-                if m < 0 or (kind[m] != 0 and kind[m] != 4) or wreck[m]:
+                m = P[at_grid + rr * cols + cc]
+                if m < 0 or (P[at_kind + m] != 0 and P[at_kind + m] != 4) or wreck[m]:
                     ok = False
                     break
                 if k < length:
@@ -148,12 +143,13 @@ def remove_ship(node, carry, tre, wreck, s, make_wreck):
 
 
 @njit(cache=True)
-def alive_seats(A, P, node):
-    seat_lo, seat_hi = A[A_SEAT_LO], A[A_SEAT_HI]
+def alive_seats(P, node):
+    """How many seats have a ship afloat, and the last of them."""
+    at_lo, at_hi = P[P_AT_SEAT_LO], P[P_AT_SEAT_HI]
     n_alive = 0
     last = -1
     for seat in range(P[P_NSEATS]):
-        for s in range(seat_lo[seat], seat_hi[seat]):
+        for s in range(P[at_lo + seat], P[at_hi + seat]):
             if node[s] >= 0:
                 n_alive += 1
                 last = seat
@@ -166,7 +162,7 @@ def check_state(A, P, node, carry, tre, wreck, before_node):
     """0 when the state keeps the invariants of :func:`simulator.hunt.game.check_state`, else the
     number of the first one broken (1-based, as in :data:`simulator.hunt.game.INVARIANTS`; 8, a
     wreck disappearing, cannot happen here: the wreck array only grows)."""
-    owner = A[A_OWNER]
+    at_owner = P[P_AT_OWNER]
     ns = node.shape[0]
     n_nodes = P[P_NNODES]
     for s in range(ns):
@@ -178,7 +174,7 @@ def check_state(A, P, node, carry, tre, wreck, before_node):
             return 3
         for s2 in range(s + 1, ns):
             if node[s] >= 0 and node[s2] == node[s]:
-                if owner[s] != owner[s2]:
+                if P[at_owner + s] != P[at_owner + s2]:
                     return 4
                 if P[P_FLEET] == 0:
                     return 5
@@ -214,14 +210,10 @@ def play_one(
     out,
 ):
     """Play one game; write its record into ``out`` (see the O_* columns)."""
-    owner, home, seat_lo, seat_hi, anchor, dist = (
-        A[A_OWNER],
-        A[A_HOME],
-        A[A_SEAT_LO],
-        A[A_SEAT_HI],
-        A[A_ANCHOR],
-        A[A_DIST],
-    )
+    dist = A[A_DIST]
+    at_owner, at_home, at_anchor = P[P_AT_OWNER], P[P_AT_HOME], P[P_AT_ANCHOR]
+    at_lo, at_hi = P[P_AT_SEAT_LO], P[P_AT_SEAT_HI]
+    leaf, leaf_info, flags = WB[B_LEAF], WB[B_LEAF_INFO], WB[B_FLAGS]
     n_seats = P[P_NSEATS]
     ns = init_node.shape[0]
     node = init_node.copy()
@@ -254,7 +246,7 @@ def play_one(
             out[O_WINNER] = -1
             break
         alive = False
-        for s in range(seat_lo[seat], seat_hi[seat]):
+        for s in range(P[at_lo + seat], P[at_hi + seat]):
             if node[s] >= 0:
                 alive = True
         if not alive:
@@ -272,7 +264,7 @@ def play_one(
                 b = 1 + randint(drng, P[P_SIDES])
                 low = min(a, b)
                 radius = (low + 1) // 2 if P[P_FIRE_HALF] == 1 else low
-                nt = fire_targets(A, P, node, wreck, ship, a + b, targets)
+                nt = fire_targets(P, node, wreck, ship, a + b, targets)
                 centre = node[ship]
                 if nt > 0:
                     if ptype == PT_RANDOM:
@@ -284,22 +276,22 @@ def play_one(
                             for s in range(ns):
                                 if node[s] < 0 or s == ship:
                                     continue
-                                if hit(A, node[s], targets[i], radius):
+                                if hit(P, node[s], targets[i], radius):
                                     worth = 3.0 if carry[s] >= 0 else 1.0
-                                    v += worth if owner[s] != seat else -2.0 * worth
+                                    v += worth if P[at_owner + s] != seat else -2.0 * worth
                             if v > best_v:
                                 best_v = v
                                 centre = targets[i]
                 before[:] = node
                 node[ship] = centre
                 for s in range(ns):
-                    if node[s] >= 0 and hit(A, node[s], centre, radius):
+                    if node[s] >= 0 and hit(P, node[s], centre, radius):
                         remove_ship(node, carry, tre, wreck, s, P[P_WRECKS] == 1)
                 out[O_EXPLOSIONS] += 1
                 for s in range(ns):
                     if before[s] >= 0 and node[s] < 0:
-                        out[O_FIXED + n_seats + owner[s]] += 1
-                        if owner[s] != seat:
+                        out[O_FIXED + n_seats + P[at_owner + s]] += 1
+                        if P[at_owner + s] != seat:
                             out[O_FIXED + seat] += 1
                             out[O_EXPLODED] += 1
                 if check:
@@ -307,7 +299,7 @@ def play_one(
                     if e:
                         out[O_ERROR] = e
                         break
-                n_alive, last = alive_seats(A, P, node)
+                n_alive, last = alive_seats(P, node)
                 if n_alive <= 1:
                     out[O_END] = 0 if n_alive == 1 else 2
                     out[O_WINNER] = last if n_alive == 1 else -1
@@ -333,9 +325,9 @@ def play_one(
                 if most >= P[P_CYC_EQ]:
                     victim = -1
                     best_d = -1
-                    for s in range(seat_lo[seat], seat_hi[seat]):
+                    for s in range(P[at_lo + seat], P[at_hi + seat]):
                         if node[s] >= 0:
-                            dd = dist[anchor[home[s]], node[s]]
+                            dd = dist[P[at_anchor + P[at_home + s]], node[s]]
                             if dd > best_d:
                                 best_d = dd
                                 victim = s
@@ -349,14 +341,14 @@ def play_one(
                             out[O_ERROR] = e
                             done = True
                             break
-                    n_alive, last = alive_seats(A, P, node)
+                    n_alive, last = alive_seats(P, node)
                     if n_alive <= 1:
                         out[O_END] = 0 if n_alive == 1 else 2
                         out[O_WINNER] = last if n_alive == 1 else -1
                         done = True
                         break
                     mine = 0
-                    for s in range(seat_lo[seat], seat_hi[seat]):
+                    for s in range(P[at_lo + seat], P[at_hi + seat]):
                         if node[s] >= 0:
                             mine += 1
                     if P[P_CYC_PLAY] == 0 or mine == 0:
@@ -364,27 +356,29 @@ def play_one(
             # sorted dice (the enumeration deduplicates equal values in order)
             sd = np.sort(dice)
             n_leaves = enumerate_options(A, P, node, carry, tre, wreck, seat, sd, WB)
-            if WB[B_FLAGS][0] != 0:
+            if flags[0] != 0:
                 out[O_ERROR] = ERR_BUFFERS
-                WB[B_FLAGS][0] = 0
+                flags[0] = 0
                 done = True
                 break
             k = choose(A, P, WB, n_leaves, seat, ptype, w, prng)
             before[:] = node
-            won = WB[B_LEAF_INFO][k, L_WON]
-            out[O_LOADS] += WB[B_LEAF_INFO][k, L_LOADS]
-            node[:] = WB[B_LEAF_NODE][k]
-            carry[:] = WB[B_LEAF_CARGO][k]
-            tre[:] = WB[B_LEAF_TREASURE][k]
+            won = leaf_info[k, L_WON]
+            out[O_LOADS] += leaf_info[k, L_LOADS]
+            for i in range(ns):
+                node[i] = leaf[k, i]
+                carry[i] = leaf[k, ns + i]
+            for i in range(tre.shape[0]):
+                tre[i] = leaf[k, 2 * ns + i]
             for s in range(ns):
                 if before[s] >= 0 and node[s] < 0:
                     if P[P_WRECKS] == 1:
                         wreck[before[s]] = 1
                     out[O_BOARDINGS] += 1
                     out[O_FIXED + seat] += 1
-                    out[O_FIXED + n_seats + owner[s]] += 1
+                    out[O_FIXED + n_seats + P[at_owner + s]] += 1
             if P[P_FLEET] == 1:
-                for s in range(seat_lo[seat], seat_hi[seat]):
+                for s in range(P[at_lo + seat], P[at_hi + seat]):
                     if node[s] >= 0:
                         k2 = 0
                         for s2 in range(ns):
@@ -403,7 +397,7 @@ def play_one(
                 out[O_WINNER] = seat
                 done = True
                 break
-            n_alive, last = alive_seats(A, P, node)
+            n_alive, last = alive_seats(P, node)
             if n_alive <= 1:
                 out[O_END] = 0 if n_alive == 1 else 2
                 out[O_WINNER] = last if n_alive == 1 else -1
