@@ -49,6 +49,7 @@ from simulator.hunt.fast.packed import (
     P_ONETWO_CHAIN,
     P_ROWS,
     P_SIDES,
+    P_TRACE,
     P_WRECKS,
     initial_arrays,
     pack,
@@ -73,6 +74,10 @@ from simulator.hunt.fast.rng import randint
     O_FIXED,
 ) = range(13)  # then sunk_by[seat], lost[seat]
 END_CODES = ("win", "stalemate", "draw")
+# trace rows (play_one with P[P_TRACE] > 0): T_KIND, T_SEAT, then the data
+T_KIND, T_SEAT, T_DATA = 0, 1, 2
+T_ROLL = 0  # data: the chosen outcome as a packed state row (nodes, cargo, treasures)
+T_FIRE = 1  # data: the fire ship, the node where it explodes
 #: O_ERROR: 0 fine, 1..8 the broken invariant (numbers of simulator.hunt.game.INVARIANTS), or:
 ERR_BUFFERS = 9  # a roll had more distinct outcomes than the buffers hold (MAX_LEAVES)
 
@@ -208,8 +213,14 @@ def play_one(
     pol_seed,
     WB,
     out,
+    trace,
 ):
-    """Play one game; write its record into ``out`` (see the O_* columns)."""
+    """Play one game; write its record into ``out`` (see the O_* columns).
+
+    With ``P[P_TRACE]`` > 0 every decision is also written to ``trace`` (``T_*`` rows: each
+    roll's chosen outcome, each fire ship), for the die-for-die comparison with the readable
+    engine (:func:`trace_game`).
+    """
     dist = A[A_DIST]
     at_owner, at_home, at_anchor = P[P_AT_OWNER], P[P_AT_HOME], P[P_AT_ANCHOR]
     at_lo, at_hi = P[P_AT_SEAT_LO], P[P_AT_SEAT_HI]
@@ -235,6 +246,7 @@ def play_one(
     seat = 0
     turns = 0
     check = P[P_CHECK]
+    n_trace = 0
     if check:
         e = check_state(A, P, node, carry, tre, wreck, node)
         if e:
@@ -265,7 +277,7 @@ def play_one(
                 low = min(a, b)
                 radius = (low + 1) // 2 if P[P_FIRE_HALF] == 1 else low
                 nt = fire_targets(P, node, wreck, ship, a + b, targets)
-                centre = node[ship]
+                centre = node[ship]  # no line: it explodes where it is
                 if nt > 0:
                     if ptype == PT_RANDOM:
                         centre = targets[randint(prng, nt)]
@@ -282,6 +294,12 @@ def play_one(
                             if v > best_v:
                                 best_v = v
                                 centre = targets[i]
+                if n_trace < P[P_TRACE]:
+                    trace[n_trace, T_KIND] = T_FIRE
+                    trace[n_trace, T_SEAT] = seat
+                    trace[n_trace, T_DATA] = ship
+                    trace[n_trace, T_DATA + 1] = centre
+                    n_trace += 1
                 before[:] = node
                 node[ship] = centre
                 for s in range(ns):
@@ -370,6 +388,12 @@ def play_one(
                 carry[i] = leaf[k, ns + i]
             for i in range(tre.shape[0]):
                 tre[i] = leaf[k, 2 * ns + i]
+            if n_trace < P[P_TRACE]:
+                trace[n_trace, T_KIND] = T_ROLL
+                trace[n_trace, T_SEAT] = seat
+                for i in range(leaf.shape[1]):
+                    trace[n_trace, T_DATA + i] = leaf[k, i]
+                n_trace += 1
             for s in range(ns):
                 if before[s] >= 0 and node[s] < 0:
                     if P[P_WRECKS] == 1:
@@ -429,6 +453,7 @@ def play_one(
 def play_many(
     A, P, init_node, init_carry, init_tre, init_wreck, ptypes, weights, seat_pols, seeds, WB, out
 ):
+    trace = np.zeros((1, 1), dtype=np.int64)  # (P[P_TRACE] == 0: nothing is traced)
     for g in range(seeds.shape[0]):
         play_one(
             A,
@@ -444,6 +469,7 @@ def play_many(
             seeds[g, 1],
             WB,
             out[g],
+            trace,
         )
 
 
@@ -473,3 +499,39 @@ def run_games(t, rules, st0, players, seat_pols, rng, check=False):
         out,
     )
     return out
+
+
+def trace_game(t, rules, st0, players, seat_pol, dice_seed: int, pol_seed: int, check=True):
+    """Play one game with the given seeds and return ``(record, trace rows)``: the ``O_*`` record
+    and every decision (``T_*`` rows), for the die-for-die comparison with the readable engine
+    (``tests/test_hunt_fast.py``)."""
+    A, P = pack(t, rules)
+    P[P_CHECK] = 1 if check else 0
+    width = 2 * len(t.ship_owner) + max(t.num_treasures, 1)
+    rows = 8 * rules.max_turns + 64
+    P[P_TRACE] = rows
+    ptypes, weights = policy_arrays(players)
+    init_node, init_carry, init_tre, init_wreck = initial_arrays(t, st0)
+    WB = work_buffers(len(t.ship_owner), max(t.num_treasures, 1), t.board.num_nodes)
+    out = np.zeros(O_FIXED + 2 * t.num_players, dtype=np.int64)
+    trace = np.full((rows, T_DATA + max(width, 2)), -9, dtype=np.int64)
+    play_one(
+        A,
+        P,
+        init_node,
+        init_carry,
+        init_tre,
+        init_wreck,
+        ptypes,
+        weights,
+        np.asarray(seat_pol, dtype=np.int64),
+        np.uint64(dice_seed),
+        np.uint64(pol_seed),
+        WB,
+        out,
+        trace,
+    )
+    used = int((trace[:, T_KIND] != -9).sum())
+    if used >= rows:
+        raise RuntimeError(f"trace buffer full ({rows} rows)")
+    return out, trace[:used]

@@ -52,6 +52,7 @@ import numpy as np
     P_ROWS,
     P_COLS,
     P_CHECK,
+    P_TRACE,  # rows of the trace buffer of play_one (0: no trace)
     P_NISLANDS,
     P_NPORTS,
     P_NROLLS,  # distinct rolls of the planning tables (0 when no planner plays)
@@ -85,7 +86,7 @@ import numpy as np
     P_AT_CARRY_TURNS,  # in A_FLOAT: [port, node] expected rolls of a carrier to its anchor
     P_AT_FETCH_TURNS,  # in A_FLOAT: [port, island, node] expected rolls to fetch and go home
     P_HEADER,  # the tables start here
-) = range(54)
+) = range(55)
 
 # A[...]: the tables that are not int64
 A_DIST = 0  # int16 [row, node]: rows 0..nodes-1 step distances ignoring ships, then the island
