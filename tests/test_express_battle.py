@@ -625,8 +625,9 @@ def test_once_per_turn_captain_and_musketeer():
 
     assert boarding_dice(si, p.nations, 0, 0, p.ri) == 3
     battle._board(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, trace, tn, 1)
-    if si[0, 0, 6] == 0 and si[0, 0, S_MASTS] > 0:
-        assert boarding_dice(si, p.nations, 0, 0, p.ri) == si[0, 0, S_MASTS]  # used up this turn
+    assert si[0, 0, 9] == 1  # the Musketeer's bonus is used, however the boarding went
+    si[0, 0, 6], si[0, 0, S_MASTS] = 0, 2  # afloat again with its masts: no bonus this turn
+    assert boarding_dice(si, p.nations, 0, 0, p.ri) == 2
 
 
 def test_mastless_ship_cannot_fire_even_with_a_gunner():
