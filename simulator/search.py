@@ -15,8 +15,11 @@ game. What a search does (see ``docs/search.md``):
 * **Optimiser.** optuna's TPE sampler (ask/tell, seeded from the search's own ``"search"`` seed)
   proposes a batch of :data:`BATCH` candidates; successive halving (:data:`RUNGS` rungs, the best
   half goes on with twice the games) spends few games on weak ones; the batch's values are told
-  back in trial order. KIND's defaults are evaluated first and told as trial 0, so a search never
-  reports worse than the defaults on its own seeds.
+  back in trial order. KIND's defaults are evaluated first and told as trial 0, then every
+  hand-written strategy of KIND in the scenario whose parameters differ from the defaults (the
+  *starting points*, trials 1, 2, ... in name order; a tuned strategy of an overlay too), each
+  on every slice of the top rung, so a search never reports worse than the defaults or a
+  strategy of its kind on its own seeds; their games count in the budget.
 * **Validation.** The winner and KIND's defaults are played afresh on the slices of
   ``derive_seed(entropy, "validation")`` (never used by the search: no winner's curse); the score,
   the baseline and the paired gain get 95 % intervals from slice means (a slice is the unit of
@@ -41,6 +44,7 @@ from scenarios.strategies import (
     ParamDecl,
     StrategyDecl,
     TunedInfo,
+    resolve_params,
     search_space,
     unknown_name_message,
     with_strategies,
@@ -330,6 +334,7 @@ class Schedule:
     base_slices: int  # slices of a candidate at rung 0 (rung r: base * 2**r)
     batches: int
     validation_slices: int
+    starts: int = 1  # the defaults and the hand-written starting points, each on the top slices
 
     @property
     def top_slices(self) -> int:
@@ -349,19 +354,29 @@ class Schedule:
 
     @property
     def search_games(self) -> int:
-        return (self.top_slices + self.batches * self.batch_slices) * self.slice_games
+        return (self.starts * self.top_slices + self.batches * self.batch_slices) * self.slice_games
 
 
-def plan(budget: int, players: int, validation_games: int | None = None) -> Schedule:
-    """The schedule of a search of ``budget`` games (refused with one line when too small)."""
+def plan(
+    budget: int, players: int, validation_games: int | None = None, starts: int = 1
+) -> Schedule:
+    """The schedule of a search of ``budget`` games (refused with one line when too small);
+    ``starts``: the defaults plus the hand-written starting points, each played on the top
+    rung's slices before the first batch."""
     s = slice_games(players)
     per_batch_unit = sum((BATCH >> r) * (1 if r == 0 else 2 ** (r - 1)) for r in range(RUNGS))
-    top_unit = 2 ** (RUNGS - 1)
+    top_unit = 2 ** (RUNGS - 1) * starts
     minimum = (top_unit + per_batch_unit) * s
     if budget < minimum:
         raise UserError(
             f"--budget {budget}: too small for one batch of {BATCH} candidates at "
-            f"{players} players (allowed: at least {minimum} games)"
+            f"{players} players"
+            + (
+                f" after {starts - 1} starting point(s), the kind's strategies"
+                if starts > 1
+                else ""
+            )
+            + f" (allowed: at least {minimum} games)"
         )
     slices = budget // s
     base = max(1, slices // (per_batch_unit * TARGET_BATCHES + top_unit))
@@ -376,7 +391,9 @@ def plan(budget: int, players: int, validation_games: int | None = None) -> Sche
                 f"(allowed: at least {s} games at {players} players)"
             )
         v = -(-validation_games // s)
-    return Schedule(slice_games=s, base_slices=base, batches=batches, validation_slices=v)
+    return Schedule(
+        slice_games=s, base_slices=base, batches=batches, validation_slices=v, starts=starts
+    )
 
 
 @dataclass(frozen=True)
@@ -501,7 +518,9 @@ def tune(
     if field is None:
         field = Field.of(game.default_mix(scenario), players)
     check_strategies(game, base_scenario, field.mixture.names, "--field")
-    schedule = plan(budget, players, validation_games)
+    defaults = {p: d.coerce(d.default, f"kinds.{kind}") for p, d in space.items()}
+    starting = starting_points(scenario, kinds, kind, space, defaults)
+    schedule = plan(budget, players, validation_games, starts=1 + len(starting))
     s = schedule.slice_games
     name = name or f"{kind}_tuned"
     if name in game.strategies(base_scenario):
@@ -549,7 +568,6 @@ def tune(
             k += hi - lo
         return out
 
-    defaults = {p: d.coerce(d.default, f"kinds.{kind}") for p, d in space.items()}
     rows: list[dict[str, Any]] = []
     total = schedule.search_games
     top = schedule.top_slices
@@ -581,6 +599,17 @@ def tune(
     )
     record(0, 0, RUNGS - 1, slice_means, defaults, True, "defaults")
     best = (float(slice_means.mean()), 0, defaults)
+    for t, (sname, sparams) in enumerate(starting.items(), start=1):
+        decl = dataclasses.replace(template, params=FrozenMap(sparams))
+        means = evaluate({t: decl}, 0, top, f"start {sname}")[t]
+        study.add_trial(
+            optuna.trial.create_trial(
+                params=sparams, distributions=dists, value=float(means.mean())
+            )
+        )
+        record(t, 0, RUNGS - 1, means, sparams, True, f"strategy {sname}")
+        if float(means.mean()) > best[0]:
+            best = (float(means.mean()), t, sparams)
     if on_progress:
         on_progress(player.games_played, total, best[0])
     for batch in range(1, schedule.batches + 1):
@@ -679,6 +708,30 @@ def tune(
         games_searched=games_searched,
         best_trial=best_trial,
     )
+
+
+def starting_points(
+    scenario: Any,
+    kinds: Mapping[str, Any],
+    kind: str,
+    space: Mapping[str, ParamDecl],
+    defaults: Mapping[str, Any],
+) -> dict[str, dict[str, Any]]:
+    """The scenario's strategies of ``kind`` (hand-written, or tuned by an earlier search) whose
+    searched parameters differ from the defaults and from each other: ``{name: {param: value}}``
+    in name order."""
+    out: dict[str, dict[str, Any]] = {}
+    seen = [dict(defaults)]
+    for sname in sorted(scenario.rules.strategies):
+        decl = scenario.rules.strategies[sname]
+        if decl.kind != kind:
+            continue
+        full = resolve_params(kinds, decl, f"strategies.{sname}")
+        params = {p: full[p] for p in space}
+        if params not in seen:
+            seen.append(params)
+            out[sname] = params
+    return out
 
 
 def strategy_template(scenario: Any, kind: str) -> Any:

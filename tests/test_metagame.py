@@ -238,7 +238,7 @@ def test_iterate_adds_the_best_response():
         seed=6,
         iterate=1,
         tune_kinds=["matrix"],
-        tune_budget=1000,
+        tune_budget=2000,
     )
     first = res.iterations[0]
     assert first["equilibrium"] == {"rock": 0.0, "paper": 1.0}
