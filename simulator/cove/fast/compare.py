@@ -7,8 +7,9 @@ chests and counters, the win shares, tie and duel, the battle log, the card reco
 every random stream in the same state (the dice generator, the position in its block of 256 d6,
 each seat's generator) -- so they drew the same numbers in the same order.
 
-``python -m simulator.cove.fast.compare -n 10000`` plays random tables (every kind of
-``players.KINDS``, 3-5 players, the standard rules and the Artisan-per-section variant) and
+``python -m simulator.cove.fast.compare -n 10000`` plays random tables (every strategy the
+compiled game plays -- the ``*-v1`` baselines and ``random`` --, 3-5 players, the standard rules
+and the Artisan-per-section variant) and
 prints one JSON line with the count of games that differ (0 expected);
 ``tests/test_cove_fast_game.py`` runs a sample of it in CI.
 """
@@ -27,6 +28,7 @@ import numpy as np
 
 from simulator.cove.api import play_one
 from simulator.cove.fast.engine import FastGames
+from simulator.cove.fast.packed import compiled
 from simulator.cove.fast.rng import DICE_BLOCK, state_of
 from simulator.cove.game import FAME_SOURCES
 from simulator.cove.rules import CoveRules
@@ -138,13 +140,17 @@ def random_tables(n: int, seed: int, kinds: Sequence[str]):
         yield scen, tuple(str(x) for x in rng.choice(kinds, size=k))
 
 
+def compiled_strategies(rules: CoveRules) -> tuple[str, ...]:
+    """The scenario's strategies the compiled game plays (``packed.compiled``), scenario order."""
+    return tuple(name for name in rules.strategies if compiled(rules, name))
+
+
 def compare_many(n: int, seed: int = 16, kinds: Sequence[str] | None = None) -> Report:
     """Play ``n`` random tables on both engines (deal ``i`` of a run with root ``seed``)."""
     from scenarios.loader import load_scenario
-    from simulator.cove.players import KINDS
 
-    kinds = tuple(kinds or KINDS)
     rules = [load_scenario(None if p is None else ROOT / p, CoveRules).rules for p in SCENARIOS]
+    kinds = tuple(kinds or compiled_strategies(rules[0]))
     engines = [FastGames(r, kinds) for r in rules]
     rep = Report()
     for i, (scen, names) in enumerate(random_tables(n, seed, kinds)):

@@ -35,11 +35,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scenarios.strategies import kind_chain
 from simulator.cove.battle import ROYAL_NAVY
 from simulator.cove.card_record import BLANK, card_name
 from simulator.cove.game import build_tavern_deck, build_treasure_deck
 from simulator.cove.odds import _pmf
-from simulator.cove.players import BASE_PARAMS, strategy_params
+from simulator.cove.players import PLAYER_CLASSES, strategy_params
+from simulator.cove.players_v1 import V1_BASE_PARAMS
 from simulator.cove.rules import SECTIONS, CoveRules
 
 HULL, CREW, CANNONS, SAILS = range(4)  # SECTIONS order
@@ -203,12 +205,16 @@ PA_SPEED = 4  # speed bonus (Squire Trelawney)
 PA_COLS = 5
 
 # ---------------------------------------------------------------------------- players' rows
-#: pp[seat, :] holds BASE_PARAMS in this order, then the columns below
-PARAM_NAMES = tuple(BASE_PARAMS)
+#: the implemented player roots (``players.PLAYER_CLASSES``) the compiled game plays: the
+#: issue-13 baselines (``*-v1`` kinds, :class:`~simulator.cove.players_v1.HeuristicPlayerV1`) and
+#: ``random``; the expected-value kinds (root ``heuristic``) and ``rollout`` are not compiled
+COMPILED_ROOTS = ("heuristic-v1", "random")
+#: pp[seat, :] holds players_v1.V1_BASE_PARAMS in this order, then the columns below
+PARAM_NAMES = tuple(V1_BASE_PARAMS)
 PP = {name: i for i, name in enumerate(PARAM_NAMES)}
-PP_IS_RANDOM = len(PARAM_NAMES)  # 1.0: kind "random"
-PP_IS_TAVERN = PP_IS_RANDOM + 1  # 1.0: kind "tavern" (buys cards in the last month too)
-PP_PARROT0 = PP_IS_TAVERN + 1  # how much it likes parrot row i: p.get("parrot_<key>", 1.0)
+PP_BUY_LAST_MONTH = PP["buy_last_month"]  # != 0: buys cards in the last month too (tavern-v1)
+PP_IS_RANDOM = len(PARAM_NAMES)  # 1.0: root kind "random"
+PP_PARROT0 = PP_IS_RANDOM + 1  # how much it likes parrot row i: p.get("parrot_<key>", 1.0)
 
 
 # ---------------------------------------------------------------------------- the game state
@@ -715,22 +721,35 @@ def pack_rules(rules: CoveRules) -> Tables:
     )
 
 
+def player_root(rules: CoveRules, name: str) -> str:
+    """The implemented kind that plays strategy ``name`` (the first of its ``extends`` chain in
+    ``players.PLAYER_CLASSES``, as ``players.make_player`` chooses)."""
+    strat = rules.strategies[name]
+    return next(k for k in kind_chain(rules.kinds, strat.kind) if k in PLAYER_CLASSES)
+
+
+def compiled(rules: CoveRules, name: str) -> bool:
+    """Whether the compiled game plays strategy ``name`` (its root is in :data:`COMPILED_ROOTS`)."""
+    return player_root(rules, name) in COMPILED_ROOTS
+
+
 def player_row(rules: CoveRules, name: str) -> np.ndarray:
-    """The float64 parameter row of strategy ``name`` (a ``[strategies.*]`` name or a bare kind,
-    as ``players.make_player`` reads them)."""
-    strat = rules.strategies.get(name)
-    if strat is None:
-        kind, params = name, strategy_params(name, {})
-    else:
-        kind = strat.kind
-        params = strategy_params(strat.kind, strat.params, f"strategies.{name}")
+    """The float64 parameter row of strategy ``name`` (a ``[strategies.*]`` name), the
+    parameters ``players.make_player`` gives the Python player (``random``: the v1 base values,
+    as ``players._random_player``). A strategy the compiled game does not play is refused."""
+    root = player_root(rules, name)
+    if root not in COMPILED_ROOTS:
+        raise UnsupportedScenario(
+            f"strategy {name!r} is played by kind {root!r}, not compiled "
+            f"(compiled: {', '.join(COMPILED_ROOTS)})"
+        )
+    params = dict(V1_BASE_PARAMS) if root == "random" else strategy_params(rules, name)
     row = np.zeros(PP_PARROT0 + len(rules.parrots), np.float64)
     for i, pname in enumerate(PARAM_NAMES):
-        row[i] = params[pname]
-    row[PP_IS_RANDOM] = float(kind == "random")
-    row[PP_IS_TAVERN] = float(kind == "tavern")
+        row[i] = float(params[pname])
+    row[PP_IS_RANDOM] = float(root == "random")
     for i, key in enumerate(rules.parrots):
-        row[PP_PARROT0 + i] = params.get("parrot_" + key, 1.0)
+        row[PP_PARROT0 + i] = float(params.get("parrot_" + key, 1.0))
     return row
 
 

@@ -92,8 +92,8 @@ from simulator.cove.fast.packed import (
     PA_SPEED,
     PA_UNLIMITED,
     PP,
+    PP_BUY_LAST_MONTH,
     PP_IS_RANDOM,
-    PP_IS_TAVERN,
     PP_PARROT0,
     S_ART,
     S_CHESTS,
@@ -116,7 +116,7 @@ from simulator.cove.fast.packed import (
 from simulator.cove.fast.rng import integers, random
 from simulator.cove.rules import SECTIONS
 
-# parameter columns of pp (players.BASE_PARAMS names)
+# parameter columns of pp (players_v1.V1_BASE_PARAMS names)
 W_FAME = PP["w_fame"]
 W_GOLD = PP["w_gold"]
 W_CHEST = PP["w_chest"]
@@ -146,7 +146,7 @@ NOISE = PP["noise"]
 if [PP[f"target_{s}"] for s in SECTIONS] != [TARGET0 + i for i in range(4)] or [
     PP[f"prio_{s}"] for s in SECTIONS
 ] != [PRIO0 + i for i in range(4)]:
-    raise ImportError("players.BASE_PARAMS: target_* and prio_* must be in SECTIONS order")
+    raise ImportError("players_v1.V1_BASE_PARAMS: target_* and prio_* must be in SECTIONS order")
 
 
 #: the odds' track buffer (oc[3]): the duel track below this index, a pirate's above
@@ -604,7 +604,7 @@ def buy_cards(tab, gs, seat, most):
     """``_buy_cards`` (legal: 0..most)."""
     prm = tab[0]
     g, st, pp = gs[0], gs[1], gs[7]
-    if g[G_MONTH] == prm[P_NUM_MONTHS] and pp[seat, PP_IS_TAVERN] == 0.0:
+    if g[G_MONTH] == prm[P_NUM_MONTHS] and pp[seat, PP_BUY_LAST_MONTH] == 0.0:
         return 0
     price = prm[P_CARD_PRICE]
     if price:
