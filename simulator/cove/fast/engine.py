@@ -14,6 +14,7 @@ final state.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -344,6 +345,57 @@ class FastGames:
         return out
 
 
+@functools.lru_cache(maxsize=8)
+def engine_for(rules: CoveRules, names: tuple[str, ...]) -> FastGames:
+    """The packed engine of ``rules`` and ``names``, built once per process (the chunks of a run
+    share its buffers and its odds memo, as ``odds.py``'s ``lru_cache`` is shared)."""
+    return FastGames(rules, names)
+
+
+def fast_chunk(chunk, rules, names, rotate, check, n_games=None, cards=False):
+    """:func:`simulator.cove.api._chunk` played by the compiled engine: the same games (same
+    deals, rotations and streams), the same tables."""
+    import pandas as pd
+
+    from simulator.cove import api
+
+    n = len(names)
+    rotations = range(n) if rotate else range(1)
+    eng = engine_for(rules, tuple(names))
+    gids, rots, seated, deals = [], [], [], []
+    for deal in chunk.blocks():  # one deal per block
+        gid = deal.start
+        for r in rotations:
+            if rotate and n_games is not None and gid * n + r >= n_games:
+                break  # -n counts games: the last deal may be played in fewer rotations
+            gids.append(gid)
+            rots.append(r)
+            seated.append([names[(s + r) % n] for s in range(n)])
+            deals.append(deal)
+    try:
+        res = eng.play(seated, deals, record=cards, check=check)
+    except FastGameError as exc:
+        gid, r = gids[exc.index], rots[exc.index]
+        if exc.code == E_CAPACITY:
+            raise api.UserError(f"game {gid}: {exc.what}") from None
+        if not check:
+            raise
+        where = f"game {gid}" + (f" (rotation {r})" if rotate else "")
+        raise api.IllegalStateError(
+            f"illegal state in {where}: month {exc.month}, phase {exc.phase}: {exc.what} "
+            "(invariant checker, --check)"
+        ) from None
+    out = (
+        pd.DataFrame(eng.seat_rows(res, gids, rots, seated), columns=api.SEAT_COLUMNS),
+        pd.DataFrame(eng.battle_rows(res, gids, rots), columns=api.BATTLE_COLUMNS),
+    )
+    if cards:
+        out += (
+            pd.DataFrame(eng.card_rows(res, gids, rots, seated), columns=api.CARD_TABLE_COLUMNS),
+        )
+    return out
+
+
 class FastGameError(RuntimeError):
     """A compiled game stopped: an illegal state under ``--check``, an illegal choice, or a full
     buffer. ``game`` is the game's index in its chunk, ``month``/``phase`` where it stopped."""
@@ -365,4 +417,4 @@ class FastGameError(RuntimeError):
         super().__init__(f"month {month}, phase {phase}: {what}")
 
 
-__all__ = ["FastChunk", "FastGameError", "FastGames", "UnsupportedScenario"]
+__all__ = ["FastChunk", "FastGameError", "FastGames", "UnsupportedScenario", "fast_chunk"]

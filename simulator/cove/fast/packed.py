@@ -721,11 +721,20 @@ def pack_rules(rules: CoveRules) -> Tables:
     )
 
 
-def player_root(rules: CoveRules, name: str) -> str:
-    """The implemented kind that plays strategy ``name`` (the first of its ``extends`` chain in
+def kind_root(rules: CoveRules, kind: str) -> str | None:
+    """The implemented kind that plays ``kind`` (the first of its ``extends`` chain in
     ``players.PLAYER_CLASSES``, as ``players.make_player`` chooses)."""
-    strat = rules.strategies[name]
-    return next(k for k in kind_chain(rules.kinds, strat.kind) if k in PLAYER_CLASSES)
+    return next((k for k in kind_chain(rules.kinds, kind) if k in PLAYER_CLASSES), None)
+
+
+def player_root(rules: CoveRules, name: str) -> str | None:
+    """The implemented kind that plays strategy ``name`` (:func:`kind_root` of its kind)."""
+    return kind_root(rules, rules.strategies[name].kind)
+
+
+def compiled_kinds(rules: CoveRules) -> tuple[str, ...]:
+    """The scenario's kinds the compiled game plays (root in :data:`COMPILED_ROOTS`)."""
+    return tuple(k for k in rules.kinds if kind_root(rules, k) in COMPILED_ROOTS)
 
 
 def compiled(rules: CoveRules, name: str) -> bool:
