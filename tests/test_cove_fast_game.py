@@ -10,13 +10,15 @@ docs/rules-cove.md, "Engines"); this file runs a sample of it, the v1 golden pla
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from cli import main
 from scenarios.loader import load_scenario
-from simulator.cove import golden
+from simulator.cove import fast, golden
 from simulator.cove.api import choose_engine, play
 from simulator.cove.fast import game as fg
 from simulator.cove.fast.compare import (
@@ -37,6 +39,26 @@ from simulator.runner import Block
 RULES = load_scenario(None, CoveRules).rules
 V1 = ("plunderer-v1", "brawler-v1", "tavern-v1", "balanced-v1")
 SAMPLE_N, SAMPLE_SEED = 60, 1616
+
+
+def test_an_edited_source_drops_the_compiled_cache(tmp_path):
+    """numba keys its cache by a function's own file: an edit to packed.py (whose constants are
+    frozen into game.py's machine code) must drop every cache file of the package."""
+    src = Path(fast.__file__).resolve().parent
+    for name in fast.COMPILED_MODULES:
+        shutil.copy(src / f"{name}.py", tmp_path / f"{name}.py")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    (cache / "game.play_chunk-1.py311.nbi").write_text("x")
+    assert fast.drop_stale_cache(tmp_path)  # no stamp yet: dropped
+    assert not (cache / "game.play_chunk-1.py311.nbi").exists()
+    (cache / "game.play_chunk-1.py311.nbi").write_text("x")
+    assert not fast.drop_stale_cache(tmp_path)  # same sources: kept
+    assert (cache / "game.play_chunk-1.py311.nbi").exists()
+    with open(tmp_path / "packed.py", "a") as f:
+        f.write("\nG_NEW = 99\n")
+    assert fast.drop_stale_cache(tmp_path)
+    assert not (cache / "game.play_chunk-1.py311.nbi").exists()
 
 
 def test_compiled_kinds_are_the_v1_baselines_and_random():
