@@ -1,8 +1,8 @@
 """Strategy search throughput and the tuned strategy's validated gain over the best hand-written.
 
-For each game that speaks the game protocol (the synthetic ``toy`` of ``tests/protocol_games.py``
-always; Les Pirates and Pirates express once their ``api.py`` declare kinds and strategies) and
-each budget of the schedule: ``tune`` KIND against the game's default mix, then every
+For each game that speaks the game protocol (the synthetic ``toy`` of ``tests/protocol_games.py``,
+Les Pirates, Pirates express and Pirate's Cove -- the last one slow: ~50 games per CPU second)
+and each budget of the schedule: ``tune`` KIND against the game's default mix, then every
 hand-written strategy of the scenario and the tuned one play the same fresh slices (seeds
 derived from the search's root under "benchmark", never seen by the search); the gain over the
 best hand-written one is a paired difference of slice means with a 95 % interval.
