@@ -21,9 +21,11 @@
   played, rotations included), ``n_deals``, ``n_players``, ``strategies`` (per name: ``win_rate``,
   ``ci95``, ``mean_fame``, ``games``), ``seats`` (per seat index: ``win_rate``, ``ci95``),
   ``pirates`` (per pirate: ``battles``, ``player_ships_routed``, ``times_sunk``), ``ties``,
-  ``duels``, ``provenance``, ``seed``, ``invariants_checked`` (``--check``), ``battle_engine``
-  (which combat engine played the battles: always the scalar one, see
-  :func:`simulator.cove.combat.dispatch`).
+  ``duels``, ``provenance``, ``seed``, ``invariants_checked`` (``--check``), ``engine`` (which
+  engine played the games: ``fast``, the compiled game of :mod:`simulator.cove.fast`, or
+  ``python``, the readable one; see :func:`choose_engine`), ``engine_note`` (why) and
+  ``battle_engine`` (which combat engine played the battles: the scalar one of
+  :func:`simulator.cove.combat.dispatch` under ``python``, ``compiled`` under ``fast``).
 
 Results depend on the seed only (each deal is one block of the runner's seed tree), never on the
 chunk size or ``n_jobs``.
@@ -64,6 +66,15 @@ from simulator.stats import wilson_interval
 #: deals per block of random streams: one (a deal's dice and players' streams are its own, so
 #: results depend on neither the chunk size nor --jobs)
 BLOCK_SIZE = 1
+#: the engines of ``play(..., engine=...)`` / ``cove play --engine``: "fast" is the compiled game
+#: (:mod:`simulator.cove.fast`, die for die the readable one for the kinds it compiles), "python"
+#: the readable reference; ``None`` chooses (:func:`choose_engine`)
+ENGINES = ("fast", "python")
+#: the summary's battle_engine with engine="fast": the compiled game's own battle
+FAST_BATTLE_ENGINE = "compiled"
+#: measured cold compile of the compiled game on 2 busy cores (seconds, rounded up; 182 s at
+#: load 3-6 while the readable engine replayed 40 games beside it)
+FAST_COMPILE_S = 180
 
 SEAT_COLUMNS = (
     ["game", "rotation", "seat", "strategy", "fame"]
@@ -101,6 +112,49 @@ BATTLE_COLUMNS = [
     "routed_by_players",
     "player_ships_routed_in_battle",
 ]
+
+
+def choose_engine(engine: str | None, rules: CoveRules, names: Sequence[str]) -> tuple[str, str]:
+    """The engine that plays ``names`` and why (the reason goes to the table's note).
+
+    ``None``: ``fast`` when the compiled game plays every seat's strategy (its kind extends one of
+    ``fast.packed.COMPILED_ROOTS``: the ``*-v1`` baselines and ``random``) and holds the scenario,
+    else ``python``. An explicit ``fast`` that cannot play them is refused in one line naming the
+    kinds it does not compile and those it does."""
+    from simulator.cove.fast.packed import UnsupportedScenario, compiled, compiled_kinds, pack_rules
+
+    if engine is not None and engine not in ENGINES:
+        raise UserError(f"--engine {engine!r} (allowed: {', '.join(ENGINES)})")
+    if engine == "python":
+        return "python", "asked for"
+    slow = list(dict.fromkeys(rules.strategies[nm].kind for nm in names if not compiled(rules, nm)))
+    try:
+        pack_rules(rules)
+        unpackable = None
+    except UnsupportedScenario as exc:
+        unpackable = str(exc)
+    if engine == "fast":
+        if slow:
+            raise UserError(
+                f"--engine fast: kinds {', '.join(slow)} are not compiled (compiled kinds: "
+                f"{', '.join(compiled_kinds(rules))}; use --engine python)"
+            )
+        if unpackable is not None:
+            raise UserError(f"--engine fast: {unpackable} (allowed: --engine python)")
+        return "fast", "asked for"
+    if slow:
+        return "python", f"kinds {', '.join(slow)} are not compiled"
+    if unpackable is not None:
+        return "python", f"the compiled game cannot hold this scenario: {unpackable}"
+    return "fast", "every kind at the table is compiled"
+
+
+def compiled_engine():
+    """The compiled game as the runner announces it (``run_chunks(..., compiled=...)``)."""
+    from simulator.compiled import CompiledEngine
+    from simulator.cove.fast import game as fast_game
+
+    return CompiledEngine("Pirate's Cove game engine", (fast_game.play_chunk,), FAST_COMPILE_S)
 
 
 class IllegalStateError(UserError):
@@ -229,7 +283,12 @@ def _chunk(
     check: bool,
     n_games: int | None = None,
     cards: bool = False,
+    engine: str = "python",
 ):
+    if engine == "fast":
+        from simulator.cove.fast.engine import fast_chunk
+
+        return fast_chunk(chunk, rules, names, rotate, check, n_games, cards)
     n = len(names)
     rotations = range(n) if rotate else range(1)
     seat_rows: list[tuple] = []
@@ -370,6 +429,7 @@ def play_games(
     check_invariants: bool = False,
     max_games: int | None = None,
     chunk_size: int | None = None,
+    engine: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     """Play ``n`` games of Pirate's Cove between scripted players.
 
@@ -387,6 +447,9 @@ def play_games(
         max_games: with ``rotate_seats``, stop after this many games in all (the last deal is
             then played in fewer rotations); :func:`play` uses it so that ``-n`` counts games.
         chunk_size: deals per chunk (``None``: the runner's choice); never changes a number.
+        engine: ``"python"`` (the readable engine), ``"fast"`` (compiled, die for die the same
+            games: :mod:`simulator.cove.fast`) or ``None`` (:func:`choose_engine`); the summary's
+            ``engine`` says which played and ``engine_note`` why.
 
     Returns:
         ``(seats_df, battles_df, summary)`` as described in the module docstring.
@@ -404,6 +467,7 @@ def play_games(
         cards=False,
         max_games=max_games,
         chunk_size=chunk_size,
+        engine=engine,
     )
     return tables["seats"], tables["battles"], summary
 
@@ -421,6 +485,7 @@ def play_games_tables(
     cards: bool = True,
     max_games: int | None = None,
     chunk_size: int | None = None,
+    engine: str | None = None,
 ) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
     """:func:`play_games` with every table by name: ``seats``, ``battles`` and (``cards``) the
     per-seat Tavern card record, one row per card a seat drew (:data:`CARD_TABLE_COLUMNS`: game,
@@ -433,6 +498,7 @@ def play_games_tables(
     names = tuple(resolve_strategies(rules, strategies, n_players))
     if n < 1:
         raise UserError(f"-n {n} (allowed: >= 1)")
+    engine, engine_note = choose_engine(engine, rules, names)
     task = functools.partial(
         _chunk,
         rules=rules,
@@ -441,6 +507,7 @@ def play_games_tables(
         check=check_invariants,
         n_games=max_games,
         cards=cards,
+        engine=engine,
     )
     manifest = {
         "scenario": scenario.provenance(),
@@ -458,6 +525,7 @@ def play_games_tables(
         quiet=quiet,
         desc="games",
         manifest=manifest,
+        compiled=compiled_engine() if engine == "fast" else None,
     )
     seats_df = pd.concat([res[0] for res in run.results], ignore_index=True)
     battles_df = pd.concat([res[1] for res in run.results], ignore_index=True)
@@ -476,8 +544,10 @@ def play_games_tables(
         provenance=scenario.provenance(),
         block_size=BLOCK_SIZE,
         wall_time_s=run.wall_time_s,
-        battle_engine=GAME_BATTLE_ENGINE,
+        battle_engine=GAME_BATTLE_ENGINE if engine == "python" else FAST_BATTLE_ENGINE,
         invariants_checked=bool(check_invariants),
+        engine=engine,
+        engine_note=engine_note,
     )
     return tables, summary
 
@@ -632,8 +702,6 @@ def play(
         Tavern card a seat drew and its fate; key game, seat, draw) and the summary of
         ``cove play --format json``.
     """
-    if engine not in (None, "python"):
-        raise UserError(f"--engine {engine!r} (allowed: python)")
     scen = load(scenario)
     rules = scen.rules
     names = resolve_strategies(rules, strategies, players)
@@ -654,6 +722,7 @@ def play(
         cards=cards,
         max_games=n if rotate_seats else None,
         chunk_size=chunk_size,
+        engine=engine,
     )
     seats_df, battles_df = engine_tables["seats"], engine_tables["battles"]
     seats = to_seats(seats_df, n_players, rotate_seats)
@@ -661,9 +730,11 @@ def play(
     out_tables = {"battles": battles}
     if cards:
         out_tables["cards"] = to_cards(engine_tables["cards"], n_players, rotate_seats)
+    engine = summ["engine"]
     prov = {
         **scen.provenance(),
         "strategy_hashes": {k: strategy_hash(rules.strategies[k]) for k in dict.fromkeys(names)},
+        "engine": engine,
     }
     summary = summarise_seats(seats, battles, names, [*rules.pirates, "royal_navy"])
     summary.update(
@@ -678,6 +749,8 @@ def play(
         wall_time_s=summ["wall_time_s"],
         battle_engine=summ["battle_engine"],
         invariants_checked=summ["invariants_checked"],
+        engine=engine,
+        engine_note=summ["engine_note"],
     )
     for df in (seats, *out_tables.values()):
         for key in TABLE_PROVENANCE:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from scenarios.loader import load_scenario
 from simulator.clitools import format_option, note, replay_note, simulation_options
-from simulator.cove.api import BATTLE_KEY, CARD_KEY, play
+from simulator.cove.api import BATTLE_KEY, CARD_KEY, ENGINES, play
 from simulator.cove.card_value import DEFAULT_N, card_table, card_value
 from simulator.cove.rules import CoveRules
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
@@ -115,10 +115,19 @@ def long_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     "rings on the mat, repairs, legal choices, after every phase); the first illegal state stops "
     "the run with one line naming the game, the month and phase, and the invariant (exit 2).",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default=None,
+    help="fast: the compiled game (simulator/cove/fast: the *-v1 baseline kinds and random, die "
+    "for die the same games as the readable engine); python: the readable reference engine. "
+    "Default: fast when every seat's kind is compiled, else python (the table's note and the "
+    "JSON's engine say which played).",
+)
 @format_option
 @simulation_options
 def play_command(
-    scenario, n_players, strategies, n, rotate_seats, out, check, fmt, seed, jobs, quiet
+    scenario, n_players, strategies, n, rotate_seats, out, check, engine, fmt, seed, jobs, quiet
 ):
     """Play full Pirate's Cove games between scripted players; win rates by strategy and seat."""
     scen = load_scenario(scenario, CoveRules)
@@ -135,6 +144,7 @@ def play_command(
         quiet=quiet,
         check=check,
         cards=out is not None,
+        engine=engine,
     )
     summary = result.summary
     n_players = summary["n_players"]
@@ -153,7 +163,8 @@ def play_command(
     head = (
         f"Pirate's Cove: {summary['n_games']} games, {n_players} players, scenario "
         f"{summary['provenance']['scenario']} ({summary['provenance']['scenario_hash']}), seed "
-        f"{summary['seed']}; ties {summary['ties']}, duels {summary['duels']}"
+        f"{summary['seed']}; ties {summary['ties']}, duels {summary['duels']}\n"
+        f"engine {summary['engine']} ({summary['engine_note']})"
     )
     if fmt == "json":
         emit("json", tables["strategies"], summary)

@@ -1,0 +1,420 @@
+"""Driving the compiled game from Python: packing, the runner's streams, results as rows.
+
+:class:`FastGames` packs a scenario and a set of strategies once (:mod:`.packed`), then plays
+deals chunk by chunk through :func:`simulator.cove.fast.game.play_chunk`. Each game starts from the
+states of the deal's runner streams -- ``Block.rng("dice")`` and ``Block.rng("players", seat)``,
+read with :func:`simulator.cove.fast.rng.state_of` -- exactly the generators
+:func:`simulator.cove.api.play_one` gives the readable engine, so both engines play the same game.
+
+Results come back as the rows :func:`simulator.cove.api._chunk` builds from the readable engine's
+:class:`~simulator.cove.game.GameResult` (seats, battles, cards), and, for the die-for-die tests,
+the decisions in the readable engine's trace format (:meth:`FastChunk.trace`) and every stream's
+final state.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulator.cove.fast import battle, game
+from simulator.cove.fast.odds import new_cache
+from simulator.cove.fast.packed import (
+    BL_BATTLE,
+    BL_COLS,
+    BL_EXCHANGES,
+    BL_FLED,
+    BL_ISLAND,
+    BL_MONTH,
+    BL_NPC,
+    BL_NPC_A,
+    BL_NPC_B,
+    BL_OUTCOME,
+    BL_ROUTED,
+    BL_ROUTED_BY_PLAYERS,
+    BL_ROUTED_IN_BATTLE,
+    BL_SEATS,
+    BL_SHIPS,
+    CAPACITIES,
+    D_ROWS,
+    DECISIONS,
+    E_CAPACITY,
+    E_ILLEGAL,
+    E_INVARIANT,
+    FATE_HELD,
+    FATE_PLAYED,
+    FATE_RETURNED,
+    G_LEN,
+    INVARIANTS,
+    NONE,
+    NPC_OUTCOMES,
+    PHASES,
+    RC_CODE,
+    RC_COLS,
+    RC_DRAW,
+    RC_FATE,
+    RC_MONTH,
+    RC_MONTH_OUT,
+    RC_PHASE,
+    RC_PHASE_OUT,
+    RC_SEAT,
+    S_HAND,
+    TR_COLS,
+    Tables,
+    UnsupportedScenario,
+    hand_codes,
+    pack_players,
+    pack_rules,
+)
+from simulator.cove.fast.rng import DICE_BLOCK, R_COLS, state_of
+from simulator.cove.rules import SECTIONS, CoveRules
+from simulator.runner import Block
+
+#: per-game buffer sizes (a full buffer stops the game with an error naming it)
+LOG_ROWS = 64  # battle log rows (at most 4 a month: two black ships, the Royal Navy)
+REC_ROWS = 1024  # card record rows (Tavern cards drawn in a game)
+TRACE_ROWS = 16384  # decisions of a game (die-for-die tests only)
+FATES = {FATE_PLAYED: "played", FATE_RETURNED: "returned", FATE_HELD: "held"}
+
+
+@dataclass
+class FastChunk:
+    """The compiled engine's results for a chunk of games (arrays; see :mod:`.game`)."""
+
+    seats: np.ndarray  # int64[games, seat, SR_*]
+    win: np.ndarray  # float64[games, seat]
+    games: np.ndarray  # int64[games, GR_*]
+    log: np.ndarray  # int64[rows, 1 + BL_COLS]: game index, then BL_*
+    rec: np.ndarray  # int64[rows, 1 + RC_COLS]
+    trace_rows: np.ndarray  # int64[rows, 1 + TR_COLS]
+    final_rs: np.ndarray  # uint64[games, 1 + seats, R_COLS]: the streams at the end
+    engine: FastGames
+
+    def trace(self, gi: int) -> list[list]:
+        """Game ``gi``'s decisions as the readable engine's trace records them
+        (``[seat, kind, choice]``, battle decisions included)."""
+        rows = self.trace_rows[self.trace_rows[:, 0] == gi][:, 1:]
+        return [self.engine.decode_decision(r) for r in rows]
+
+
+class FastGames:
+    """The compiled engine for one scenario and a set of strategies (see the module docstring).
+
+    Args:
+        rules: the scenario's rules.
+        strategies: every strategy name the games will seat (rows of the players' table).
+
+    Raises:
+        UnsupportedScenario: the scenario uses something the compiled engine does not hold.
+    """
+
+    def __init__(self, rules: CoveRules, strategies: Sequence[str]):
+        self.rules = rules
+        self.names = tuple(dict.fromkeys(strategies))
+        self.index = {nm: i for i, nm in enumerate(self.names)}
+        self.tables: Tables = pack_rules(rules)
+        self.pp_all = pack_players(rules, self.names)
+        self.codes = hand_codes(rules)
+        self.code_text = {c: t for t, c in self.codes.items()}
+        self.oc = (*new_cache(), np.zeros(256, np.int64))
+        self.deck_width = max(len(self.tables.tdeck), len(self.tables.tcard), 8) + 2
+        self._scratch: dict[int, tuple] = {}
+
+    # ---------------------------------------------------------------- state buffers
+    def _buffers(self, n: int, trace: bool, record: bool) -> tuple:
+        key = (n, trace, record)
+        got = self._scratch.get(key)
+        if got is None:
+            hand = len(self.tables.tdeck) + 1
+            gs = (
+                np.zeros(G_LEN, np.int64),
+                np.zeros((n, S_HAND + hand), np.int64),
+                np.zeros((D_ROWS, self.deck_width), np.int64),
+                np.zeros((REC_ROWS if record else 1, RC_COLS), np.int64),
+                np.zeros((LOG_ROWS, BL_COLS), np.int64),
+                np.zeros((TRACE_ROWS if trace else 1, TR_COLS), np.int64),
+                np.zeros((n + 1, R_COLS), np.uint64),
+                np.zeros((n, self.pp_all.shape[1]), np.float64),
+                np.zeros(DICE_BLOCK, np.int64),
+                np.zeros(5, np.int64),
+            )
+            sc = game.game_scratch(n, self.rules.ship_mat.num_positions, self.deck_width)
+            bt = battle.scratch(hand)
+            got = self._scratch[key] = (gs, sc, bt)
+        return got
+
+    # ---------------------------------------------------------------- play
+    def play(
+        self,
+        seat_names: Sequence[Sequence[str]],
+        deals: Sequence[Block],
+        *,
+        trace: bool = False,
+        record: bool = False,
+        check: bool = False,
+        swap: tuple[int, str] | None = None,
+    ) -> FastChunk:
+        """Play game ``i`` with ``seat_names[i]`` seated and the streams of block ``deals[i]``
+        (a deal; rotations of a deal pass the same block again)."""
+        ngames = len(deals)
+        n = len(seat_names[0]) if ngames else 0
+        strat = np.array(
+            [[self.index[nm] for nm in names] for names in seat_names], np.int64
+        ).reshape(ngames, n)
+        rs_all = np.zeros((ngames, n + 1, R_COLS), np.uint64)
+        cache: dict[int, np.ndarray] = {}
+        for i, deal in enumerate(deals):
+            got = cache.get(id(deal))
+            if got is None:
+                got = np.stack(
+                    [state_of(deal.rng("dice"))]
+                    + [state_of(deal.rng("players", s)) for s in range(n)]
+                )
+                cache[id(deal)] = got
+            rs_all[i] = got
+        return self.play_states(strat, rs_all, trace=trace, record=record, check=check, swap=swap)
+
+    def play_states(
+        self,
+        strat: np.ndarray,
+        rs_all: np.ndarray,
+        *,
+        trace: bool = False,
+        record: bool = False,
+        check: bool = False,
+        swap: tuple[int, str] | None = None,
+    ) -> FastChunk:
+        """:meth:`play` from strategy rows and generator states directly."""
+        ngames, n = strat.shape
+        if not self.rules.setup.min_players <= n <= self.rules.setup.max_players:
+            raise ValueError(f"{n} players")
+        gs, sc, bt = self._buffers(n, trace, record)
+        swap_seat, swap_code = -1, -1
+        if swap is not None:
+            swap_seat = swap[0]
+            swap_code = self._code_of_name(swap[1])
+        flags = np.array([int(trace), int(record), int(check), swap_seat, swap_code], np.int64)
+        out_seats = np.zeros((ngames, n, game.SR_COLS), np.int64)
+        out_win = np.zeros((ngames, n), np.float64)
+        out_game = np.zeros((ngames, game.GR_COLS), np.int64)
+        out_log = np.zeros((max(ngames * LOG_ROWS // 2, LOG_ROWS), 1 + BL_COLS), np.int64)
+        out_rec = np.zeros(((ngames * 256 if record else 1), 1 + RC_COLS), np.int64)
+        out_tr = np.zeros(((ngames * TRACE_ROWS // 4 if trace else 1), 1 + TR_COLS), np.int64)
+        out_rs = np.zeros_like(rs_all)
+        done = game.play_chunk(
+            self.tables.arrays(), self.pp_all, strat, rs_all, flags, out_seats, out_win,
+            out_game, out_log, out_rec, out_tr, out_rs, gs, self.oc, sc, bt,
+        )  # fmt: skip
+        errors = out_game[:, game.GR_ERROR]
+        if done < ngames or errors.any():
+            bad = int(np.flatnonzero(errors)[0]) if errors.any() else done
+            raise FastGameError(bad, out_game[bad], self)
+        nlog = int(out_game[:, game.GR_NLOG].sum())
+        nrec = int(out_game[:, game.GR_NREC].sum())
+        ntr = int(out_game[:, game.GR_NTRACE].sum())
+        return FastChunk(
+            seats=out_seats,
+            win=out_win,
+            games=out_game,
+            log=out_log[:nlog],
+            rec=out_rec[:nrec] if record else out_rec[:0],
+            trace_rows=out_tr[:ntr] if trace else out_tr[:0],
+            final_rs=out_rs,
+            engine=self,
+        )
+
+    def _code_of_name(self, name: str) -> int:
+        from simulator.cove.card_record import card_name
+
+        for text, code in self.codes.items():
+            if card_name(text) == name:
+                return code
+        raise ValueError(f"card {name!r} (allowed: {', '.join(self.tables.card_names)})")
+
+    # ---------------------------------------------------------------- decoding
+    def card_text(self, code: int) -> str:
+        """The readable engine's hand string of a card code (``parrot:flint``, ``fame:2``)."""
+        return self.code_text[int(code)]
+
+    def decode_decision(self, row: np.ndarray) -> list:
+        """One trace row as the readable engine records it."""
+        seat, kind, a, b, c, d = (int(x) for x in row)
+        name = DECISIONS[kind]
+        if name in ("treasure_map", "parrot_swap", "artisan_repair"):
+            choice = bool(a)
+        elif name == "cove_reward":
+            choice = "cards" if a == 0 else "card_and_gold"
+        elif name == "battle_card":
+            choice = None if a == NONE else self.card_text(a)
+        elif name == "broadside":
+            codes = [(d >> (8 * i)) & 0xFF for i in range(3)]
+            volley = [self.card_text(c - 1) for c in codes if c]
+            target = None if b == battle.TRACE_NO_TARGET else b
+            choice = [bool(a), target, SECTIONS[c], volley]
+        elif name == "navy_target":
+            choice = [a, SECTIONS[b]]
+        else:
+            choice = None if a == NONE else a
+        return [seat, name, choice]
+
+    def seat_rows(self, chunk: FastChunk, gids, rotations, seat_names) -> list[tuple]:
+        """The rows of ``api.SEAT_COLUMNS``."""
+        out = []
+        for i in range(len(gids)):
+            tie, duel = bool(chunk.games[i, game.GR_TIE]), bool(chunk.games[i, game.GR_DUEL])
+            for s, names in enumerate(seat_names[i]):
+                r = chunk.seats[i, s]
+                out.append(
+                    (
+                        gids[i],
+                        rotations[i],
+                        s,
+                        names,
+                        int(r[game.SR_FAME]),
+                        *(int(x) for x in r[game.SR_SRC : game.SR_SRC + 6]),
+                        int(r[game.SR_GOLD]),
+                        int(r[game.SR_CHESTS]),
+                        int(r[game.SR_BATTLES]),
+                        int(r[game.SR_ROUTED]),
+                        int(r[game.SR_FLED]),
+                        int(r[game.SR_MUTINIES]),
+                        int(r[game.SR_FOUGHT]),
+                        int(r[game.SR_SUNK]),
+                        float(chunk.win[i, s]),
+                        tie,
+                        duel,
+                    )
+                )
+        return out
+
+    def battle_rows(self, chunk: FastChunk, gids, rotations) -> list[tuple]:
+        """The rows of ``api.BATTLE_COLUMNS``."""
+        keys = self.tables.npc_keys
+        islands = self.rules.islands
+        out = []
+        for row in chunk.log:
+            i, r = int(row[0]), row[1:]
+            seats = ",".join(str(s) for s in range(8) if (int(r[BL_SEATS]) >> s) & 1)
+            npcs = "+".join(keys[int(k)] for k in (r[BL_NPC_A], r[BL_NPC_B]) if k >= 0)
+            out.append(
+                (
+                    gids[i],
+                    rotations[i],
+                    int(r[BL_BATTLE]),
+                    int(r[BL_MONTH]),
+                    islands[int(r[BL_ISLAND])],
+                    keys[int(r[BL_NPC])],
+                    int(r[BL_SHIPS]),
+                    seats,
+                    NPC_OUTCOMES[int(r[BL_OUTCOME])],
+                    int(r[BL_ROUTED]),
+                    int(r[BL_FLED]),
+                    int(r[BL_EXCHANGES]),
+                    npcs,
+                    int(r[BL_ROUTED_BY_PLAYERS]),
+                    int(r[BL_ROUTED_IN_BATTLE]),
+                )
+            )
+        return out
+
+    def card_rows(self, chunk: FastChunk, gids, rotations, seat_names) -> list[tuple]:
+        """The rows of ``api.CARD_TABLE_COLUMNS``."""
+        names = self.tables.card_names
+        out = []
+        for row in chunk.rec:
+            i, r = int(row[0]), row[1:]
+            seat = int(r[RC_SEAT])
+            out.append(
+                (
+                    gids[i],
+                    rotations[i],
+                    seat_names[i][seat],
+                    seat,
+                    int(r[RC_DRAW]),
+                    names[int(r[RC_CODE])],
+                    int(r[RC_MONTH]),
+                    PHASES[int(r[RC_PHASE])],
+                    FATES[int(r[RC_FATE])],
+                    int(r[RC_MONTH_OUT]),
+                    PHASES[int(r[RC_PHASE_OUT])],
+                )
+            )
+        return out
+
+
+@functools.lru_cache(maxsize=8)
+def engine_for(rules: CoveRules, names: tuple[str, ...]) -> FastGames:
+    """The packed engine of ``rules`` and ``names``, built once per process (the chunks of a run
+    share its buffers and its odds memo, as ``odds.py``'s ``lru_cache`` is shared)."""
+    return FastGames(rules, names)
+
+
+def fast_chunk(chunk, rules, names, rotate, check, n_games=None, cards=False):
+    """:func:`simulator.cove.api._chunk` played by the compiled engine: the same games (same
+    deals, rotations and streams), the same tables."""
+    import pandas as pd
+
+    from simulator.cove import api
+
+    n = len(names)
+    rotations = range(n) if rotate else range(1)
+    eng = engine_for(rules, tuple(names))
+    gids, rots, seated, deals = [], [], [], []
+    for deal in chunk.blocks():  # one deal per block
+        gid = deal.start
+        for r in rotations:
+            if rotate and n_games is not None and gid * n + r >= n_games:
+                break  # -n counts games: the last deal may be played in fewer rotations
+            gids.append(gid)
+            rots.append(r)
+            seated.append([names[(s + r) % n] for s in range(n)])
+            deals.append(deal)
+    try:
+        res = eng.play(seated, deals, record=cards, check=check)
+    except FastGameError as exc:
+        gid, r = gids[exc.index], rots[exc.index]
+        if exc.code == E_CAPACITY:
+            raise api.UserError(f"game {gid}: {exc.what}") from None
+        if not check:
+            raise
+        where = f"game {gid}" + (f" (rotation {r})" if rotate else "")
+        raise api.IllegalStateError(
+            f"illegal state in {where}: month {exc.month}, phase {exc.phase}: {exc.what} "
+            "(invariant checker, --check)"
+        ) from None
+    out = (
+        pd.DataFrame(eng.seat_rows(res, gids, rots, seated), columns=api.SEAT_COLUMNS),
+        pd.DataFrame(eng.battle_rows(res, gids, rots), columns=api.BATTLE_COLUMNS),
+    )
+    if cards:
+        out += (
+            pd.DataFrame(eng.card_rows(res, gids, rots, seated), columns=api.CARD_TABLE_COLUMNS),
+        )
+    return out
+
+
+class FastGameError(RuntimeError):
+    """A compiled game stopped: an illegal state under ``--check``, an illegal choice, or a full
+    buffer. ``game`` is the game's index in its chunk, ``month``/``phase`` where it stopped."""
+
+    def __init__(self, index: int, row: np.ndarray, engine: FastGames):
+        code = int(row[game.GR_ERROR])
+        month, phase = int(row[game.GR_ERROR + 1]), PHASES[int(row[game.GR_ERROR + 2])]
+        a, b, c = (int(x) for x in row[game.GR_ERROR + 3 : game.GR_ERROR + 6])
+        self.index, self.code, self.month, self.phase = index, code, month, phase
+        if code == E_INVARIANT:
+            what = INVARIANTS[a].format(a=b, b=c)
+        elif code == E_ILLEGAL:
+            what = f"seat {b} chose {c!r} for {DECISIONS[a]} (not a legal choice)"
+        elif code == E_CAPACITY:
+            what = f"the compiled engine's buffer of {CAPACITIES[a]} is full (use --engine python)"
+        else:
+            what = "the game stopped early"
+        self.what = what
+        super().__init__(f"month {month}, phase {phase}: {what}")
+
+
+__all__ = ["FastChunk", "FastGameError", "FastGames", "UnsupportedScenario", "fast_chunk"]
