@@ -218,7 +218,7 @@ def test_every_writer_documents_its_key():
 def test_readme_has_the_two_first_commands_and_the_tour():
     text = README.read_text(encoding="utf-8")
     assert "pip install -e . && broadside report" in text
-    assert "pip install -q -e '.[test,dask]' && python -m pytest -q" in text
+    assert "pip install -q -e '.[test,dask]' && python -m pytest -q -n auto" in text
     assert len(COMMANDS) >= 15 and RESUME_PAIRS
 
 
