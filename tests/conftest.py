@@ -18,7 +18,9 @@ def _engines():
     return {
         "cove-game": (
             cove_api.compiled_engine(),
-            lambda: cove_api.play(None, ["plunderer-v1", "random"], n=1, seed=1, engine="fast"),
+            lambda: cove_api.play(
+                None, ["plunderer-v1", "random", "random"], n=1, seed=1, engine="fast"
+            ),
         ),
         "cove-kernel": (cove_kernel, warm_cove),
         "express": (
