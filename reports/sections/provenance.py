@@ -77,8 +77,16 @@ def build(
     sec.table(
         "provenance_figures",
         figs,
-        "What each figure rests on (n) and how its numbers were computed.",
+        "What each figure rests on (n), how its numbers were computed and which players produced "
+        "them.",
         key=("figure",),
+        columns=["figure", "n", "method", "players", "table"],
     )
-    sec.table("provenance_packages", versions, "Package versions.", key=("package",))
+    sec.table(
+        "provenance_packages",
+        versions,
+        "Package versions: Python, the platform, and every package Broadside depends on "
+        "(directly or through another package).",
+        key=("package",),
+    )
     return sec
