@@ -169,6 +169,14 @@ def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
         "independent: different seeds (diagnostic)."
     ),
 )
+@click.option(
+    "--population",
+    "population",
+    default=None,
+    metavar="FILE",
+    help="Draw every table's seats from this metagame equilibrium (a population file, or a name "
+    "in scenarios/GAME/populations/) instead of fixed --strategies.",
+)
 @seed_option
 @jobs_option
 @quiet_option
@@ -185,6 +193,7 @@ def compare(
     players,
     strategies,
     pairing,
+    population,
     seed,
     jobs,
     quiet,
@@ -213,6 +222,7 @@ def compare(
         jobs=jobs,
         quiet=quiet,
         notes=lambda m: note(m, quiet),
+        population=population,
     )
     replay_note(result["seed_entropy"], seed is not None, quiet)
     title = "\n".join(

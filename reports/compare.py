@@ -28,8 +28,10 @@ import numpy as np
 import pandas as pd
 
 from reports.engines import engine
+from scenarios.populations import load_population
 from simulator.errors import UserError
-from simulator.runner import derive_seed, fresh_entropy
+from simulator.runner import Block, derive_seed, fresh_entropy
+from simulator.search import Mixture, draw_seats
 from simulator.sequential import SequentialComparison
 
 METRIC_KINDS = ("win-rate", "seat-advantage", "game-length", "stalemate", "fame")
@@ -149,21 +151,51 @@ def run_compare(
     jobs: int = -1,
     quiet: bool = False,
     notes: Callable[[str], None] = lambda m: None,
+    population: str | None = None,
 ) -> dict:
-    """Play BASE and VARIANT on paired seeds look by look until the sequential test stops."""
+    """Play BASE and VARIANT on paired seeds look by look until the sequential test stops.
+
+    With ``population`` (a metagame output: ``scenarios/<game>/populations/NAME.toml`` or a
+    path), every table's seats are drawn from its equilibrium mixture instead of a fixed list of
+    strategies: the same draws and dice under both rule sets.
+    """
     eng = engine(game)
     if not eng.metrics:
         raise UserError(f"compare --game {game}: not supported (allowed: cove, hunt)")
     base_scen, var_scen = eng.resolve(base), eng.resolve(variant)
+    pop = None
+    if population is not None:
+        if strategies:
+            raise UserError("give either --strategies or --population, not both")
+        pop = load_population(population, base_scen, check_hash=False)
+        var_pop = load_population(population, var_scen, check_hash=False)
+        base_scen, var_scen = pop.scenario, var_pop.scenario
+        if players is not None and players != pop.players:
+            raise UserError(
+                f"--players {players}: the population was measured at {pop.players} players "
+                f"(allowed: {pop.players})"
+            )
+        players = pop.players
     n_players = players or eng.default_players
     if isinstance(strategies, str):
         strategies = tuple(s.strip() for s in strategies.split(",") if s.strip())
-    strats = tuple(strategies) if strategies else tuple(eng.default_strategies[:n_players])
-    if len(strats) == 1:
+    if pop is not None:
+        strats = tuple(pop.mixture())
+    else:
+        strats = tuple(strategies) if strategies else tuple(eng.default_strategies[:n_players])
+    if len(strats) == 1 and pop is None:
         strats = strats * n_players
     if not metrics:
-        metrics = _default_metrics(game, strats)
+        metrics = _default_metrics(game, strats) if pop is None else ["seat-advantage"]
     parsed = [parse_metric(m, game, strats) for m in metrics]
+    if pop is not None:
+        per_strategy = [m.name for m in parsed if m.kind in NEEDS_STRATEGY]
+        if per_strategy:
+            allowed = ", ".join(k for k in eng.metrics if k not in NEEDS_STRATEGY)
+            raise UserError(
+                f"--metric {per_strategy[0]} with --population: the strategies at the table are "
+                f"drawn at random, so a strategy's own metrics are not paired (allowed: {allowed})"
+            )
     if len({m.name for m in parsed}) != len(parsed):
         raise UserError("--metric: each metric may be given once")
     entropy = fresh_entropy() if seed is None else int(seed)
@@ -176,24 +208,28 @@ def run_compare(
         batch = cmp.next_size() - cmp.done
         s_base = look_seed(entropy, k)
         s_var = s_base if pairing == "crn" else look_seed(entropy, k, 1)
-        seats_b = eng.play(
-            base_scen,
-            n=batch,
-            seed=s_base,
-            jobs=jobs,
-            quiet=quiet,
-            players=n_players,
-            strategies=strats,
-        )
-        seats_v = eng.play(
-            var_scen,
-            n=batch,
-            seed=s_var,
-            jobs=jobs,
-            quiet=quiet,
-            players=n_players,
-            strategies=strats,
-        )
+        if pop is None:
+            seats_b = eng.play(
+                base_scen,
+                n=batch,
+                seed=s_base,
+                jobs=jobs,
+                quiet=quiet,
+                players=n_players,
+                strategies=strats,
+            )
+            seats_v = eng.play(
+                var_scen,
+                n=batch,
+                seed=s_var,
+                jobs=jobs,
+                quiet=quiet,
+                players=n_players,
+                strategies=strats,
+            )
+        else:
+            seats_b = _population_games(eng, base_scen, pop, batch, s_base, entropy, k, jobs)
+            seats_v = _population_games(eng, var_scen, pop, batch, s_var, entropy, k, jobs)
         cmp.add_look({m.name: (per_game(seats_b, m), per_game(seats_v, m)) for m in parsed})
         crossed = [s.name for s in cmp.metrics.values() if s.crossed_at is not None]
         notes(
@@ -221,6 +257,9 @@ def run_compare(
     )
     return {
         "game": game,
+        "population": None
+        if pop is None
+        else {"file": pop.path, "equilibrium": pop.mixture(), "players": pop.players},
         "base": base_scen.provenance() | {"ref": base},
         "variant": var_scen.provenance() | {"ref": variant},
         "players": n_players,
@@ -243,6 +282,41 @@ def run_compare(
         "metrics": rows,
         "history": cmp.history(),
     }
+
+
+#: games per table drawn from a population (whole seat rotations for 2 to 8 players)
+POPULATION_TABLE_GAMES = 840
+
+
+def _population_games(eng, scen, pop, batch: int, seed: int, entropy: int, look: int, jobs: int):
+    """``batch`` games whose tables' seats are drawn from the population's equilibrium: table
+    ``j`` of look ``look`` draws its seats from block ``j``'s ``sample`` stream of a root fixed
+    by the run's entropy and the look (the same tables under both rule sets), and plays
+    seat-rotated games on ``derive_seed(seed, "table", j)`` (the same dice under CRN)."""
+    mixture = Mixture.from_weights(pop.mixture())
+    draws = derive_seed(entropy, "compare-population", look)
+    per_table = min(batch, POPULATION_TABLE_GAMES)
+    parts, done, j = [], 0, 0
+    while done < batch:
+        size = min(per_table, batch - done)
+        block = Block(index=j, start=j, size=1, entropy=draws)
+        table = draw_seats(mixture, pop.players, block.rng("sample"))
+        seats = eng.play(
+            scen,
+            n=size,
+            seed=derive_seed(seed, "table", j),
+            jobs=jobs,
+            quiet=True,
+            players=pop.players,
+            strategies=table,
+            rotate_seats=True,
+        )
+        seats = seats.copy()
+        seats["game"] = seats["game"] + done
+        parts.append(seats)
+        done += size
+        j += 1
+    return pd.concat(parts, ignore_index=True)
 
 
 def _default_metrics(game: str, strategies: Sequence[str]) -> list[str]:

@@ -69,6 +69,7 @@ class Engine:
         quiet: bool,
         players: int | None = None,
         strategies: tuple[str, ...] | None = None,
+        rotate_seats: bool = False,
     ) -> pd.DataFrame:
         """The protocol's seats table of ``n`` games (seats from 1, ``score`` the win share)."""
         players = players or self.default_players
@@ -86,7 +87,14 @@ class Engine:
                 "compare supports cove and hunt"
             )
         result = GAME_APIS[self.game].play(
-            scenario, list(strategies), n=n, players=players, seed=seed, jobs=jobs, quiet=True
+            scenario,
+            list(strategies),
+            n=n,
+            players=players,
+            seed=seed,
+            jobs=jobs,
+            quiet=True,
+            rotate_seats=rotate_seats,
         )
         return result.seats
 

@@ -244,3 +244,26 @@ def test_cli_cove_identical_scenarios_table_says_no_difference():
     assert res.exit_code == 0, res.output
     assert "no detectable difference at this n" in res.stdout
     assert "win-rate:brawler" in res.stdout and "fame:tavern" in res.stdout
+
+
+def test_population_tables_are_paired_and_identical_rules_show_no_difference(tmp_path):
+    """compare --population: seats drawn from an equilibrium mixture, the same draws and dice
+    under both rule sets, so identical rules differ by exactly 0; a strategy's own metric is
+    refused (the strategies at a table are random)."""
+    pop = tmp_path / "pop.toml"
+    pop.write_text(
+        'format = "broadside-population/1"\ngame = "hunt"\nscenario_hash = "x"\nplayers = 2\n'
+        'population = ["runner", "hunter"]\nmethod = "linprog"\n'
+        "[equilibrium]\nrunner = 0.5\nhunter = 0.5\n"
+    )
+    res = compare_mod.run_compare(
+        "standard", "standard", game="hunt", max_games=300, looks=2, seed=4,
+        population=str(pop), jobs=1,
+    )  # fmt: skip
+    assert res["population"]["equilibrium"] == {"runner": 0.5, "hunter": 0.5}
+    assert all(r["difference"] == 0 for r in res["metrics"]) and res["n_games"] == 300
+    with pytest.raises(compare_mod.UserError, match="with --population"):
+        compare_mod.run_compare(
+            "standard", "one-two", game="hunt", max_games=100, metrics=["win-rate:runner"],
+            population=str(pop), jobs=1,
+        )  # fmt: skip
