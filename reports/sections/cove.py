@@ -462,6 +462,7 @@ def _pirate_record(ctx, sec: Section, scen, battles, n_games: int, leth, who: st
     rec["ci_low"] = np.where(rec["battles"] > 0, lo, np.nan)
     rec["ci_high"] = np.where(rec["battles"] > 0, hi, np.nan)
     rec["player_ships_routed_per_battle"] = rec["player_ships_routed"] / rec["battles"].clip(1)
+    rec["battles_per_game"] = rec["battles"] / n_games
     fought = rec[rec["battles"] > 0]
     if not fought.empty:
         ctx.figure(

@@ -37,9 +37,13 @@ from simulator.sequential import holm
 TITLE = "Les Pirates"
 #: games of the base game at its default player count, and at two players (first seat matters
 #: most there); Les Pirates games are cheap, so the quick size spends most of its games here
-BASE_GAMES = {"test": 16, "quick": 4_000, "standard": 20_000, "full": 100_000}
+BASE_GAMES = {"test": 16, "quick": 3_000, "standard": 20_000, "full": 100_000}
 TWO_PLAYER_GAMES = {"test": 16, "quick": 2_000, "standard": 10_000, "full": 50_000}
-VARIANT_GAMES = {"test": 8, "quick": 1_500, "standard": 10_000, "full": 50_000}
+#: paired games per printed variant (and of the base at the variant's player count)
+VARIANT_GAMES = {"test": 8, "quick": 1_000, "standard": 10_000, "full": 50_000}
+#: games of a variant the base scenario cannot pair (another player count: no difference can be
+#: measured, only its own rates; the double board seats 6 and plays about 10x slower)
+UNPAIRED_GAMES = {"test": 8, "quick": 200, "standard": 1_000, "full": 5_000}
 #: games per strategy tried against an equilibrium population (and games with every seat drawn)
 STRONG_GAMES = {"test": 32, "quick": 1_000, "standard": 10_000, "full": 50_000}
 VARIANT_LABELS = {
@@ -373,12 +377,14 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int):
             continue
         sec.scenarios.append({**scenario_row(scen), "path": str(variants_mod.variant_path(name))})
         players = int(scen.rules.default_players)
+        pairable = _seats(base.rules, players)
+        n_var = n if pairable else UNPAIRED_GAMES[ctx.size]
         var_games = api.play(
-            scen, [VARIANT_PLAYER], n=n, seed=vseed, jobs=ctx.jobs, quiet=True, players=players
+            scen, [VARIANT_PLAYER], n=n_var, seed=vseed, jobs=ctx.jobs, quiet=True, players=players
         ).seats
         var = _per_game(var_games)
         paired_base = None
-        if _seats(base.rules, players):
+        if pairable:
             if players not in base_cache:
                 b_games = api.play(
                     base,
@@ -401,7 +407,7 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int):
                 "variant_file": name,
                 "players": players,
                 "measure": measure,
-                "games": n,
+                "games": n_var,
                 "variant_value": float(var[col].mean()),
             }
             if paired_base is not None:
