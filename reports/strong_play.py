@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -205,9 +206,16 @@ def gains_against(
     return out
 
 
+#: the strong-play runs of a population (index in the seed tree: never reorder)
+RUNS = ("seats", "gains")
+
+
 def section_seed(seed: int, game: str, name: str, what: str) -> int:
-    """Seeds of the strong-play runs: fixed by the section seed, the file's name and the run."""
-    return derive_seed(seed, "strong-play", game, name, what)
+    """Seeds of the strong-play runs: fixed by the section seed, the game, the population file's
+    name (by its CRC-32: names are text, seed-tree indices are integers) and the run."""
+    return derive_seed(
+        seed, "strong", zlib.crc32(game.encode()), zlib.crc32(name.encode()), RUNS.index(what)
+    )
 
 
 def weights_table(found: list[Found]) -> pd.DataFrame:

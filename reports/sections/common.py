@@ -109,6 +109,20 @@ def describe_strategies(sec: Section, scen, names, what: str = "Strategies") -> 
     sec.definitions(f"{what} (from the scenario's `[strategies.*]` tables):", items)
 
 
+def is_random(scen, name: str) -> bool:
+    """Whether strategy ``name`` is of the random kind (a reference baseline: its losing is not a
+    verdict on the game, so it makes no finding)."""
+    from scenarios.strategies import kind_chain
+
+    decl = scen.rules.strategies.get(name)
+    if decl is None:
+        return False
+    kinds = getattr(scen.rules, "kinds", None)
+    if kinds and decl.kind in kinds:
+        return kind_chain(kinds, decl.kind)[-1] == "random"
+    return decl.kind == "random"
+
+
 def description_column(scen, names) -> list[str]:
     decls = scen.rules.strategies
     return [(decls[n].description if n in decls else "") for n in names]

@@ -21,6 +21,7 @@ from reports.sections.common import (
     conclusive,
     describe_strategies,
     description_column,
+    is_random,
     mean_table,
     players_words,
     rate_table,
@@ -194,6 +195,8 @@ def build(ctx, seed: int) -> Section:
         )
     )
     for name in strat["strategy"]:
+        if is_random(scen, name):  # a reference baseline, not a verdict on the game
+            continue
         sec.claims.append(
             claim(
                 strat,

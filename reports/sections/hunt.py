@@ -22,6 +22,7 @@ from reports.sections.common import (
     conclusive,
     describe_strategies,
     description_column,
+    is_random,
     players_words,
     rate_table,
     scenario_row,
@@ -292,6 +293,8 @@ def build(ctx, seed: int) -> Section:
             )
         )
     for name in strat["strategy"]:
+        if is_random(base, name):  # a reference baseline, not a verdict on the game
+            continue
         sec.claims.append(
             claim(
                 strat,
