@@ -1,20 +1,26 @@
-"""Pirate's Cove combat throughput on one core (issue 3, "Benchmark").
+"""Pirate's Cove combat throughput on one core (issue 3, "Benchmark"), and with cards (issue 13).
 
 Measures (a) battles per second of the compiled kernel (simulator.cove.combat_kernel, what
-``simulate_battles`` uses for battles without cards) for a player-vs-player duel and for a ship
-against Blackbeard -- the headline ``battles_per_s`` / ``rng_fraction`` -- and of the numpy path
-(simulator.cove.combat, engine="numpy": ``numpy_*`` keys), (b) the scalar reference engine
-(simulator.cove.battle) on the same battles, (c) numpy int8 d6 generation per second, and (d) the
-time of an exact duel table for one build (the five fighting opponents). The kernel is compiled
-(or loaded from numba's cache) before any timing; its compile/load time is reported apart. Prints a
-table, then as its last line one JSON object.
+``simulate_battles`` uses for the battles it covers) for a player-vs-player duel and for a ship
+against Blackbeard, without cards -- the headline ``battles_per_s`` / ``rng_fraction`` -- and of
+the numpy path (simulator.cove.combat, engine="numpy": ``numpy_*`` keys), (b) the scalar reference
+engine (simulator.cove.battle) on the same battles, (c) numpy int8 d6 generation per second,
+(d) the time of an exact duel table for one build (the five fighting opponents), (e) battles with
+cards and parrots on both batch engines (``cards_*`` keys: a lone ship playing its solved optimal
+card policy against Captain Hook, three ships with parrots and the players' card rule against
+Blackbeard, a ship duel with rule-played cards), and (f) ``cove duel --cards`` as the command runs
+it (seeded chunks through the runner) with 2 jobs (``duel_cards_2jobs_battles_per_s``). The kernel
+is compiled (or loaded from numba's cache) before any timing; its compile/load time is reported
+apart. Prints a table, then as its last line one JSON object.
 
     python benchmarks/cove_combat.py [--batch 200000] [--scalar 3000] [--repeat 3]
+                                     [--duel-n 4000000]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import time
@@ -28,9 +34,17 @@ from scenarios import load_scenario  # noqa: E402
 from simulator.cove import combat_kernel  # noqa: E402
 from simulator.cove.battle import BattleShip, resolve_battle  # noqa: E402
 from simulator.cove.combat import simulate_battles  # noqa: E402
-from simulator.cove.combat_policies import RulePolicy  # noqa: E402
-from simulator.cove.lethality import Build, lethality_table  # noqa: E402
+from simulator.cove.combat_policies import HeuristicCardPolicy, RulePolicy  # noqa: E402
+from simulator.cove.commands import MC_CHUNK  # noqa: E402
+from simulator.cove.duel import DuelShip, exact_duel  # noqa: E402
+from simulator.cove.lethality import (  # noqa: E402
+    MC_BLOCK_SIZE,
+    Build,
+    duel_monte_carlo_chunk,
+    lethality_table,
+)
 from simulator.cove.rules import CoveRules  # noqa: E402
+from simulator.runner import run_chunks  # noqa: E402
 
 
 def battles(rules):
@@ -42,6 +56,59 @@ def battles(rules):
         ),
         "vs-blackbeard": ([BattleShip(0, [6, 5, 5, 5], {"hull": 0})], "blackbeard", [RulePolicy()]),
     }
+
+
+DUEL_SHIP = DuelShip((5, 5, 5, 5), {"hull": 0})
+DUEL_CARDS = ("smoke", "grapeshot", "powder_keg")
+DUEL_CHUNK = 200_000  # battles per chunk of the 2-job run (the command's is MC_CHUNK)
+
+
+def card_battles(rules):
+    solved = exact_duel(rules, DUEL_SHIP, "captain_hook", cards=DUEL_CARDS)
+    heur = HeuristicCardPolicy.from_rules(rules)
+    every = RulePolicy(
+        battle_cards=("smoke", "favourable_wind"), volley_cards=("grapeshot", "powder_keg")
+    )
+    return {
+        "duel-solved-vs-hook": (
+            [BattleShip(0, [5, 5, 5, 5], {"hull": 0}, battle_cards=list(DUEL_CARDS))],
+            "captain_hook",
+            [solved.card_play.policy(RulePolicy())],
+        ),
+        "parrots-heuristic-blackbeard": (
+            [
+                BattleShip(0, [6, 5, 5, 4], parrot="long_john_silver", battle_cards=["smoke"]),
+                BattleShip(1, [4, 4, 4, 4], parrot="flint", battle_cards=["powder_keg"]),
+                BattleShip(2, [3, 5, 3, 3], parrot="billy_bones", battle_cards=["grapeshot"]),
+            ],
+            "blackbeard",
+            [heur, heur, heur],
+        ),
+        "pvp-rule-cards": (
+            [
+                BattleShip(0, [4, 4, 3, 3], battle_cards=["smoke", "grapeshot"]),
+                BattleShip(
+                    1, [3, 3, 4, 4], {"hull": 0}, battle_cards=["favourable_wind", "powder_keg"]
+                ),
+            ],
+            None,
+            [every, every],
+        ),
+    }
+
+
+def duel_cards_task(rules):
+    """The chunk task of ``cove duel --ship ... --vs captain-hook --cards smoke,grapeshot,powder-keg
+    -n N``: the solved policy, the command's chunk function."""
+    solved = exact_duel(rules, DUEL_SHIP, "captain_hook", cards=DUEL_CARDS)
+    return functools.partial(
+        duel_monte_carlo_chunk,
+        scenario_path=None,
+        ships=(Build("duel", (5, 5, 5, 5), "hull"),),
+        npc="captain_hook",
+        policies=(solved.card_play.policy(RulePolicy()),),
+        cards=DUEL_CARDS,
+    )
 
 
 def best_of(fn, repeat):
@@ -59,6 +126,9 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=200_000, help="battles per vectorised run")
     ap.add_argument("--scalar", type=int, default=3000, help="battles per scalar run")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
+    ap.add_argument(
+        "--duel-n", type=int, default=4_000_000, help="battles of the 2-job cove duel --cards run"
+    )
     args = ap.parse_args()
     rules = load_scenario(None, CoveRules).rules
     t = time.perf_counter()
@@ -115,11 +185,44 @@ def main() -> None:
     times = []
     for _ in range(max(args.repeat, 5)):
         t = time.perf_counter()
-        lethality_table(rules, [build])
+        lethality_table(rules, [build], best_cards=False)
         times.append((time.perf_counter() - t) * 1000)
     exact_ms = float(np.median(times))
+    t = time.perf_counter()
+    lethality_table(rules, [build])
+    best_cards_ms = (time.perf_counter() - t) * 1000
 
     scalar_per_s = tot_s / tot_st
+    # (e) battles with cards and parrots, both batch engines
+    card_rows = []
+    card_tot = {"kernel": [0.0, 0.0], "numpy": [0.0, 0.0]}
+    for name, (ships, npc, pols) in card_battles(rules).items():
+        row = {"name": name}
+        for engine in ("kernel", "numpy"):
+            rng = np.random.default_rng(4)
+            tv = float("inf")
+            for _ in range(args.repeat):
+                t = time.perf_counter()
+                simulate_battles(rules, ships, npc, pols, args.batch, rng, engine=engine)
+                tv = min(tv, time.perf_counter() - t)
+            row[engine] = args.batch / tv
+            card_tot[engine][0] += args.batch
+            card_tot[engine][1] += tv
+        card_rows.append(row)
+    cards_kernel = card_tot["kernel"][0] / card_tot["kernel"][1]
+    cards_numpy = card_tot["numpy"][0] / card_tot["numpy"][1]
+    # (f) cove duel --cards as the command runs it: seeded chunks, 2 worker processes
+    duel_task, duel_n = duel_cards_task(rules), args.duel_n
+    run_chunks(  # warm
+        duel_task, 2 * MC_CHUNK, seed=1, n_jobs=2, quiet=True, chunk_size=MC_CHUNK,
+        block_size=MC_BLOCK_SIZE,
+    )  # fmt: skip
+    t = time.perf_counter()
+    run_chunks(
+        duel_task, duel_n, seed=2, n_jobs=2, quiet=True, chunk_size=DUEL_CHUNK,
+        block_size=MC_BLOCK_SIZE,
+    )  # fmt: skip
+    duel_2jobs = duel_n / (time.perf_counter() - t)
 
     def figures(engine):
         b, secs, d = tot[engine]
@@ -147,8 +250,17 @@ def main() -> None:
         f"kernel rng_fraction {rng_fraction:.3f}, "
         f"numpy path {np_fraction:.3f}"
     )
+    print(f"\n{'battle with cards':<28}{'kernel/s':>12}{'numpy/s':>12}{'kernel/numpy':>14}")
+    for r in card_rows:
+        ratio = r["kernel"] / r["numpy"]
+        print(f"{r['name']:<28}{r['kernel']:>12,.0f}{r['numpy']:>12,.0f}{ratio:>14.1f}")
+    print(
+        f"{'all':<28}{cards_kernel:>12,.0f}{cards_numpy:>12,.0f}{cards_kernel / cards_numpy:>14.1f}"
+    )
+    print(f"cove duel --cards (solved policy vs Captain Hook), 2 jobs: {duel_2jobs:,.0f} battles/s")
     print(f"kernel compile/cache load (untimed): {warm_s:.2f} s")
     print(f"exact duel table, one build x 5 opponents: {exact_ms:.1f} ms (median)")
+    print(f"the same with the best card and pair per row: {best_cards_ms:.0f} ms")
     out = {
         "battles_per_s": round(battles_per_s, 1),
         "scalar_battles_per_s": round(scalar_per_s, 1),
@@ -163,6 +275,7 @@ def main() -> None:
         "numpy_rng_fraction": round(np_fraction, 4),
         "kernel_warmup_s": round(warm_s, 3),
         "exact_duel_table_ms": round(exact_ms, 2),
+        "exact_duel_table_best_cards_ms": round(best_cards_ms, 1),
         "per_battle": {
             r["name"]: {
                 "battles_per_s": round(r["kernel"][0], 1),
@@ -176,6 +289,19 @@ def main() -> None:
         "batch": args.batch,
         "scalar_n": args.scalar,
         "cores": 1,
+        "cards_battles_per_s": round(cards_kernel, 1),
+        "cards_numpy_battles_per_s": round(cards_numpy, 1),
+        "cards_kernel_vs_numpy": round(cards_kernel / cards_numpy, 2),
+        "cards_per_battle": {
+            r["name"]: {
+                "battles_per_s": round(r["kernel"], 1),
+                "numpy_battles_per_s": round(r["numpy"], 1),
+            }
+            for r in card_rows
+        },
+        "duel_cards_2jobs_battles_per_s": round(duel_2jobs, 1),
+        "duel_n": duel_n,
+        "load_1min": round(os.getloadavg()[0], 2),
     }
     print(json.dumps(out))
 

@@ -24,6 +24,7 @@ RUNS = {
     "cove duel -n": ["cove", "duel", "--ship", "hull=3", "--vs", "captain-hook", "-n", "500"],
     "cove lethality": ["cove", "lethality"],
     "cove play": ["cove", "play", "-n", "3"],
+    "cove card-value": ["cove", "card-value", "-n", "2"],
     "express fleets": ["express", "fleets", "--nation", "american", "--limit", "2"],
     "express battle": [
         "express", "battle", "--fleet", "chinese:5,3,2,1,1", "--vs", "pirates:5,4,2,1", "-n", "5",

@@ -16,6 +16,7 @@ from simulator.cove.combat_policies import (
     BattlePolicy,
     RoyalNavyPolicy,
     RulePolicy,
+    ScriptedPolicy,
     policy_from_name,
 )
 from simulator.cove.duel import DuelShip, exact_duel
@@ -237,9 +238,10 @@ def test_dispatch_and_refusals():
     ships = [S(0), S(1)]
     assert kernel_applies(RULES, ships, None, [RulePolicy(), RulePolicy()], "hull") is None
     carded = [S(0, battle_cards=["smoke"]), S(1)]
-    assert (
-        kernel_applies(RULES, carded, None, [RulePolicy(), RulePolicy()], "hull") == "cards in hand"
-    )
+    # cards in hand are the kernel's too (rule, heuristic and solved-duel card policies)
+    assert kernel_applies(RULES, carded, None, [RulePolicy(), RulePolicy()], "hull") is None
+    scripted = [ScriptedPolicy(), RulePolicy()]
+    assert "ScriptedPolicy" in kernel_applies(RULES, carded, None, scripted, "hull")
 
     class Custom(RulePolicy):
         pass
@@ -250,15 +252,9 @@ def test_dispatch_and_refusals():
         pass
 
     assert "Aim" in kernel_applies(RULES, ships, "royal_navy", [RulePolicy()] * 2, "hull", Aim())
-    with pytest.raises(ValueError, match="cards in hand"):
+    with pytest.raises(ValueError, match="ScriptedPolicy"):
         simulate_battles(
-            RULES,
-            carded,
-            None,
-            [RulePolicy(), RulePolicy()],
-            10,
-            np.random.default_rng(1),
-            engine="kernel",
+            RULES, carded, None, scripted, 10, np.random.default_rng(1), engine="kernel"
         )
     with pytest.raises(ValueError, match="allowed"):
         simulate_battles(
@@ -294,3 +290,165 @@ def test_exchange_cap_leaves_ships_stayed():
         and (b.outcome == OUTCOMES.index("stayed")).all()
         and (b.exchanges == 1).all()
     )
+
+
+# ---------------------------------------------------------------- battles with cards in hand
+def _card_battles():
+    from simulator.cove.combat_policies import HeuristicCardPolicy
+
+    heur = HeuristicCardPolicy.from_rules(RULES)
+    heur_crit = HeuristicCardPolicy.from_rules(RULES, RulePolicy("when-critical"))
+    duel = exact_duel(
+        RULES,
+        DuelShip((5, 5, 5, 5), {"hull": 0}),
+        "blackbeard",
+        cards=("smoke", "grapeshot", "powder_keg", "cannonade"),
+    ).card_play.policy(RulePolicy())
+    duel_hook = exact_duel(
+        RULES,
+        DuelShip((3, 4, 4, 2), parrot="long_john_silver", chests=3),
+        "captain_hook",
+        RulePolicy("when-critical"),
+        cards=("overboard", "favourable_wind", "powder_keg", "powder_keg"),
+    ).card_play.policy(RulePolicy("when-critical"))
+    every = RulePolicy(
+        battle_cards=("becalmed", "smoke", "favourable_wind", "grapple", "overboard"),
+        volley_cards=("grapeshot", "powder_keg", "cannonade"),
+        overboard=2,
+    )
+    return [
+        (
+            "pvp-card-rounds-with-ties",
+            [
+                S(0, battle_cards=["smoke", "grapeshot"]),
+                S(1, battle_cards=["favourable_wind", "cannonade"]),
+                S(2, (3, 3, 2, 2), battle_cards=["grapple", "powder_keg", "becalmed"]),
+            ],
+            None,
+            [
+                RulePolicy(battle_cards=("smoke",), volley_cards=("grapeshot",)),
+                RulePolicy(2, battle_cards=("favourable_wind",), volley_cards=("cannonade",)),
+                RulePolicy(battle_cards=("grapple", "becalmed"), volley_cards=("powder_keg",)),
+            ],
+            "sails",
+        ),
+        (
+            "pvp-every-card",
+            [
+                S(0, (3, 3, 3, 3), chests=3, battle_cards=["overboard", "smoke", "cannonade"]),
+                S(1, (3, 3, 3, 3), battle_cards=["becalmed", "grapeshot", "powder_keg"]),
+            ],
+            None,
+            [every, every],
+            "hull",
+        ),
+        (
+            "hook-heuristic-smoke-misfires",
+            [
+                S(0, (5, 3, 3, 2), battle_cards=["smoke", "powder_keg"]),
+                S(1, (2, 4, 2, 3), artisans={"hull": 0}, battle_cards=["grapple", "grapeshot"]),
+                S(2, (3, 3, 4, 4), parrot="billy_bones", battle_cards=["smoke", "cannonade"]),
+            ],
+            "captain_hook",
+            [heur, heur_crit, heur],
+            "hull",
+        ),
+        (
+            "dutchman-kegs",
+            [
+                S(0, (6, 5, 5, 4), battle_cards=["powder_keg", "powder_keg"]),
+                S(1, (4, 4, 4, 4), parrot="flint", battle_cards=["favourable_wind"]),
+            ],
+            "flying_dutchman",
+            [
+                RulePolicy(volley_cards=("powder_keg",)),
+                RulePolicy(battle_cards=("favourable_wind",)),
+            ],
+            "crew",
+        ),
+        (
+            "navy-smoke-grapeshot",
+            [
+                S(0, (3, 4, 4, 3), battle_cards=["smoke", "grapeshot"]),
+                S(1, (3, 3, 3, 3), parrot="squire_trelawney", battle_cards=["cannonade"]),
+            ],
+            "royal_navy",
+            [heur, heur],
+            "tavern",
+        ),
+        (
+            "bonny-fastest-with-wind",
+            [
+                S(0, (4, 4, 4, 2), battle_cards=["favourable_wind", "favourable_wind"]),
+                S(1, (4, 4, 4, 5)),
+            ],
+            "bonny_and_read",
+            [RulePolicy(battle_cards=("favourable_wind",)), RulePolicy()],
+            "treasure_island",
+        ),
+        (
+            "cacafuego-fastest-with-overboard",
+            [S(0, (3, 3, 3, 3), chests=4, battle_cards=["overboard"]), S(1, (3, 3, 3, 4))],
+            "cacafuego",
+            [RulePolicy(battle_cards=("overboard",)), RulePolicy()],
+            "treasure_island",
+        ),
+        (
+            "solved-duel-blackbeard",
+            [
+                S(
+                    0,
+                    (5, 5, 5, 5),
+                    artisans={"hull": 0},
+                    battle_cards=["smoke", "grapeshot", "powder_keg", "cannonade"],
+                )
+            ],
+            "blackbeard",
+            [duel],
+            "hull",
+        ),
+        (
+            "solved-duel-hook-overboard",
+            [
+                S(
+                    0,
+                    (3, 4, 4, 2),
+                    parrot="long_john_silver",
+                    chests=3,
+                    battle_cards=["overboard", "favourable_wind", "powder_keg", "powder_keg"],
+                )
+            ],
+            "captain_hook",
+            [duel_hook],
+            "hull",
+        ),
+    ]
+
+
+CARD_BATTLES = _card_battles()
+
+
+@pytest.mark.parametrize(
+    "name,ships,npc,pols,island", CARD_BATTLES, ids=[b[0] for b in CARD_BATTLES]
+)
+def test_kernel_plays_card_battles_die_for_die(name, ships, npc, pols, island, monkeypatch):
+    """Cards in hand (every battle and volley card; rule, heuristic and solved-duel card
+    policies; card rounds with speed roll-offs): the kernel and the scalar engine play the same
+    battles on the same die stream."""
+    assert kernel_applies(RULES, ships, npc, pols, island) is None
+    monkeypatch.setattr(combat_kernel, "MIN_BULK", 97)
+    monkeypatch.setattr(combat_kernel, "MAX_BULK", 211)
+    n = 300
+    k = simulate_battles_kernel(RULES, ships, npc, pols, n, DieStream(8), island=island)
+    stream = DieStream(8)
+    seats = [s.seat for s in ships]
+    for b in range(n):
+        r = resolve_battle(RULES, ships, npc, pols, stream, island=island)
+        assert k.outcome[b].tolist() == [OUTCOMES.index(s.outcome) for s in r.ships], (name, b)
+        assert k.fame[b].tolist() == [[s.fame[c] for c in FAME_CAUSES] for s in r.ships], (name, b)
+        assert k.positions[b].tolist() == [s.positions for s in r.ships], (name, b)
+        assert bool(k.npc_sunk[b]) == r.npc_sunk and int(k.exchanges[b]) == r.exchanges, (name, b)
+        assert int(k.captured_by[b]) == (
+            -1 if r.captured_by is None else seats.index(r.captured_by)
+        )
+    assert k.dice_used == stream.used

@@ -37,7 +37,11 @@ CAPS = {
     "--limit": 10,
 }
 #: per command, a tighter cap where one game costs more (full Pirate's Cove games)
-COMMAND_CAPS = {("cove", "play"): {"-n": 8}, ("express", "matrix"): {"-n": 4}}
+COMMAND_CAPS = {
+    ("cove", "play"): {"-n": 8},
+    ("cove", "card-value"): {"-n": 2},
+    ("express", "matrix"): {"-n": 4},
+}
 #: options that name the folder a command writes into (besides its default)
 OUT_OPTIONS = ("--out", "--resume", "--checkpoint")
 DEFAULT_OUT = {("report",): "broadside-report"}

@@ -162,7 +162,7 @@ def build(ctx, seed: int) -> Section:
     _pirate_record(ctx, sec, scen, battles, n_games, leth, who)
     tavern = _tavern(ctx, sec, seats, mix, scen, seed, deals, who)
     sec.data("cove_seats", seats, key=SEAT_KEY)
-    sec.data("cove_pirate_battles", battles, key=("game", "battle"))
+    sec.data("cove_pirate_battles", battles, key=("game", "battle", "pirate"))
 
     strong = strong_play(
         ctx,

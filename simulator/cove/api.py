@@ -9,15 +9,21 @@
   ``battles``, ``routed``, ``fled``, ``mutinies``, ``pirates_fought``, ``pirates_sunk`` (Legendary
   Pirates sunk or the Cacafuego captured), ``win`` (1, or 1/k for a k-way shared win), ``tie`` and
   ``duel`` (the top fame was tied / a duel settled it);
-* ``battles_df`` -- one row per battle against a Legendary Pirate or the Royal Navy: ``game``,
+* ``battles_df`` -- one row per non-player ship per battle (a Legendary Pirate, the Cacafuego or
+  the Royal Navy; a pirate and the Royal Navy in one battle give two rows): ``game``,
   ``rotation``, ``month``, ``island``, ``pirate``, ``ships``, ``seats``, ``outcome`` (``sunk``,
-  ``survived``, ``captured``, ``not_captured``), ``player_ships_routed``, ``player_ships_fled``,
-  ``exchanges``;
+  ``survived``, ``captured``, ``not_captured``), ``player_ships_routed`` (by this non-player
+  ship's own broadsides and specials only), ``player_ships_fled`` (in the battle),
+  ``exchanges``, ``battle_npcs`` (every non-player ship of the battle, ``+``-joined),
+  ``routed_by_players`` (routs caused by player broadsides in the battle),
+  ``player_ships_routed_in_battle``;
 * ``summary`` -- the JSON object of ``broadside cove play --format json``: ``n_games`` (games
   played, rotations included), ``n_deals``, ``n_players``, ``strategies`` (per name: ``win_rate``,
   ``ci95``, ``mean_fame``, ``games``), ``seats`` (per seat index: ``win_rate``, ``ci95``),
   ``pirates`` (per pirate: ``battles``, ``player_ships_routed``, ``times_sunk``), ``ties``,
-  ``duels``, ``provenance``, ``seed``.
+  ``duels``, ``provenance``, ``seed``, ``invariants_checked`` (``--check``), ``battle_engine``
+  (which combat engine played the battles: always the scalar one, see
+  :func:`simulator.cove.combat.dispatch`).
 
 Results depend on the seed only (each deal is one block of the runner's seed tree), never on the
 chunk size or ``n_jobs``.
@@ -34,8 +40,10 @@ import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
 from scenarios.strategies import strategy_hash, unknown_name_message
+from simulator.cove.card_record import CARD_COLUMNS
 from simulator.cove.dice import GameDice
-from simulator.cove.game import FAME_SOURCES, Game, ScenarioTables
+from simulator.cove.fight import GAME_BATTLE_ENGINE
+from simulator.cove.game import FAME_SOURCES, Game, IllegalAction, IllegalState, ScenarioTables
 from simulator.cove.players import PlayerFactory, check_strategies, make_player
 from simulator.cove.rules import CoveRules
 from simulator.errors import UserError
@@ -69,10 +77,12 @@ SEAT_COLUMNS = (
         "duel",
     ]
 )
-BATTLE_KEY = ("game", "battle")  # key of the protocol's battles table (see to_battles)
+BATTLE_KEY = ("game", "battle", "pirate")  # key of the protocol's battles table (to_battles)
+CARD_KEY = ("game", "seat", "draw")  # key of the protocol's cards table (to_cards)
 BATTLE_COLUMNS = [
     "game",
     "rotation",
+    "battle",
     "month",
     "island",
     "pirate",
@@ -82,7 +92,28 @@ BATTLE_COLUMNS = [
     "player_ships_routed",
     "player_ships_fled",
     "exchanges",
+    "battle_npcs",
+    "routed_by_players",
+    "player_ships_routed_in_battle",
 ]
+
+
+class IllegalStateError(UserError):
+    """``--check``: a game reached an illegal state (one line: game, month, phase, invariant)."""
+
+
+def illegal_state_message(game: int, rotation: int | None, exc: BaseException) -> str:
+    """The one line of ``cove play --check`` for the illegal state ``exc`` of game ``game``."""
+    where = f"game {game}" + (f" (rotation {rotation})" if rotation is not None else "")
+    if isinstance(exc, IllegalState):
+        what = f"month {exc.month}, phase {exc.phase}: {'; '.join(exc.errors)}"
+    else:  # an illegal action: the message names the seat and the decision
+        what = str(exc).splitlines()[0]
+    return f"illegal state in {where}: {what} (invariant checker, --check)"
+
+
+#: the cards table: one row per Tavern card a seat drew; unique key (game, rotation, seat, draw)
+CARD_TABLE_COLUMNS = ["game", "rotation", "strategy", *CARD_COLUMNS]
 
 
 def strategies(scenario) -> Mapping[str, Any]:
@@ -189,11 +220,13 @@ def _chunk(
     rotate: bool,
     check: bool,
     n_games: int | None = None,
+    cards: bool = False,
 ):
     n = len(names)
     rotations = range(n) if rotate else range(1)
     seat_rows: list[tuple] = []
     battle_rows: list[tuple] = []
+    card_rows: list[tuple] = []
     # exact duel odds (pure functions of public ship states and the rules), strategy parameters
     # and the unshuffled decks: built once per chunk, shared by its games
     factory = PlayerFactory(rules, {})
@@ -204,7 +237,15 @@ def _chunk(
             if rotate and n_games is not None and gid * n + r >= n_games:
                 break  # -n counts games: the last deal may be played in fewer rotations
             seated = [names[(s + r) % n] for s in range(n)]
-            _game, res = play_one(rules, seated, deal, check=check, factory=factory, tables=tables)
+            try:
+                _game, res = play_one(
+                    rules, seated, deal, check=check, factory=factory, tables=tables
+                )
+            except (IllegalState, IllegalAction) as exc:
+                if not check:
+                    raise
+                msg = illegal_state_message(gid, r if rotate else None, exc)
+                raise IllegalStateError(msg) from None
             for sr in res.seats:
                 seat_rows.append(
                     (
@@ -227,11 +268,14 @@ def _chunk(
                         res.duel,
                     )
                 )
+            if cards:
+                card_rows.extend((gid, r, seated[c[0]], *c) for c in res.cards)
             for b in res.battles:
                 battle_rows.append(
                     (
                         gid,
                         r,
+                        b["battle"],
                         b["month"],
                         b["island"],
                         b["pirate"],
@@ -241,13 +285,19 @@ def _chunk(
                         b["player_ships_routed"],
                         b["player_ships_fled"],
                         b["exchanges"],
+                        b["battle_npcs"],
+                        b["routed_by_players"],
+                        b["player_ships_routed_in_battle"],
                     )
                 )
     # DataFrames: compact between workers and stored as Parquet by run checkpoints (--out DIR)
-    return (
+    out = (
         pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
         pd.DataFrame(battle_rows, columns=BATTLE_COLUMNS),
     )
+    if cards:
+        out += (pd.DataFrame(card_rows, columns=CARD_TABLE_COLUMNS),)
+    return out
 
 
 def summarise(
@@ -333,6 +383,42 @@ def play_games(
     Returns:
         ``(seats_df, battles_df, summary)`` as described in the module docstring.
     """
+    tables, summary = play_games_tables(
+        scenario,
+        strategies,
+        n_players,
+        n,
+        seed=seed,
+        n_jobs=n_jobs,
+        rotate_seats=rotate_seats,
+        quiet=quiet,
+        check_invariants=check_invariants,
+        cards=False,
+        max_games=max_games,
+        chunk_size=chunk_size,
+    )
+    return tables["seats"], tables["battles"], summary
+
+
+def play_games_tables(
+    scenario: Scenario | str | None,
+    strategies: Sequence[str] | str,
+    n_players: int,
+    n: int,
+    seed: int | None = None,
+    n_jobs: int | None = 1,
+    rotate_seats: bool = False,
+    quiet: bool = True,
+    check_invariants: bool = False,
+    cards: bool = True,
+    max_games: int | None = None,
+    chunk_size: int | None = None,
+) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
+    """:func:`play_games` with every table by name: ``seats``, ``battles`` and (``cards``) the
+    per-seat Tavern card record, one row per card a seat drew (:data:`CARD_TABLE_COLUMNS`: game,
+    rotation, strategy, seat, draw, card, month_drawn, phase_drawn, fate -- played, returned or
+    held -- month_out, phase_out; unique key ``(game, rotation, seat, draw)``; see
+    :mod:`simulator.cove.card_record`)."""
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario, CoveRules)
     rules = scenario.rules
@@ -346,6 +432,7 @@ def play_games(
         rotate=rotate_seats,
         check=check_invariants,
         n_games=max_games,
+        cards=cards,
     )
     manifest = {
         "scenario": scenario.provenance(),
@@ -368,6 +455,9 @@ def play_games(
     battles_df = pd.concat([res[1] for res in run.results], ignore_index=True)
     if battles_df.empty:
         battles_df = pd.DataFrame(columns=BATTLE_COLUMNS)
+    tables = {"seats": seats_df, "battles": battles_df}
+    if cards:
+        tables["cards"] = pd.concat([res[2] for res in run.results], ignore_index=True)
     pirates = [*rules.pirates, "royal_navy"]
     summary = summarise(seats_df, battles_df, names, pirates)
     summary.update(
@@ -378,8 +468,10 @@ def play_games(
         provenance=scenario.provenance(),
         block_size=BLOCK_SIZE,
         wall_time_s=run.wall_time_s,
+        battle_engine=GAME_BATTLE_ENGINE,
+        invariants_checked=bool(check_invariants),
     )
-    return seats_df, battles_df, summary
+    return tables, summary
 
 
 # --------------------------------------------------------------------------------------------
@@ -424,15 +516,28 @@ def to_seats(seats_df: pd.DataFrame, n_players: int, rotate: bool) -> pd.DataFra
 
 
 def to_battles(battles_df: pd.DataFrame, n_players: int, rotate: bool) -> pd.DataFrame:
-    """Battles keyed by (game, battle): the game id as in the seats table, battles numbered from
-    1 in the order fought; ``seats`` lists seat numbers from 1."""
+    """One row per battle and non-player ship in it, keyed by (game, battle, pirate): the game
+    id as in the seats table, battles numbered from 1 in the order fought (a battle against a
+    Legendary Pirate and the Royal Navy together has one row for each); ``seats`` lists seat
+    numbers from 1."""
     df = battles_df.copy()
     deal = df["game"].to_numpy(dtype=np.int64)
     rot = df["rotation"].to_numpy(dtype=np.int64)
     df["game"] = deal * n_players + rot if rotate else deal
-    df.insert(1, "battle", df.groupby("game").cumcount().to_numpy() + 1)
     df.insert(2, "deal", deal)
     df["seats"] = df["seats"].map(_seats_from_one)
+    return df
+
+
+def to_cards(cards_df: pd.DataFrame, n_players: int, rotate: bool) -> pd.DataFrame:
+    """The per-seat card record keyed by (game, seat, draw): game ids as in the seats table,
+    seats from 1."""
+    df = cards_df.copy()
+    deal = df["game"].to_numpy(dtype=np.int64)
+    rot = df["rotation"].to_numpy(dtype=np.int64)
+    df["game"] = deal * n_players + rot if rotate else deal
+    df["seat"] = df["seat"].to_numpy() + 1
+    df.insert(1, "deal", deal)
     return df
 
 
@@ -503,6 +608,7 @@ def play(
     check: bool = False,
     engine: str | None = None,
     chunk_size: int | None = None,
+    cards: bool = False,
 ) -> PlayResult:
     """Play ``n`` games of Pirate's Cove (the protocol's ``play``).
 
@@ -514,7 +620,9 @@ def play(
 
     Returns:
         :class:`~simulator.protocol.PlayResult` with ``seats`` (key game, rotation, seat),
-        ``tables["battles"]`` (key game, battle) and the summary of ``cove play --format json``.
+        ``tables["battles"]`` (key game, battle), with ``cards`` also ``tables["cards"]`` (every
+        Tavern card a seat drew and its fate; key game, seat, draw) and the summary of
+        ``cove play --format json``.
     """
     if engine not in (None, "python"):
         raise UserError(f"--engine {engine!r} (allowed: python)")
@@ -525,7 +633,7 @@ def play(
     if n < 1:
         raise UserError(f"-n {n} (allowed: >= 1)")
     deals = -(-n // n_players) if rotate_seats else n
-    seats_df, battles_df, summ = play_games(
+    engine_tables, summ = play_games_tables(
         scen,
         names,
         n_players,
@@ -535,11 +643,16 @@ def play(
         rotate_seats=rotate_seats,
         quiet=quiet,
         check_invariants=check,
+        cards=cards,
         max_games=n if rotate_seats else None,
         chunk_size=chunk_size,
     )
+    seats_df, battles_df = engine_tables["seats"], engine_tables["battles"]
     seats = to_seats(seats_df, n_players, rotate_seats)
     battles = to_battles(battles_df, n_players, rotate_seats)
+    out_tables = {"battles": battles}
+    if cards:
+        out_tables["cards"] = to_cards(engine_tables["cards"], n_players, rotate_seats)
     prov = {
         **scen.provenance(),
         "strategy_hashes": {k: strategy_hash(rules.strategies[k]) for k in dict.fromkeys(names)},
@@ -555,8 +668,10 @@ def play(
         provenance=prov,
         block_size=BLOCK_SIZE,
         wall_time_s=summ["wall_time_s"],
+        battle_engine=summ["battle_engine"],
+        invariants_checked=summ["invariants_checked"],
     )
-    for df in (seats, battles):
+    for df in (seats, *out_tables.values()):
         for key in TABLE_PROVENANCE:
             df[key] = prov[key]
         df["seed"] = str(summ["seed"])
@@ -564,7 +679,7 @@ def play(
         game=GAME,
         seats=seats,
         summary=summary,
-        tables={"battles": battles},
+        tables=out_tables,
         entropy=summ["seed"],
         provenance=prov,
     )

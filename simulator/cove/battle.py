@@ -8,14 +8,16 @@ reference the vectorised engine (:mod:`simulator.cove.combat`) and the exact due
 
 Stable API (used by the full game)::
 
-    result = resolve_battle(rules, ships, npc, policies, rng, island="hull",
+    result = resolve_battle(rules, ships, npcs, policies, rng, island="hull",
                             royal_navy_controller=None, royal_navy_policy=None)
 
 * ``rules``: :class:`simulator.cove.rules.CoveRules` (``load_scenario(None, CoveRules).rules``).
 * ``ships``: list of :class:`BattleShip` (player ships at the island, any order; seats must differ).
   The battle copies them and never mutates the caller's objects.
-* ``npc``: ``None``, a key of ``rules.pirates`` (``"blackbeard"``, ``"flying_dutchman"``,
-  ``"captain_hook"``, ``"bonny_and_read"``, ``"cacafuego"``) or ``"royal_navy"``.
+* ``npcs``: the non-player ships at the island: ``None``, one key, or a sequence of keys, each a
+  key of ``rules.pirates`` (``"blackbeard"``, ``"flying_dutchman"``, ``"captain_hook"``,
+  ``"bonny_and_read"``, ``"cacafuego"``) or ``"royal_navy"`` (a Legendary Pirate and the Royal
+  Navy at one island fight one battle: the players deal with both before fighting each other).
 * ``policies``: one :class:`simulator.cove.combat_policies.BattlePolicy` per ship, same order.
 * ``rng``: the only source of chance (dice: ``rng.integers(1, 7, size=...)``).
 * ``island``: one of ``rules.islands``; at ``"treasure_island"`` players never fight each other.
@@ -28,9 +30,15 @@ final ``positions`` (0 = destroyed section; ``destroyed`` lists them), ``cards_p
 them), ``chests_overboard`` (to the bank), ``gold_lost``/``chests_lost`` (mutiny, to the bank),
 ``fame`` by cause (``flight``, ``rout``, ``pirate_share``, ``capture``, ``parrot_death``,
 ``mutiny``; the caller applies the fame floor), and the parrot / Artisan state after the battle
-(a wounded parrot is healed by the caller in phase 5 if its ship won or went to the Cove). For the
-non-player ship: ``npc_sunk``, ``npc_fame_shared_by`` (seats) and ``npc_fame_each``;
-``captured_by`` is the seat that took the Cacafuego (fame in ``fame["capture"]``).
+(a wounded parrot is healed by the caller in phase 5 if its ship won or went to the Cove), and who
+did it: ``hits_taken`` (source -> hits that landed on the ship, absorbed ones included) and
+``routed_by``, where a source is the seat of the player ship whose broadside (with its volley
+cards: a Powder keg's hits on every hull, its own Grapeshot recoil) caused it, or the key of the
+non-player ship whose broadside or special (Captain Hook's misfires) did. ``npcs`` has one
+:class:`NpcResult` per non-player ship (``sunk``, ``sunk_by``, ``shared_by``, ``fame_each``,
+``captured_by``, ``routed``: the seats its broadsides routed, ``hits_taken`` by seat). The
+single-NPC fields ``npc_sunk``, ``npc_fame_shared_by`` (seats), ``npc_fame_each`` describe the first
+non-player ship; ``captured_by`` is the seat that took the Cacafuego (fame in ``fame["capture"]``).
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ import numpy as np
 
 from simulator.cove.combat_policies import (
     BATTLE_CARDS,
+    NPC_TARGET,
     VOLLEY_CARDS,
     BattlePolicy,
     BattleView,
@@ -93,6 +102,9 @@ class ShipResult:
     artisans_lost: list[str]  # sections whose Artisan was destroyed (discard the card)
     was_hit: bool
     hand: list[str]  # battle/volley cards still in hand
+    # who did it: source (a seat, or a non-player ship's key) -> hits that landed on this ship
+    hits_taken: dict[int | str, int] = field(default_factory=dict)
+    routed_by: int | str | None = None  # the source of the broadside after which it was routed
 
     @property
     def fame_total(self) -> int:
@@ -100,9 +112,26 @@ class ShipResult:
 
 
 @dataclass
+class NpcResult:
+    """One non-player ship of a battle."""
+
+    key: str
+    fights: bool
+    sunk: bool
+    hull: int  # hull left (0 when sunk; the card's hull for the Cacafuego)
+    sunk_by: int | None  # seat whose broadside sank it
+    shared_by: list[int]  # seats that shared its fame
+    fame_each: int
+    captured_by: int | None  # the Cacafuego's captor
+    routed: list[int]  # seats routed by its broadsides (Hook's misfires included)
+    hits_taken: dict[int, int]  # seat -> hits on its hull
+    broadsides: int
+
+
+@dataclass
 class BattleResult:
     ships: list[ShipResult]
-    npc: str | None
+    npc: str | None  # the first non-player ship's key (see npcs for all of them)
     npc_sunk: bool
     npc_hull: int | None
     npc_fame_shared_by: list[int]
@@ -111,6 +140,8 @@ class BattleResult:
     exchanges: int
     capped: bool  # the safety cap rules.combat.max_exchanges was reached
     dice_rolled: int
+    npcs: list[NpcResult] = field(default_factory=list)
+    engine: str = "scalar"  # which engine played it (see simulator.cove.combat.dispatch)
 
     def by_seat(self, seat: int) -> ShipResult:
         for s in self.ships:
@@ -133,6 +164,7 @@ class _Ship:
         "gold",
         "gold_lost",
         "hand",
+        "hits_taken",
         "index",
         "outcome",
         "overboard",
@@ -143,6 +175,7 @@ class _Ship:
         "policy",
         "pos",
         "present",
+        "routed_by",
         "seat",
         "smoke",
         "start",
@@ -209,6 +242,49 @@ class _Ship:
         self.policy = policy
         self.gold_lost = 0
         self.chests_lost = 0
+        self.hits_taken: dict[int | str, int] = {}
+        self.routed_by: int | str | None = None
+
+
+class _Npc:
+    """Mutable state of one non-player ship inside a battle."""
+
+    __slots__ = (
+        "broadsides",
+        "captured_by",
+        "card",
+        "fame_each",
+        "fired_at",
+        "has_fired",
+        "hits_taken",
+        "hull",
+        "index",
+        "key",
+        "present",
+        "routed",
+        "shared_by",
+        "sunk",
+        "sunk_by",
+    )
+
+    def __init__(self, key: str, card: NonPlayerShip, index: int):
+        self.key, self.card, self.index = key, card, index
+        self.hull = card.hull
+        self.present = card.fights  # a fighting non-player ship still afloat
+        self.sunk = False
+        self.sunk_by: int | None = None
+        self.fired_at: set[int] = set()  # seats fired at in its current targeting cycle
+        self.shared_by: list[int] = []
+        self.fame_each = 0
+        self.captured_by: int | None = None
+        self.routed: list[int] = []
+        self.hits_taken: dict[int, int] = {}
+        self.broadsides = 0
+        self.has_fired = False  # in the current exchange
+
+    @property
+    def is_controlled(self) -> bool:
+        return self.key == ROYAL_NAVY or self.card.first_target == "controller"
 
 
 class _Battle:
@@ -216,7 +292,7 @@ class _Battle:
         self,
         rules: CoveRules,
         ships: Sequence[BattleShip],
-        npc: str | None,
+        npc: str | Sequence[str] | None,
         policies: Sequence[BattlePolicy],
         rng: np.random.Generator,
         island: str,
@@ -236,35 +312,51 @@ class _Battle:
         self.island = island
         self.ships = [_Ship(rules, s, p, i) for i, (s, p) in enumerate(zip(ships, policies))]
         self.by_seat = sorted(self.ships, key=lambda s: s.seat)  # clockwise order
-        self.npc_key = npc
-        self.npc: NonPlayerShip | None = None
-        if npc == ROYAL_NAVY:
-            if island == TREASURE_ISLAND:
-                raise ValueError("the Royal Navy never goes to Treasure Island")
-            self.npc = rules.royal_navy
-        elif npc is not None:
-            if npc not in rules.pirates:
+        keys = npc_keys(npc)
+        self.npcs: list[_Npc] = []
+        for k, key in enumerate(keys):
+            if key == ROYAL_NAVY:
+                if island == TREASURE_ISLAND:
+                    raise ValueError("the Royal Navy never goes to Treasure Island")
+                card = rules.royal_navy
+            elif key in rules.pirates:
+                card = rules.pirates[key]
+            else:
                 raise ValueError(
-                    f"npc {npc!r} (allowed: {', '.join(list(rules.pirates) + [ROYAL_NAVY])})"
+                    f"npc {key!r} (allowed: {', '.join(list(rules.pirates) + [ROYAL_NAVY])})"
                 )
-            self.npc = rules.pirates[npc]
+            self.npcs.append(_Npc(key, card, k))
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"non-player ships {keys} (allowed: each at most once)")
+        if sum(not n.card.fights for n in self.npcs) > 1:
+            raise ValueError(f"non-player ships {keys} (allowed: at most one treasure galleon)")
+        first = self.npcs[0] if self.npcs else None
+        # the single-NPC names (the first non-player ship), used by the batch engines
+        self.npc_key = first.key if first is not None else None
+        self.npc: NonPlayerShip | None = first.card if first is not None else None
+        self.npc_fights = first is not None and first.card.fights
+        self.fighting = [n for n in self.npcs if n.card.fights]
+        self.npcs_afloat = len(self.fighting)  # fighting non-player ships not sunk yet
+        self.galleon = next((n for n in self.npcs if not n.card.fights), None)
         self.rn_controller = royal_navy_controller
         self.rn_policy = royal_navy_policy or RoyalNavyPolicy()
-        self.npc_fights = self.npc is not None and self.npc.fights
-        self.npc_hull = self.npc.hull if self.npc is not None else None
-        self.npc_present = self.npc_fights
-        self.npc_sunk = False
-        self.npc_fired_at: set[int] = set()
-        self.shared_by: list[int] = []
-        self.fame_each = 0
-        self.captured_by: int | None = None
         self.grapple = False
         self.becalmed = False
         self.exchange = 0
         self.card_round = 0
+        self.npc_has_fired = False  # the first present non-player ship fired in this exchange
         self.dice = 0
 
     # ---------------------------------------------------------------- values
+    @property
+    def npc_present(self) -> bool:
+        """Some fighting non-player ship is still afloat (the players must fire at it)."""
+        return self.npcs_afloat > 0
+
+    @property
+    def npc_hull(self) -> int | None:
+        return self.npcs[0].hull if self.npcs else None
+
     def value(self, ship: _Ship, sec: int) -> int:
         p = ship.pos[sec]
         return getattr(self.mat, SECTIONS[sec])[p - 1] if p >= 1 else 0
@@ -328,15 +420,19 @@ class _Battle:
             )
             for s in self.by_seat
         )
-        npc = None
-        if self.npc is not None and self.npc_fights:
-            npc = NpcView(
-                key=self.npc_key,
-                hull=self.npc_hull,
-                max_hull=self.npc.hull,
-                sails=self.npc.sails,
-                present=self.npc_present,
+        npcs = tuple(
+            NpcView(
+                key=n.key,
+                hull=n.hull,
+                max_hull=n.card.hull,
+                sails=n.card.sails,
+                present=n.present,
+                index=n.index,
+                has_fired=n.has_fired,
             )
+            for n in self.fighting
+        )
+        npc = next((v for v in npcs if v.present), npcs[0] if npcs else None)
         return BattleView(
             me=me.seat if me is not None else -1,
             island=self.island,
@@ -346,6 +442,8 @@ class _Battle:
             grapple=self.grapple,
             becalmed=self.becalmed,
             card_round=self.card_round,
+            npc_has_fired=npc is not None and npc.has_fired,
+            npcs=npcs,
         )
 
     # ---------------------------------------------------------------- order
@@ -373,19 +471,20 @@ class _Battle:
 
     def over(self) -> bool:
         players = sum(s.present for s in self.ships)
-        if self.npc_present:
+        if self.npcs_afloat:
             return players == 0
         if self.island == TREASURE_ISLAND:
             return True
         return players <= 1
 
     # ---------------------------------------------------------------- damage
-    def hit_section(self, ship: _Ship, sec: int, k: int) -> None:
-        """``k`` hits on one section: Artisan first, then the parrot sitting there, then the
-        ring."""
+    def hit_section(self, ship: _Ship, sec: int, k: int, by: int | str) -> None:
+        """``k`` hits on one section, caused by ``by`` (a seat or a non-player ship's key):
+        Artisan first, then the parrot sitting there, then the ring."""
         if k <= 0 or not ship.present:
             return
         ship.was_hit = True
+        ship.hits_taken[by] = ship.hits_taken.get(by, 0) + k
         a = min(k, ship.art[sec])
         if a:
             ship.art[sec] -= a
@@ -409,24 +508,40 @@ class _Battle:
         if k:
             ship.pos[sec] = max(ship.pos[sec] - k, 0)
 
-    def resolve_routs(self, sharers: list[_Ship]) -> None:
-        """After a broadside: sink the NPC, rout ships with a destroyed section, hand out fame."""
-        if self.npc_present and self.npc_hull <= 0:
-            self.npc_hull = 0
-            self.npc_present = False
-            self.npc_sunk = True
-            self.shared_by = [s.seat for s in sharers]
-            self.fame_each = self.npc.fame // len(sharers) if sharers else 0
-            for s in sharers:
-                s.fame["pirate_share"] += self.fame_each
+    def hit_npc(self, n: _Npc, k: int, seat: int) -> None:
+        if k <= 0 or not n.present:
+            return
+        n.hull -= k
+        n.hits_taken[seat] = n.hits_taken.get(seat, 0) + k
+
+    def resolve_routs(self, sharers: list[_Ship], by: int | str) -> None:
+        """After the broadside of ``by``: sink the non-player ships whose hull is gone, rout ships
+        with a destroyed section, hand out fame."""
+        for n in self.fighting:
+            if n.present and n.hull <= 0:
+                n.hull = 0
+                n.present = False
+                n.sunk = True
+                self.npcs_afloat -= 1
+                n.sunk_by = by if isinstance(by, int) else None
+                n.shared_by = [s.seat for s in sharers]
+                n.fame_each = n.card.fame // len(sharers) if sharers else 0
+                for s in sharers:
+                    s.fame["pirate_share"] += n.fame_each
         routed = [s for s in self.ships if s.present and min(s.pos) <= 0]
         for s in routed:
             s.present = False
             s.outcome = "routed"
+            s.routed_by = by
+        if routed and not isinstance(by, int):
+            self.npc_by_key(by).routed.extend(s.seat for s in routed)
         for _s in routed:
             for o in self.ships:
                 if o.present:
                     o.fame["rout"] += self.c.rout_fame
+
+    def npc_by_key(self, key: str) -> _Npc:
+        return next(n for n in self.npcs if n.key == key)
 
     # ---------------------------------------------------------------- phases
     def has_battle_cards(self) -> bool:
@@ -487,6 +602,20 @@ class _Battle:
             s.gold = s.chests = 0
             s.fame["mutiny"] -= self.c.mutiny_fame_loss
 
+    def npc_target_of(self, s: _Ship, target: int | None) -> _Npc:
+        """The non-player ship a broadside aims at while one is present: ``target`` names one
+        (:func:`~simulator.cove.combat_policies.npc_target`); anything else means the first
+        present one (every player must fire at a non-player ship while one is there)."""
+        if target is not None and target <= NPC_TARGET - 1:
+            k = NPC_TARGET - target
+            if 0 <= k < len(self.npcs) and self.npcs[k].present:
+                return self.npcs[k]
+            raise ValueError(
+                f"seat {s.seat} fired at non-player ship {k}, not one present "
+                f"(allowed: {[n.index for n in self.fighting if n.present]})"
+            )
+        return next(n for n in self.fighting if n.present)
+
     def player_turn(self, s: _Ship) -> None:
         act: Broadside = s.policy.broadside(self.view(s), tuple(s.hand))
         if act.flee:
@@ -508,10 +637,12 @@ class _Battle:
         sharers = self.present_ships()
         n = self.num_dice(s)
         dice = self.roll(n)
-        if self.npc_present:  # forced target: the non-player ship's hull
+        if self.npc_present:  # forced target: a non-player ship's hull
+            tgt_npc = self.npc_target_of(s, act.target)
             tgt = None
             thr = self.c.grapeshot_hit_on if grapeshot else self.c.hit_on
         else:
+            tgt_npc = None
             tgt = next((o for o in self.ships if o.seat == act.target and o.present), None)
             if tgt is None or tgt is s:
                 raise ValueError(f"seat {s.seat} fired at {act.target!r}, not a present opponent")
@@ -523,30 +654,30 @@ class _Battle:
                     else max(thr, self.c.grapeshot_hit_on)
                 )
         hits = int((dice >= thr).sum())
-        if tgt is None:
-            self.npc_hull -= hits
+        if tgt_npc is not None:
+            self.hit_npc(tgt_npc, hits, s.seat)
         elif cannonade:
             for sec in range(4):
-                self.hit_section(tgt, sec, hits)
+                self.hit_section(tgt, sec, hits, s.seat)
         else:
-            self.hit_section(tgt, SECTIONS.index(act.section), hits)
-        if keg and hits:
+            self.hit_section(tgt, SECTIONS.index(act.section), hits, s.seat)
+        if keg and hits:  # every ship present: the player ships' hulls and every non-player hull
             for o in self.present_ships():
-                self.hit_section(o, HULL, hits)
-            if self.npc_present:
-                self.npc_hull -= hits
+                self.hit_section(o, HULL, hits, s.seat)
+            for o in self.fighting:
+                self.hit_npc(o, hits, s.seat)
         if grapeshot:
-            self.hit_section(s, CANNONS, self.c.grapeshot_self_hits)
+            self.hit_section(s, CANNONS, self.c.grapeshot_self_hits, s.seat)
         if cannonade:
             s.can_fire = False
-        self.resolve_routs(sharers)
+        self.resolve_routs(sharers, s.seat)
 
-    def npc_target(self) -> _Ship:
-        npc = self.npc
+    def npc_target(self, n: _Npc) -> _Ship:
+        npc = n.card
         present = self.present_ships()
-        cands = [s for s in present if s.seat not in self.npc_fired_at]
+        cands = [s for s in present if s.seat not in n.fired_at]
         if not cands:
-            self.npc_fired_at.clear()
+            n.fired_at.clear()
             cands = present
         crit = npc.first_target
         if crit == "most_cannons":
@@ -568,12 +699,13 @@ class _Battle:
         best = max(key(s) for s in cands)
         tied = [s for s in cands if key(s) == best]
         target = self._roll_off(tied)[0]
-        self.npc_fired_at.add(target.seat)
+        n.fired_at.add(target.seat)
         return target
 
-    def npc_turn(self) -> None:
-        npc = self.npc
-        if self.npc_key == ROYAL_NAVY or npc.first_target == "controller":
+    def npc_turn(self, n: _Npc) -> None:
+        npc = n.card
+        n.broadsides += 1
+        if n.is_controlled:
             seat, section = self.rn_policy.target(self.view(None))
             tgt = next((o for o in self.ships if o.seat == seat and o.present), None)
             if tgt is None:
@@ -582,7 +714,7 @@ class _Battle:
                 )
             sections = [SECTIONS.index(section)]
         else:
-            tgt = self.npc_target()
+            tgt = self.npc_target(n)
             if npc.damages == "every_section":
                 sections = [0, 1, 2, 3]
             elif npc.damages == "controller":
@@ -609,15 +741,15 @@ class _Battle:
                         continue
                     misfires.append(victim)
         for sec in sections:
-            self.hit_section(tgt, sec, hits)
+            self.hit_section(tgt, sec, hits, n.key)
         for v in misfires:
-            self.hit_section(v, HULL, 1)
-        self.resolve_routs(sharers)
+            self.hit_section(v, HULL, 1, n.key)
+        self.resolve_routs(sharers, n.key)
 
     def run(self) -> BattleResult:
-        npc = self.npc
         capped = False
-        if npc is not None and not npc.fights and self.island == TREASURE_ISLAND:
+        galleon_only = not self.fighting and self.galleon is not None
+        if galleon_only and self.island == TREASURE_ISLAND:
             pass  # no combat: the galleon goes to the fastest ship (see below)
         elif not self.over():
             self.card_phase()
@@ -626,30 +758,37 @@ class _Battle:
                     capped = True
                     break
                 self.exchange += 1
-                hull_start = self.npc_hull
+                self.npc_has_fired = False
+                hull_start = {}
+                for n in self.fighting:
+                    n.has_fired = False
+                    hull_start[n.index] = n.hull
                 actors: list = list(self.present_ships())
-                if self.npc_present:
-                    actors.append("npc")
+                actors += [n for n in self.fighting if n.present]
                 order = self.break_ties(
-                    actors, lambda a: self.npc.sails if a == "npc" else self.speed(a)
+                    actors, lambda a: a.card.sails if isinstance(a, _Npc) else self.speed(a)
                 )
                 for a in order:
                     if self.over():
                         break
-                    if a == "npc":
-                        if self.npc_present:
-                            self.npc_turn()
+                    if isinstance(a, _Npc):
+                        if a.present:
+                            self.npc_turn(a)
+                            a.has_fired = True
+                            self.npc_has_fired = True
                     elif a.present:
                         self.player_turn(a)
-                if self.npc_present and npc.regenerate_per_exchange:
-                    lost = hull_start - self.npc_hull
-                    self.npc_hull += min(lost, npc.regenerate_per_exchange)
-                    self.npc_hull = min(self.npc_hull, npc.hull)
+                for n in self.fighting:
+                    if n.present and n.card.regenerate_per_exchange:
+                        lost = hull_start[n.index] - n.hull
+                        n.hull += min(lost, n.card.regenerate_per_exchange)
+                        n.hull = min(n.hull, n.card.hull)
         remaining = self.present_ships()
         if capped:
             for s in remaining:
                 s.outcome = "stayed"
-        if npc is not None and not npc.fights and remaining:
+        g = self.galleon
+        if g is not None and remaining:
             captor = None
             if self.island == TREASURE_ISLAND:
                 if self.rules.decisions.cacafuego_at_treasure_island == "fastest":
@@ -657,8 +796,8 @@ class _Battle:
             elif len(remaining) == 1:
                 captor = remaining[0]
             if captor is not None:
-                self.captured_by = captor.seat
-                captor.fame["capture"] += int(self.roll(1)[0]) if npc.fame_die else npc.fame
+                g.captured_by = captor.seat
+                captor.fame["capture"] += int(self.roll(1)[0]) if g.card.fame_die else g.card.fame
         return self.result(capped)
 
     def result(self, capped: bool) -> BattleResult:
@@ -689,26 +828,55 @@ class _Battle:
                     artisans_lost=list(s.art_lost),
                     was_hit=s.was_hit,
                     hand=list(s.hand),
+                    hits_taken=dict(s.hits_taken),
+                    routed_by=s.routed_by,
                 )
             )
+        npcs = [
+            NpcResult(
+                key=n.key,
+                fights=n.card.fights,
+                sunk=n.sunk,
+                hull=n.hull,
+                sunk_by=n.sunk_by,
+                shared_by=list(n.shared_by),
+                fame_each=n.fame_each,
+                captured_by=n.captured_by,
+                routed=list(n.routed),
+                hits_taken=dict(n.hits_taken),
+                broadsides=n.broadsides,
+            )
+            for n in self.npcs
+        ]
+        first = npcs[0] if npcs else None
         return BattleResult(
             ships=out,
             npc=self.npc_key,
-            npc_sunk=self.npc_sunk,
-            npc_hull=self.npc_hull,
-            npc_fame_shared_by=list(self.shared_by),
-            npc_fame_each=self.fame_each,
-            captured_by=self.captured_by,
+            npc_sunk=first.sunk if first is not None else False,
+            npc_hull=first.hull if first is not None else None,
+            npc_fame_shared_by=list(first.shared_by) if first is not None else [],
+            npc_fame_each=first.fame_each if first is not None else 0,
+            captured_by=self.galleon.captured_by if self.galleon is not None else None,
             exchanges=self.exchange,
             capped=capped,
             dice_rolled=self.dice,
+            npcs=npcs,
         )
+
+
+def npc_keys(npc: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The non-player ships of a battle as a tuple of keys (``None``: none; one key; or several)."""
+    if npc is None:
+        return ()
+    if isinstance(npc, str):
+        return (npc,)
+    return tuple(npc)
 
 
 def resolve_battle(
     rules: CoveRules,
     ships: Sequence[BattleShip],
-    npc: str | None,
+    npc: str | Sequence[str] | None,
     policies: Sequence[BattlePolicy],
     rng: np.random.Generator,
     *,
@@ -721,7 +889,9 @@ def resolve_battle(
     Args:
         rules: the scenario's rules.
         ships: the player ships at the island (copied, never mutated).
-        npc: legendary pirate key, ``"royal_navy"`` or ``None``.
+        npc: the non-player ships: ``None``, a key (Legendary Pirate or ``"royal_navy"``), or a
+            sequence of keys (one battle: the players deal with every one of them before they
+            fight each other; at most one treasure galleon).
         policies: one policy per ship, same order.
         rng: the only source of chance.
         island: the island (``treasure_island``: players never fight each other there).

@@ -18,9 +18,11 @@ dice until they differ; both give every order of the tied ships the same probabi
 
 Battles without cards (the common case: duels, lethality, the benchmark) are dispatched to the
 compiled kernel :mod:`simulator.cove.combat_kernel` (same rules, dice pre-generated in bulk by the
-same generator); this module's numpy path plays the rest (cards in hand, custom policies).
+same generator); this module's numpy path plays the rest (cards in hand, custom policies). The
+rule is :func:`dispatch`, and every :class:`BatchResult` says which engine played it. Battles
+with several non-player ships are the scalar engine's only.
 
-Public API: :func:`simulate_battles` -> :class:`BatchResult`.
+Public API: :func:`simulate_battles` -> :class:`BatchResult`, :func:`dispatch`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from simulator.cove.battle import (
     TREASURE_ISLAND,
     BattleShip,
     _Battle,
+    npc_keys,
 )
 from simulator.cove.combat_policies import VOLLEY_CARDS, BattlePolicy, RoyalNavyPolicy
 from simulator.cove.rules import SECTIONS, CoveRules
@@ -78,6 +81,7 @@ class BatchState:
         self.npc_present = np.zeros(n, bool)  # a fighting non-player ship still afloat
         self.npc_sunk = np.zeros(n, bool)
         self.npc_fired = np.zeros((n, S), bool)  # ships the pirate fired at in its current cycle
+        self.npc_acted = np.zeros(n, bool)  # the non-player ship fired in the current exchange
         self.active = np.ones(n, bool)
         self.exchanges = np.zeros(n, np.int16)
         self.captured_by = np.full(n, -1, np.int8)  # ship index that took the Cacafuego
@@ -118,6 +122,8 @@ class BatchResult:
     exchanges: np.ndarray  # (n,)
     capped: np.ndarray  # (n,) bool
     dice_used: int
+    engine: str = "numpy"  # which engine played the batch ("kernel" or "numpy", see dispatch)
+    engine_reason: str = ""  # why (the dispatch rule's words)
 
     @property
     def n(self) -> int:
@@ -512,6 +518,7 @@ class _Engine:
                 break
             exch += 1
             st.exchanges[A] += 1
+            st.npc_acted[A] = False
             hull_start = st.npc_hull[A].copy()
             sp = np.full((len(A), S + 1), _NEG, float)
             sp[:, :S] = np.where(st.present[A], self.speeds(A), _NEG)
@@ -541,6 +548,7 @@ class _Engine:
                         sel = sel[st.active[sel] & st.npc_present[sel]]
                         if len(sel):
                             self.npc_turn(sel)
+                            st.npc_acted[sel] = True
                     else:
                         sel = sel[st.active[sel] & st.present[sel, a]]
                         if len(sel):
@@ -595,6 +603,56 @@ class _Engine:
         )
 
 
+def dispatch(
+    rules: CoveRules,
+    ships: Sequence[BattleShip],
+    npc: str | Sequence[str] | None,
+    policies: Sequence[BattlePolicy],
+    island: str,
+    royal_navy_policy: RoyalNavyPolicy | None = None,
+    engine: str = "auto",
+) -> tuple[str, str]:
+    """Which engine plays a batch of battles, and why: the stated dispatch rule.
+
+    * Several non-player ships in one battle (a Legendary Pirate and the Royal Navy): no batch
+      engine plays them -- only the scalar engine :func:`simulator.cove.battle.resolve_battle`
+      does (the full game's engine): refused here with that reason.
+    * ``engine="auto"``: the compiled kernel when :func:`combat_kernel.kernel_applies` says it
+      covers the battle (no cards in hand, ``RulePolicy`` / base policies, the default Royal Navy
+      controller); otherwise the numpy engine, with the kernel's reason.
+    * ``engine="kernel"`` / ``"numpy"``: that engine (the kernel refuses what it does not cover).
+
+    The full game plays every battle with the scalar engine (it takes the game's dice one at a
+    time and asks the players at each decision), ``fight.GAME_BATTLE_ENGINE``.
+
+    Returns:
+        ``(engine, reason)`` with engine ``"kernel"`` or ``"numpy"``.
+
+    Raises:
+        ValueError: an unknown engine, several non-player ships, or a forced kernel that does
+        not cover the battle.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine {engine!r} (allowed: {', '.join(ENGINES)})")
+    if len(npc_keys(npc)) > 1:
+        raise ValueError(
+            f"{len(npc_keys(npc))} non-player ships in one battle: only the scalar engine "
+            "(battle.resolve_battle) plays them (allowed here: at most one)"
+        )
+    if engine == "numpy":
+        return "numpy", "forced (engine='numpy')"
+    from simulator.cove import combat_kernel  # numba: imported only when needed
+
+    why = combat_kernel.kernel_applies(rules, ships, npc, policies, island, royal_navy_policy)
+    if engine == "kernel":
+        if why is not None:
+            raise ValueError(f"the compiled kernel does not play this battle: {why}")
+        return "kernel", "forced (engine='kernel')"
+    if why is None:
+        return "kernel", "the kernel covers it"
+    return "numpy", f"not the kernel's: {why}"
+
+
 def simulate_battles(
     rules: CoveRules,
     ships: Sequence[BattleShip],
@@ -612,44 +670,34 @@ def simulate_battles(
     Args:
         rules: scenario rules.
         ships: the player ships (as for :func:`simulator.cove.battle.resolve_battle`).
-        npc: legendary pirate key, ``"royal_navy"`` or ``None``.
+        npc: legendary pirate key, ``"royal_navy"`` or ``None`` (one non-player ship: see
+            :func:`dispatch`).
         policies: one policy per ship; their batch methods decide.
         n: number of trials.
         rng: the only source of chance.
         island: the island of the battle.
         royal_navy_policy: the Royal Navy controller's targeting.
-        engine: ``"auto"`` (the compiled kernel of :mod:`simulator.cove.combat_kernel` when it
-            covers the battle -- no cards in hand, ``RulePolicy``/``BattlePolicy`` ships, default
-            Royal Navy controller -- else numpy), ``"kernel"`` (refuses other battles) or
-            ``"numpy"``. The two paths use the generator differently: same seed, same engine,
-            same results; across engines, same distribution.
+        engine: ``"auto"``, ``"kernel"`` or ``"numpy"``: the rule of :func:`dispatch`. The two
+            paths use the generator differently: same seed, same engine, same results; across
+            engines, same distribution.
 
     Returns:
-        :class:`BatchResult` with per-trial arrays (ship axis in argument order).
+        :class:`BatchResult` with per-trial arrays (ship axis in argument order) and the engine
+        that played them (``engine``, ``engine_reason``).
     """
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
-    if engine not in ENGINES:
-        raise ValueError(f"engine {engine!r} (allowed: {', '.join(ENGINES)})")
-    if engine != "numpy":
-        from simulator.cove import combat_kernel  # numba: imported only when needed
+    chosen, reason = dispatch(rules, ships, npc, policies, island, royal_navy_policy, engine)
+    if chosen == "kernel":
+        from simulator.cove import combat_kernel
 
-        if (
-            engine == "kernel"
-            or combat_kernel.kernel_applies(rules, ships, npc, policies, island, royal_navy_policy)
-            is None
-        ):
-            return combat_kernel.simulate_battles_kernel(
-                rules,
-                ships,
-                npc,
-                policies,
-                n,
-                rng,
-                island=island,
-                royal_navy_policy=royal_navy_policy,
-            )
-    return _Engine(rules, ships, npc, policies, n, rng, island, royal_navy_policy).run()
+        res = combat_kernel.simulate_battles_kernel(
+            rules, ships, npc, policies, n, rng, island=island, royal_navy_policy=royal_navy_policy
+        )
+    else:
+        res = _Engine(rules, ships, npc, policies, n, rng, island, royal_navy_policy).run()
+    res.engine, res.engine_reason = chosen, reason
+    return res
 
 
 ENGINES = ("auto", "kernel", "numpy")

@@ -1,13 +1,16 @@
-"""Pirate's Cove: a compiled (numba) battle kernel for the common battles without cards.
+"""Pirate's Cove: a compiled (numba) battle kernel for batches of one battle, cards included.
 
 Same rules as the scalar reference :mod:`simulator.cove.battle` (sections "Combat" and "Non-player
 ships" of ``../shared/rules/pirates-cove.md``; readings in ``docs/rules-cove-combat.md``), played
 one battle after another in a compiled loop. It covers:
 
 * 1-5 player ships, any ring positions, Artisans (any section, once-hit ones too), the four
-  parrots (wounded or not), **no battle or volley cards in hand**;
+  parrots (wounded or not), battle and volley cards in hand;
 * policies :class:`~simulator.cove.combat_policies.RulePolicy` (``stand``, ``when-hit``,
-  ``when-critical``, flee after N ring steps) and the base :class:`BattlePolicy`;
+  ``when-critical``, flee after N ring steps; battle and volley cards it plays when it holds
+  them), the base :class:`BattlePolicy`, the players' card rule
+  :class:`~simulator.cove.combat_policies.HeuristicCardPolicy` and a solved duel's
+  :class:`~simulator.cove.duel_cards.DuelCardPolicy` (its decision table looked up by state code);
 * no non-player ship, any Legendary Pirate (fighting or the Cacafuego), or the Royal Navy with the
   default controller (:class:`RoyalNavyPolicy`); any island.
 
@@ -19,6 +22,14 @@ same battle die for die (tested). When the buffer runs out mid-battle, the kerne
 caller appends a fresh bulk to the unused tail, and that battle is replayed from its first die:
 results depend only on the generator's state and ``n``.
 
+Battle cards: the card rounds depend only on the speed order at the start (the scalar engine
+settles its ties by die roll-offs). Their outcome for every order the roll-offs can make is
+computed beforehand by the scalar engine's own card phase (``_Battle.card_phase``, the policies
+asked in Python) and looked up by the kernel after it has rolled the same roll-offs; Smoke,
+Favourable wind, Grapple, Overboard and Becalmed then act in the exchanges. Volley cards
+(Grapeshot with its recoil and its win over Smoke, Powder keg on every hull, Cannonade on every
+section and the reload turn after it) and Smoke against misfires are played in the kernel.
+
 Public API: :func:`kernel_applies` (why not, or ``None``) and :func:`simulate_battles_kernel`
 (returns a :class:`simulator.cove.combat.BatchResult`);
 :func:`simulator.cove.combat.simulate_battles` dispatches here when the kernel applies.
@@ -26,6 +37,7 @@ Public API: :func:`kernel_applies` (why not, or ``None``) and :func:`simulate_ba
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,7 +45,14 @@ from numba import njit
 
 from simulator.compiled import CompiledEngine
 from simulator.cove.battle import ROYAL_NAVY, TREASURE_ISLAND, BattleShip, _Battle
-from simulator.cove.combat_policies import BattlePolicy, RoyalNavyPolicy, RulePolicy
+from simulator.cove.combat_policies import (
+    VOLLEY_CARDS,
+    BattlePolicy,
+    HeuristicCardPolicy,
+    RoyalNavyPolicy,
+    RulePolicy,
+)
+from simulator.cove.duel_cards import DuelCardPolicy
 from simulator.cove.rules import SECTIONS, CoveRules
 
 HULL, CREW, CANNONS, SAILS = range(4)
@@ -41,20 +60,33 @@ WON, ROUTED, FLED, MUTINY, STAYED = range(5)  # OUTCOMES order
 F_FLIGHT, F_ROUT, F_PIRATE, F_CAPTURE, F_PARROT, F_MUTINY = range(6)  # FAME_CAUSES order
 
 # ship table columns (one row per ship, argument order)
-(C_POS, C_ART, C_PHP, C_PSEC, C_PFIXED, C_PBONES, C_PSPEED, C_SEAT, C_FLEE, C_FLEE_N) = (
-    0,
-    4,
-    8,
-    9,
-    10,
-    11,
-    12,
-    13,
-    14,
-    15,
-)
-SHIP_COLS = 16
+C_POS = 0  # 4 columns: ring positions at the start, SECTIONS order
+C_ART = 4  # 4 columns: Artisan hits left per section
+C_PHP = 8  # parrot hits left (0: none)
+C_PSEC = 9  # parrot's section index (-1: none)
+C_PFIXED = 10  # parrot's fixed dice (Long John Silver), 0: none
+C_PBONES = 11  # parrot: dice = cannons (Billy Bones)
+C_PSPEED = 12  # parrot's speed bonus (Squire Trelawney)
+C_SEAT = 13  # seat (clockwise order)
+C_FLEE = 14  # FLEE_* code of its flee rule
+C_FLEE_N = 15  # ring steps lost for FLEE_AFTER_N
+C_CARDS = 16  # CARDS_* code: how it plays its volley cards
+C_VMASK = 17  # CARDS_RULE: volley kinds it plays (bit 0 Grapeshot, 1 Powder keg, 2 Cannonade)
+C_MARGIN = 18  # CARDS_HEURISTIC: Grapeshot / Powder keg while cannons / hull take more hits
+SHIP_COLS = 19
 FLEE_STAND, FLEE_WHEN_HIT, FLEE_WHEN_CRITICAL, FLEE_AFTER_N = range(4)
+# volley card policies: none; RulePolicy(volley_cards=...); HeuristicCardPolicy; a solved duel
+CARDS_NONE, CARDS_RULE, CARDS_HEURISTIC, CARDS_TABLE = range(4)
+# cstate (int64[S, 6]) columns: a ship's card state in the battle
+K_SMOKE = 0  # 1: smoked (only a 6 hits it)
+K_BONUS = 1  # Favourable wind and Overboard speed
+K_HAND = 2  # 3 columns: volley cards left, VOLLEY_CARDS order
+K_CAN_FIRE = 5  # 0 for the exchange after its Cannonade
+K_COLS = 6
+# card_res (int64[R, S, 5]) columns: a card-round result per ship (smoke, bonus, hand x 3)
+# flags (int64[3]) of the battle's card state
+G_GRAPPLE, G_BECALMED, G_ERROR = range(3)
+R_ERROR = -(1 << 40)  # _battle's return when a card decision is missing (never an exchange code)
 
 # parameter vector indices
 (
@@ -81,8 +113,16 @@ FLEE_STAND, FLEE_WHEN_HIT, FLEE_WHEN_CRITICAL, FLEE_AFTER_N = range(4)
     P_FAME_DIE,
     P_TI_FASTEST,
     P_EXCH_BOUND,
-) = range(23)
-N_PARAMS = 23
+    P_CARD_PHASE,  # 1: somebody holds battle cards (card rounds, with the speed roll-off)
+    P_SMOKE_HIT_ON,
+    P_GRAPE_HIT_ON,
+    P_GRAPE_SELF,  # Grapeshot's hits on the firer's own cannons
+    P_GRAPE_BEATS_SMOKE,
+    P_SMOKE_BLOCKS_MISFIRE,
+    P_TAB_DIGITS,  # digits of a solved duel's state code (0: no table)
+    P_TAB_RADIX,  # 15 entries: the radix of each digit of a solved duel's state code
+) = range(31)
+N_PARAMS = 31 + 14
 NPC_NONE, NPC_FIGHTS, NPC_GALLEON = range(3)
 T_MOST_CANNONS, T_LARGEST_CREW, T_STRONGEST_HULL, T_FASTEST, T_CONTROLLER = range(5)
 D_EVERY_SECTION = 4  # P_NPC_DAMAGE: 0..3 a section, 4 every section, -1 the controller's choice
@@ -159,8 +199,9 @@ def _sort_desc(order, keys, m):
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
-def _speed(val, ship, pos, php, s):
-    sp = val[SAILS, pos[s, SAILS]]
+def _speed(val, ship, pos, php, cstate, s):
+    """Sails value + living parrot's bonus + Favourable wind and Overboard (``cstate``)."""
+    sp = val[SAILS, pos[s, SAILS]] + cstate[s, K_BONUS]
     if php[s] > 0:
         sp += ship[s, C_PSPEED]
     return sp
@@ -278,6 +319,46 @@ def _over(players, npc_present, ti):
     return players <= 1
 
 
+@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
+def _table_volley(tab, prm, pos, art, php, npc_state, cstate, a):
+    """A solved duel's volley bits for ship ``a`` in the current state (-1: not in the table;
+    ``tab[0]`` the sorted codes, ``tab[1]`` their bits, the radix in ``prm[P_TAB_RADIX:]``).
+    The state code has the digits of ``duel_cards.CardPlay.table``: rings, Artisan hits left,
+    parrot hits left, the non-player hull, volley cards left, can fire, the NPC has fired."""
+    digits = prm[P_TAB_DIGITS]
+    code = 0
+    for i in range(digits):
+        if i < 4:
+            d = pos[a, i]
+        elif i < 8:
+            d = art[a, i - 4]
+        elif i == 8:
+            d = php[a]
+        elif i == 9:
+            d = npc_state[1]
+        elif i < 13:
+            d = cstate[a, K_HAND + i - 10]
+        elif i == 13:
+            d = cstate[a, K_CAN_FIRE]
+        else:
+            d = npc_state[4]
+        r = prm[P_TAB_RADIX + i]
+        if d < 0 or d >= r:
+            return -1
+        code = code * r + d
+    lo = 0
+    hi = tab.shape[1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if tab[0, mid] < code:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < tab.shape[1] and tab[0, lo] == code:
+        return tab[1, lo]
+    return -1
+
+
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _battle(
     dice,
@@ -301,10 +382,19 @@ def _battle(
     npc_state,
     clockwise,
     victims,
+    cstate,
+    flags,
+    card_index,
+    card_res,
+    card_flags,
+    tab,
 ):
     """One battle from the state set up by the caller. Returns the number of exchanges, or -1 when
-    the dice ran out, -2 - exchanges when the exchange cap was reached. The die pointer is kept in
-    a local (``dp``) and written back to ctx[X_P] at the end."""
+    the dice ran out, -2 - exchanges when the exchange cap was reached, R_ERROR (``flags[G_ERROR]``
+    says why) when a card decision is missing. The die pointer is kept in a local (``dp``) and
+    written back to ctx[X_P] at the end. The card state (``smoke``, ``bonus``, ``hand``,
+    ``can_fire``, ``flags``) starts as the battle without card rounds; the card rounds' outcome
+    for each speed order is ``card_*`` (computed by the scalar engine's own card phase)."""
     S = prm[P_S]
     L = dice.shape[0]
     hit_on = prm[P_HIT_ON]
@@ -316,7 +406,31 @@ def _battle(
     dp = ctx[X_P]
     ti = prm[P_TI]
     npres = S  # player ships still present
+    grape_on = prm[P_GRAPE_HIT_ON]
+    smoke_on = prm[P_SMOKE_HIT_ON]
+    any_smoke = False  # some ship is smoked: a broadside's threshold depends on its target
     if not (npc_kind == NPC_GALLEON and ti) and not _over(npres, npc_state[0], ti):
+        if prm[P_CARD_PHASE]:  # card rounds from the fastest: the order settles which result
+            for s in range(S):
+                order[s] = s
+                keys[s] = _speed(val, ship, pos, php, cstate, s)
+            _sort_desc(order, keys, S)
+            dp = _roll_off(dice, dp, order, keys, 0, S, rolls, stack)
+            if dp < 0:
+                return -1
+            code = 0
+            for i in range(S):
+                code = code * S + order[i]
+            r = card_index[code]
+            if r < 0:
+                flags[G_ERROR] = 1
+                return R_ERROR
+            for s in range(S):
+                for k in range(5):
+                    cstate[s, k] = card_res[r, s, k]
+                any_smoke = any_smoke or cstate[s, K_SMOKE] != 0
+            flags[G_GRAPPLE] = card_flags[r, 0]
+            flags[G_BECALMED] = card_flags[r, 1]
         while not _over(npres, npc_state[0], ti):
             if exch >= prm[P_MAX_EXCH]:
                 capped = True
@@ -325,12 +439,13 @@ def _battle(
                 return -1
             exch += 1
             hull_start = npc_state[1]
+            npc_state[4] = 0  # the non-player ship has not fired in this exchange yet
             # speed order: present ships (argument order) then the non-player ship (index S)
             m = 0
             for s in range(S):
                 if present[s]:
                     order[m] = s
-                    keys[s] = _speed(val, ship, pos, php, s)
+                    keys[s] = _speed(val, ship, pos, php, cstate, s)
                     m += 1
             if npc_state[0]:
                 order[m] = S
@@ -386,7 +501,7 @@ def _battle(
                                 elif rule == T_STRONGEST_HULL:
                                     v = val[HULL, pos[s, HULL]]
                                 else:
-                                    v = _speed(val, ship, pos, php, s)
+                                    v = _speed(val, ship, pos, php, cstate, s)
                                 keys[s] = v
                                 best = max(best, v)
                         mt = 0
@@ -433,16 +548,23 @@ def _battle(
                         nv = min(nv, prm[P_MISFIRE_POS])
                         for s in range(S):
                             victims[s] = 0
+                    thr = smoke_on if cstate[tgt, K_SMOKE] else hit_on  # Smoke: only a 6 hits it
                     if nv > 0:
                         for i in range(nd):
                             d = dice[p + i]
-                            if d >= hit_on:
+                            if d >= thr:
                                 hits += 1
                             elif d >= 1 and d <= nv:
-                                victims[clockwise[d - 1]] += 1
+                                v = clockwise[d - 1]
+                                if not (
+                                    prm[P_SMOKE_BLOCKS_MISFIRE]
+                                    and cstate[v, K_SMOKE]
+                                    and d < smoke_on
+                                ):
+                                    victims[v] += 1
                     else:
                         for i in range(nd):
-                            hits += dice[p + i] >= hit_on
+                            hits += dice[p + i] >= thr
                     dp = p + nd
                     fallen = 0
                     for sec in range(first_sec, last_sec):
@@ -468,6 +590,7 @@ def _battle(
                     npres -= _resolve(
                         prm, pos, present, outcome, fame, sharers, S, npc_state, fallen
                     )
+                    npc_state[4] = 1
                     continue
                 if not present[a]:
                     continue
@@ -502,28 +625,53 @@ def _battle(
                             outcome[a] = MUTINY
                             fame[a, F_MUTINY] -= prm[P_MUTINY_LOSS]
                     continue
+                if not cstate[a, K_CAN_FIRE]:  # reloading after a Cannonade: this turn passes
+                    cstate[a, K_CAN_FIRE] = 1
+                    continue
+                # volley cards (one of each kind at most), as its policy plays them
+                grape = keg = canno = False
+                cards = ship[a, C_CARDS]
+                if cards != CARDS_NONE and not flags[G_BECALMED]:
+                    if cards == CARDS_RULE:
+                        mask = ship[a, C_VMASK]
+                        grape = (mask & 1) != 0 and cstate[a, K_HAND + 0] > 0
+                        keg = (mask & 2) != 0 and cstate[a, K_HAND + 1] > 0
+                        canno = (mask & 4) != 0 and cstate[a, K_HAND + 2] > 0
+                    elif cards == CARDS_HEURISTIC:
+                        margin = ship[a, C_MARGIN]
+                        grape = cstate[a, K_HAND + 0] > 0 and (
+                            _hits_to_rout(ship, pos, art, php, a, CANNONS, absorbs) > margin
+                        )
+                        keg = cstate[a, K_HAND + 1] > 0 and (
+                            _hits_to_rout(ship, pos, art, php, a, HULL, absorbs) > margin
+                        )
+                        canno = (
+                            cstate[a, K_HAND + 2] > 0 and not npc_state[0]
+                        )  # never at a hull-only ship
+                    elif npc_state[0]:  # CARDS_TABLE: the solved duel (a lone ship, an NPC)
+                        bits = _table_volley(tab, prm, pos, art, php, npc_state, cstate, a)
+                        if bits < 0:
+                            flags[G_ERROR] = 2
+                            return R_ERROR
+                        grape = (bits & 1) != 0
+                        keg = (bits & 2) != 0
+                        canno = (bits & 4) != 0
+                    if grape:
+                        cstate[a, K_HAND + 0] -= 1
+                    if keg:
+                        cstate[a, K_HAND + 1] -= 1
+                    if canno:
+                        cstate[a, K_HAND + 2] -= 1
+                tgt = -1
+                sec = 0
                 if npc_state[0]:  # pirate fame is shared by the ships present when it fires
                     for s in range(S):
                         sharers[s] = present[s]
-                # dice: parrot powers, else min(crew, cannons)
-                if php[a] > 0 and ship[a, C_PFIXED] > 0:
-                    nd = ship[a, C_PFIXED]
-                elif php[a] > 0 and ship[a, C_PBONES]:
-                    nd = val[CANNONS, pos[a, CANNONS]]
-                else:
-                    nd = val[CREW, pos[a, CREW]]
-                    c = val[CANNONS, pos[a, CANNONS]]
-                    nd = min(nd, c)
-                hits = 0
-                for i in range(nd):
-                    hits += dice[dp + i] >= hit_on
-                dp += nd
-                if npc_state[0]:  # forced target: the non-player ship's hull
-                    npc_state[1] -= hits
-                    if npc_state[1] <= 0:
-                        _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, 0)
-                elif hits > 0:
-                    if S == 2:  # one opponent: its weakest section (SECTIONS order on ties)
+                    thr = grape_on if grape else hit_on
+                elif not any_smoke:  # the threshold does not depend on the target
+                    thr = grape_on if grape else hit_on
+                else:  # its target: the opponent with the fewest hits to rout, weakest section
+                    if S == 2:  # one opponent (SECTIONS order on ties)
                         tgt = 1 - a
                         sec = 0
                         hk = _hits_to_rout(ship, pos, art, php, tgt, 0, absorbs)
@@ -534,10 +682,80 @@ def _battle(
                                 sec = k
                     else:
                         tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
-                    if _hit(ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits):
-                        npres -= _resolve(
-                            prm, pos, present, outcome, fame, sharers, S, npc_state, 1
+                    thr = smoke_on if cstate[tgt, K_SMOKE] else hit_on
+                    if grape:
+                        if prm[P_GRAPE_BEATS_SMOKE] or not cstate[tgt, K_SMOKE]:
+                            thr = grape_on
+                        else:
+                            thr = max(thr, grape_on)
+                # dice: parrot powers, else min(crew, cannons) (Grapple: crew)
+                if php[a] > 0 and ship[a, C_PFIXED] > 0:
+                    nd = ship[a, C_PFIXED]
+                elif php[a] > 0 and ship[a, C_PBONES]:
+                    nd = val[CANNONS, pos[a, CANNONS]]
+                elif flags[G_GRAPPLE]:
+                    nd = val[CREW, pos[a, CREW]]
+                else:
+                    nd = val[CREW, pos[a, CREW]]
+                    c = val[CANNONS, pos[a, CANNONS]]
+                    nd = min(nd, c)
+                hits = 0
+                for i in range(nd):
+                    hits += dice[dp + i] >= thr
+                dp += nd
+                fallen = 0
+                if npc_state[0]:  # forced target: the non-player ship's hull
+                    npc_state[1] -= hits
+                elif hits > 0:
+                    if tgt < 0:  # its target (see above), needed only now
+                        if S == 2:
+                            tgt = 1 - a
+                            sec = 0
+                            hk = _hits_to_rout(ship, pos, art, php, tgt, 0, absorbs)
+                            for k in range(1, 4):
+                                h = _hits_to_rout(ship, pos, art, php, tgt, k, absorbs)
+                                if h < hk:
+                                    hk = h
+                                    sec = k
+                        else:
+                            tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
+                    if canno:  # every section of the target
+                        for k in range(4):
+                            fallen += _hit(
+                                ship, prm, pos, art, php, present, was_hit, fame, tgt, k, hits
+                            )
+                    else:
+                        fallen += _hit(
+                            ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits
                         )
+                if keg and hits > 0:  # every ship present: every player hull and the NPC's
+                    for s in range(S):
+                        if present[s]:
+                            fallen += _hit(
+                                ship, prm, pos, art, php, present, was_hit, fame, s, HULL, hits
+                            )
+                    if npc_state[0]:
+                        npc_state[1] -= hits
+                if grape and prm[P_GRAPE_SELF] > 0:  # the recoil on its own cannons
+                    fallen += _hit(
+                        ship,
+                        prm,
+                        pos,
+                        art,
+                        php,
+                        present,
+                        was_hit,
+                        fame,
+                        a,
+                        CANNONS,
+                        prm[P_GRAPE_SELF],
+                    )
+                if canno:
+                    cstate[a, K_CAN_FIRE] = 0
+                if fallen or (npc_state[0] and npc_state[1] <= 0):
+                    npres -= _resolve(
+                        prm, pos, present, outcome, fame, sharers, S, npc_state, fallen
+                    )
             if npc_state[0] and prm[P_NPC_REGEN] > 0:
                 lost = hull_start - npc_state[1]
                 lost = min(lost, prm[P_NPC_REGEN])
@@ -552,7 +770,7 @@ def _battle(
         for s in range(S):
             if present[s]:
                 order[m] = s
-                keys[s] = _speed(val, ship, pos, php, s)
+                keys[s] = _speed(val, ship, pos, php, cstate, s)
                 m += 1
         captor = -1
         if m > 0:
@@ -608,9 +826,16 @@ def _run(
     npc_state,
     clockwise,
     victims,
+    cstate,
+    flags,
+    card_index,
+    card_res,
+    card_flags,
+    tab,
 ):
     """Battles ctx[X_B] .. n-1. Returns 0 when done, 1 when the dice ran out (ctx says where the
-    unfinished battle's first die is and which battle it is). The scratch arrays after
+    unfinished battle's first die is and which battle it is), 2 when a card decision was missing
+    (``flags[G_ERROR]``; battle ctx[X_B]). The scratch arrays after
     ``out_capped`` come from :func:`_scratch` (no allocation and no reference counting here:
     compiled with ``_nrt=False``, which keeps atomic reference counts out of the hot loop)."""
     S = prm[P_S]
@@ -629,10 +854,16 @@ def _run(
             was_hit[s] = False
             outcome[s] = WON
             fired[s] = False
+            for k in range(5):  # result 0: the battle as it starts, before card rounds
+                cstate[s, k] = card_res[0, s, k]
+            cstate[s, K_CAN_FIRE] = 1
+        flags[G_GRAPPLE] = card_flags[0, 0]
+        flags[G_BECALMED] = card_flags[0, 1]
         npc_state[0] = 1 if prm[P_NPC] == NPC_FIGHTS else 0
         npc_state[1] = prm[P_NPC_HULL]
         npc_state[2] = 0
         npc_state[3] = -1
+        npc_state[4] = 0
         r = _battle(
             dice,
             ctx,
@@ -655,11 +886,21 @@ def _run(
             npc_state,
             clockwise,
             victims,
+            cstate,
+            flags,
+            card_index,
+            card_res,
+            card_flags,
+            tab,
         )
         if r == -1:
             ctx[X_P] = start
             ctx[X_B] = b
             return 1
+        if r == R_ERROR:
+            ctx[X_P] = start
+            ctx[X_B] = b
+            return 2
         capped = r <= -2
         exch = -2 - r if capped else r
         for s in range(S):
@@ -678,6 +919,13 @@ def _run(
 
 
 # ------------------------------------------------------------------------------------------
+def _flee_policy(p: BattlePolicy) -> BattlePolicy:
+    """The policy that decides flight: the card policies wrap one."""
+    if type(p) in (HeuristicCardPolicy, DuelCardPolicy):
+        return p.flee
+    return p
+
+
 def kernel_applies(
     rules: CoveRules,
     ships: Sequence[BattleShip],
@@ -689,11 +937,17 @@ def kernel_applies(
     """``None`` when the compiled kernel plays this battle, else the reason it does not."""
     if not 1 <= len(ships) <= 5:
         return f"{len(ships)} ships (kernel: 1-5)"
-    if any(s.battle_cards for s in ships):
-        return "cards in hand"
+    if npc is not None and not isinstance(npc, str):
+        if len(npc) > 1:
+            return f"{len(npc)} non-player ships (kernel: at most one)"
+        npc = npc[0] if npc else None
     for p in policies:
-        if type(p) not in (RulePolicy, BattlePolicy):
+        if type(p) not in KERNEL_POLICIES:
             return f"policy {type(p).__name__}"
+        if type(_flee_policy(p)) not in (RulePolicy, BattlePolicy):
+            return f"flee policy {type(_flee_policy(p)).__name__} of {type(p).__name__}"
+        if type(p) is DuelCardPolicy and (len(ships) != 1 or npc is None):
+            return "a solved duel's card policy outside its duel (one ship, a non-player ship)"
     if royal_navy_policy is not None and type(royal_navy_policy) is not RoyalNavyPolicy:
         return f"Royal Navy controller {type(royal_navy_policy).__name__}"
     if npc is not None and npc != ROYAL_NAVY and npc in rules.pirates:
@@ -703,7 +957,12 @@ def kernel_applies(
     return None
 
 
+#: the policies the kernel plays (their decisions as codes: flight, volley cards, card rounds)
+KERNEL_POLICIES = (RulePolicy, BattlePolicy, HeuristicCardPolicy, DuelCardPolicy)
+
+
 def _flee_code(p: BattlePolicy) -> tuple[int, int]:
+    p = _flee_policy(p)
     if type(p) is BattlePolicy or p.flee == "stand":
         return FLEE_STAND, 0
     if p.flee == "when-hit":
@@ -711,6 +970,72 @@ def _flee_code(p: BattlePolicy) -> tuple[int, int]:
     if p.flee == "when-critical":
         return FLEE_WHEN_CRITICAL, 0
     return FLEE_AFTER_N, int(p.flee)
+
+
+def _card_code(p: BattlePolicy) -> tuple[int, int, int]:
+    """(CARDS_* code, volley mask, recoil margin) of a policy's volley rule."""
+    if type(p) is HeuristicCardPolicy:
+        return CARDS_HEURISTIC, 0, int(p.recoil_margin)
+    if type(p) is DuelCardPolicy:
+        return CARDS_TABLE, 0, 0
+    if type(p) is RulePolicy and p.volley_cards:
+        mask = sum(1 << k for k, c in enumerate(VOLLEY_CARDS) if c in p.volley_cards)
+        return CARDS_RULE, mask, 0
+    return CARDS_NONE, 0, 0
+
+
+def _card_tables(rules: CoveRules, args: tuple, proto: _Battle):
+    """The card rounds' outcome per speed order, played by the scalar engine's own card phase:
+    ``(card_index, card_res, card_flags, card_phase)``. Result 0 is the
+    battle before any card round; ``card_index[code]`` (code = the order's ship indices in base
+    S) gives the result of every order the roll-offs can make."""
+    c = rules.combat
+    S = len(proto.ships)
+
+    def result(b: _Battle):
+        return (
+            [sh.smoke for sh in b.ships],
+            [
+                sh.wind * c.favourable_wind_speed + sh.overboard * c.overboard_speed_per_chest
+                for sh in b.ships
+            ],
+            [[sh.hand.count(v) for v in VOLLEY_CARDS] for sh in b.ships],
+            [int(b.grapple), int(b.becalmed)],
+        )
+
+    results = [result(_Battle(*args))]
+    index = np.full(S**S if proto.has_battle_cards() else 1, -1, np.int64)
+    if proto.has_battle_cards():
+        speeds = [proto.speed(sh) for sh in proto.ships]
+        groups = [
+            [i for i in range(S) if speeds[i] == v] for v in sorted(set(speeds), reverse=True)
+        ]
+        for perms in itertools.product(*(itertools.permutations(g) for g in groups)):
+            order = [i for g in perms for i in g]
+            b = _Battle(*args)
+            b.card_phase([b.ships[i] for i in order])
+            code = 0
+            for i in order:
+                code = code * S + i
+            index[code] = len(results)
+            results.append(result(b))
+    res = np.zeros((len(results), S, 5), np.int64)  # smoke, bonus, hand x 3 per ship
+    for k, r in enumerate(results):
+        res[k, :, 0] = r[0]
+        res[k, :, 1] = r[1]
+        res[k, :, 2:5] = r[2]
+    flags = np.array([r[3] for r in results], np.int64).reshape(len(results), 2)
+    return index, res, flags, int(proto.has_battle_cards())
+
+
+def _duel_table(policies):
+    """The solved duel's decisions (``CardPlay.table``) as ``tab`` (row 0 the sorted codes, row 1
+    their volley bits) and the digits' radix; empty without a solved duel."""
+    for p in policies:
+        if type(p) is DuelCardPolicy:
+            codes, bits, radix = p.play.table()
+            return np.stack([codes, bits]), radix
+    return np.zeros((2, 0), np.int64), np.zeros(0, np.int64)
 
 
 def _tables(rules: CoveRules, proto: _Battle, policies, npc: str | None, island: str):
@@ -734,6 +1059,7 @@ def _tables(rules: CoveRules, proto: _Battle, policies, npc: str | None, island:
             ship[i, C_PSPEED] = par.speed_bonus
         ship[i, C_SEAT] = ps.seat
         ship[i, C_FLEE], ship[i, C_FLEE_N] = _flee_code(pol)
+        ship[i, C_CARDS], ship[i, C_VMASK], ship[i, C_MARGIN] = _card_code(pol)
     prm = np.zeros(N_PARAMS, np.int64)
     prm[P_S] = S
     prm[P_HIT_ON] = c.hit_on
@@ -747,6 +1073,11 @@ def _tables(rules: CoveRules, proto: _Battle, policies, npc: str | None, island:
     prm[P_TI] = int(island == TREASURE_ISLAND)
     prm[P_TI_FASTEST] = int(rules.decisions.cacafuego_at_treasure_island == "fastest")
     prm[P_NPC_DAMAGE] = -1
+    prm[P_SMOKE_HIT_ON] = c.smoke_hit_on
+    prm[P_GRAPE_HIT_ON] = c.grapeshot_hit_on
+    prm[P_GRAPE_SELF] = c.grapeshot_self_hits
+    prm[P_GRAPE_BEATS_SMOKE] = int(c.grapeshot_beats_smoke)
+    prm[P_SMOKE_BLOCKS_MISFIRE] = int(c.smoke_blocks_misfire)
     n = proto.npc
     if n is not None:
         prm[P_NPC] = NPC_FIGHTS if n.fights else NPC_GALLEON
@@ -788,10 +1119,12 @@ def _scratch(S: int) -> tuple[np.ndarray, ...]:
         np.empty(S + 1, i8),  # keys
         np.empty(S + 1, i8),  # rolls of a roll-off
         np.empty((2 * S + 4, 2), i8),  # stack of tied segments
-        np.empty(4, i8),  # npc_state: present, hull, sunk, captor
+        np.empty(5, i8),  # npc_state: present, hull, sunk, captor, fired in this exchange
         np.empty(S, i8),  # clockwise: Hook's numbering
-        np.zeros(S, i8),
-    )  # victims: misfire hits per ship
+        np.zeros(S, i8),  # victims: misfire hits per ship
+        np.empty((S, K_COLS), i8),  # cstate: smoke, speed bonus, volley cards x 3, can fire
+        np.zeros(3, i8),  # flags: Grapple, Becalmed, error code
+    )
 
 
 #: dice per bulk generation, at least (and the first bulk's estimate per battle)
@@ -828,6 +1161,15 @@ def simulate_battles_kernel(
         rules, list(ships), npc, list(policies), rng, island, None, royal_navy_policy
     )  # validates
     val, ship, prm = _tables(rules, proto, policies, npc, island)
+    args = (rules, list(ships), npc, list(policies), rng, island, None, royal_navy_policy)
+    card_index, card_res, card_flags, card_phase = _card_tables(rules, args, proto)
+    prm[P_CARD_PHASE] = card_phase
+    tab, radix = _duel_table(policies)
+    if tab.shape[1]:
+        if len(radix) > 15:
+            raise ValueError(f"a solved duel's state code of {len(radix)} digits (kernel: 15)")
+        prm[P_TAB_DIGITS] = len(radix)
+        prm[P_TAB_RADIX : P_TAB_RADIX + len(radix)] = radix
     S = len(ships)
     out_outcome = np.zeros((n, S), np.int8)
     out_fame = np.zeros((n, S, 6), np.int16)
@@ -839,6 +1181,7 @@ def simulate_battles_kernel(
     ctx = np.zeros(4, np.int64)
     scratch = _scratch(S)
     dice = np.empty(0, np.int8)
+    cards = (card_index, card_res, card_flags, tab)
     while int(ctx[X_B]) < n:
         # bulk size: what the remaining battles should need at the rate seen so far (+3 %)
         b = int(ctx[X_B])
@@ -848,7 +1191,7 @@ def simulate_battles_kernel(
         fresh = rng.integers(1, 7, size=want, dtype=np.int8)
         dice = np.concatenate([tail, fresh]) if len(tail) else fresh
         ctx[X_P] = 0
-        _run(
+        status = _run(
             dice,
             ctx,
             val,
@@ -862,7 +1205,14 @@ def simulate_battles_kernel(
             out_exch,
             out_capped,
             *scratch,
+            *cards,
         )
+        if status == 2:
+            why = {1: "a speed order of the card rounds", 2: "a solved duel's volley decision"}
+            raise ValueError(
+                f"battle {int(ctx[X_B])}: the kernel found no {why[int(scratch[-1][2])]} for "
+                "its state (the cards or policies are not the ones the tables were built for)"
+            )
     return BatchResult(
         outcome=out_outcome,
         fame=out_fame,

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 SECTIONS = ("hull", "crew", "cannons", "sails")  # same order as simulator.cove.rules.SECTIONS
-NPC_TARGET = -1  # the ``target`` of a broadside aimed at the legendary pirate / Royal Navy
+NPC_TARGET = -1  # the ``target`` of a broadside aimed at the (first) non-player ship present
 BATTLE_CARDS = ("becalmed", "favourable_wind", "grapple", "smoke", "overboard")
 VOLLEY_CARDS = ("grapeshot", "powder_keg", "cannonade")
 FLEE_RULES = ("stand", "when-hit", "when-critical")
@@ -71,6 +71,8 @@ class NpcView:
     max_hull: int
     sails: int
     present: bool
+    index: int = 0  # its place among the battle's non-player ships (aim: npc_target(index))
+    has_fired: bool = False  # it fired in the current exchange
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,11 @@ class BattleView:
     grapple: bool
     becalmed: bool
     card_round: int = 0  # 1, 2, ... during the battle-card rounds
+    # the non-player ship ``npc`` has already fired in the current exchange (public)
+    npc_has_fired: bool = False
+    # every fighting non-player ship of the battle (a Legendary Pirate and the Royal Navy can
+    # share one); ``npc`` is the first of them still present
+    npcs: tuple[NpcView, ...] = ()
 
     def ship(self, seat: int) -> ShipView:
         for s in self.ships:
@@ -108,6 +115,12 @@ class Broadside:
 
 
 FLEE = Broadside(flee=True)
+
+
+def npc_target(index: int) -> int:
+    """The ``target`` of a broadside aimed at the battle's non-player ship number ``index``
+    (``NpcView.index``; 0 is :data:`NPC_TARGET`)."""
+    return NPC_TARGET - index
 
 
 class BattlePolicy:
@@ -142,9 +155,13 @@ class BattlePolicy:
 
 
 def weakest_target(view: BattleView) -> tuple[int, str]:
-    """The forced NPC target, else the present opponent with the fewest hits to rout."""
+    """The forced non-player target (with several, the one with the least hull left, the first of
+    equals), else the present opponent with the fewest hits to rout."""
     if view.npc_fighting:
-        return NPC_TARGET, "hull"
+        present = [n for n in view.npcs if n.present]
+        if len(present) > 1:
+            return npc_target(min(present, key=lambda n: (n.hull, n.index)).index), "hull"
+        return npc_target(view.npc.index), "hull"
     best = None
     for s in view.ships:
         if s.seat == view.me or not s.present:
@@ -256,6 +273,104 @@ class RulePolicy(BattlePolicy):
                 if c in self.volley_cards:
                     volley[:, j] = ok & (state.hand[idx, me, j] > 0)
         return {"flee": flee, "target": target, "section": section, "volley": volley}
+
+
+@dataclass(frozen=True, eq=False)
+class HeuristicCardPolicy(BattlePolicy):
+    """The scripted players' card rule (``players.HeuristicPlayer`` of the v1 kinds) over a flee
+    rule: the ``heuristic`` card policy of the exact duels and of ``cove duel --card-policy``.
+
+    Battle cards, one per round, the first that applies in this order: Smoke if the ship is not
+    yet smoked; Favourable wind while the ship is not faster than every other ship present (the
+    non-player ship's sails included); Grapple if nobody played it and the ship's crew value is
+    above its cannons value; Becalmed from the second round when another player ship holds more
+    cards. Overboard is never played (no chests thrown). Volley cards, when the ship can fire and
+    the battle is not becalmed: Cannonade only at a player ship (never at a non-player ship, whose
+    hull is its only section); Grapeshot while the ship's cannons can take more than 3 hits;
+    Powder keg while its hull can take more than 3 hits. Flight and aim come from ``flee``.
+
+    Build it with :meth:`from_rules` (the crew and cannons values of the ship mat).
+    """
+
+    flee: BattlePolicy = field(default_factory=BattlePolicy)
+    crew: tuple[int, ...] = (2, 2, 3, 3, 4, 4, 5, 5)  # crew value by 1-based position - 1
+    cannons: tuple[int, ...] = (2, 2, 3, 3, 4, 4, 5, 5)
+    recoil_margin: int = 3  # Grapeshot / Powder keg only while cannons / hull take more hits
+
+    @classmethod
+    def from_rules(cls, rules: Any, flee: BattlePolicy | None = None) -> HeuristicCardPolicy:
+        mat = rules.ship_mat
+        return cls(flee or RulePolicy(), tuple(mat.crew), tuple(mat.cannons))
+
+    def battle_card(self, view: BattleView, hand: Sequence[str]) -> str | None:
+        me = view.ship(view.me)
+        others = [s for s in view.ships if s.seat != view.me and s.present]
+        for card in ("smoke", "favourable_wind", "grapple", "becalmed"):
+            if card not in hand:
+                continue
+            if card == "smoke" and not me.smoke:
+                return card
+            if card == "favourable_wind":
+                fastest = max(
+                    [s.speed for s in others] + ([view.npc.sails] if view.npc_fighting else []),
+                    default=0,
+                )
+                if me.speed <= fastest:
+                    return card
+            if card == "grapple" and not view.grapple:
+                crew = self.crew[me.positions[CREW_INDEX] - 1]
+                cannons = self.cannons[me.positions[CANNONS_INDEX] - 1]
+                if crew > cannons:
+                    return card
+            if (
+                card == "becalmed"
+                and view.card_round > 1
+                and others
+                and max(s.hand_size for s in others) > len(hand)
+            ):
+                return card
+        return None
+
+    def overboard_chests(self, view: BattleView, chests: int) -> int:
+        return 0
+
+    def volley(self, view: BattleView, hand: Sequence[str], target: int | None) -> tuple[str, ...]:
+        """The volley cards it plays on a broadside at ``target`` (``NPC_TARGET``: the NPC)."""
+        me = view.ship(view.me)
+        if not me.can_fire or view.becalmed:
+            return ()
+        h = me.hits_to_rout()
+        out = []
+        if "grapeshot" in hand and h[CANNONS_INDEX] > self.recoil_margin:
+            out.append("grapeshot")
+        if "powder_keg" in hand and h[0] > self.recoil_margin:
+            out.append("powder_keg")
+        if "cannonade" in hand and target is not None and target != NPC_TARGET:
+            out.append("cannonade")
+        return tuple(c for c in VOLLEY_CARDS if c in out)
+
+    def broadside(self, view: BattleView, hand: Sequence[str]) -> Broadside:
+        act = self.flee.broadside(view, ())
+        if act.flee:
+            return act
+        return Broadside(
+            target=act.target, section=act.section, volley=self.volley(view, hand, act.target)
+        )
+
+    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
+        d = self.flee.broadside_batch(state, me, idx)
+        ok = state.can_fire[idx, me] & ~state.becalmed[idx]
+        h = state.pos[idx, me] + state.art[idx, me] + state.parrot_prot(idx)[:, me]
+        volley = np.zeros((len(idx), 3), dtype=bool)
+        volley[:, 0] = (
+            ok & (state.hand[idx, me, 0] > 0) & (h[:, CANNONS_INDEX] > self.recoil_margin)
+        )
+        volley[:, 1] = ok & (state.hand[idx, me, 1] > 0) & (h[:, 0] > self.recoil_margin)
+        volley[:, 2] = ok & (state.hand[idx, me, 2] > 0) & (np.asarray(d["target"]) != NPC_TARGET)
+        return {**d, "volley": volley}
+
+
+CREW_INDEX, CANNONS_INDEX = 1, 2  # SECTIONS order
 
 
 def policy_from_name(name: str) -> RulePolicy:

@@ -9,17 +9,28 @@ applies its :class:`~simulator.cove.battle.BattleResult` back to the game: rings
 cards to the discard, chests and gold to the bank, fame by source, routed and fled ships to the
 Cove, sunk or captured Legendary Pirates.
 
-The engine fights one non-player ship per battle. When a Legendary Pirate (or the Cacafuego) and
-the Royal Navy are at the same island, the game fights two battles one after the other, in the
-order of ``decisions.pirate_and_navy_order`` (the survivors of the first fight the second).
+A Legendary Pirate (or the Cacafuego) and the Royal Navy at the same island fight one battle
+(``decisions.pirate_and_navy_order = "one_battle"``, the rules' reading: the players deal with both
+before fighting each other, a Powder keg hits both hulls, cards, "was hit", flight fame and parrot
+wounds carry on); ``"pirate_first"`` / ``"navy_first"`` keep two battles one after the other (the
+survivors of the first fight the second).
+
+Every battle of a game is played by the scalar engine (:func:`battle.resolve_battle`): it takes the
+game's dice one at a time and asks the players' policies at every decision (the dispatch rule of
+:func:`simulator.cove.combat.dispatch`, recorded as ``battle_engine`` in the game summary). The
+record of each non-player ship counts only what it did: ``player_ships_routed`` is the player
+ships its own broadsides (or specials) routed.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from simulator.cove.battle import BattleShip, resolve_battle
+from simulator.cove.battle import ROYAL_NAVY, BattleShip, npc_keys, resolve_battle
 from simulator.cove.rules import SECTIONS
+
+#: the engine every battle of a game is played by (see simulator.cove.combat.dispatch)
+GAME_BATTLE_ENGINE = "scalar"
 
 COVE = 6
 TREASURE = 5
@@ -82,61 +93,65 @@ def island_combat(game, isl: int, present: list, pirate_key: str | None, navy: b
     if pirate_key is not None:
         npcs.append(pirate_key)
     if navy and isl != TREASURE:
-        npcs.append("royal_navy")
-    if len(npcs) == 2 and d.pirate_and_navy_order == "navy_first":
-        npcs.reverse()
+        npcs.append(ROYAL_NAVY)
     if not npcs:
         if isl != TREASURE and len(present) >= 2:
-            _one_battle(game, isl, present, None)
+            _one_battle(game, isl, present, ())
         return
-    for npc in npcs:
+    if len(npcs) == 2 and d.pirate_and_navy_order == "one_battle":
+        battles = [tuple(npcs)]
+    else:
+        if len(npcs) == 2 and d.pirate_and_navy_order == "navy_first":
+            npcs.reverse()
+        battles = [(k,) for k in npcs]
+    for keys in battles:
         here = [s for s in game.seats if s.location == isl]
         if not here:
             return
-        pirate = game.rules.pirates.get(npc)
+        pirate = game.rules.pirates.get(keys[0])
         if (
-            pirate is not None
+            len(keys) == 1
+            and pirate is not None
             and not pirate.fights
             and isl != TREASURE
             and len(here) == 1
             and not d.cacafuego_lone_ship_captures
         ):
             continue
-        _one_battle(game, isl, here, npc)
+        _one_battle(game, isl, here, keys)
 
 
-def _one_battle(game, isl: int, seats: list, npc: str | None) -> None:
+def _one_battle(game, isl: int, seats: list, npcs: tuple[str, ...]) -> None:
     rules = game.rules
     island = rules.islands[isl]
     policies = [game.battle_policy(s.index) for s in seats]
     rn_policy = None
     controller = None
-    if npc == "royal_navy":
+    if ROYAL_NAVY in npcs:
         controller = game.rn_controller
         rn_policy = game.navy_policy(controller)
     result = resolve_battle(
         rules,
         [_battle_ship(game, s) for s in seats],
-        npc,
+        npcs or None,
         policies,
         DiceRng(game.dice),
         island=island,
         royal_navy_controller=controller,
         royal_navy_policy=rn_policy,
     )
-    apply_result(game, isl, seats, npc, result)
+    apply_result(game, isl, seats, npcs, result)
 
 
-def apply_result(game, isl: int, seats: list, npc: str | None, result) -> None:
-    """Write a :class:`BattleResult` back into the game (see the module docstring)."""
+def apply_result(game, isl: int, seats: list, npcs, result) -> None:
+    """Write a :class:`BattleResult` back into the game (see the module docstring).
+
+    ``npcs``: the battle's non-player ships (``None``, a key or a tuple of keys)."""
     rules = game.rules
-    pirate = rules.pirates.get(npc) if npc is not None else None
-    fought = (
-        result.exchanges > 0
-        or npc is None
-        or (pirate is not None and pirate.fights)
-        or npc == "royal_navy"
-    )
+    keys = npc_keys(npcs)
+    cards = {k: rules.royal_navy if k == ROYAL_NAVY else rules.pirates[k] for k in keys}
+    fought = result.exchanges > 0 or not keys or any(c.fights for c in cards.values())
+    legendary = sum(1 for k, c in cards.items() if k != ROYAL_NAVY and c.fights)
     heal_on = rules.decisions.parrot_heals_on
     n_routed = n_fled = 0
     for s, r in zip(seats, result.ships):
@@ -144,12 +159,12 @@ def apply_result(game, isl: int, seats: list, npc: str | None, result) -> None:
         if fought:
             s.battles += 1
             game.num_battles_fought += 1
-        if pirate is not None and pirate.fights:
-            s.pirates_fought += 1
+        s.pirates_fought += legendary
         # cards
         for card in r.cards_played:
             s.hand.remove(card)
             game.discard(card)
+            game.card_record.played(s.index, card, game.month, game.phase)
         # ship
         s.ring = [max(0, p) for p in r.positions]
         lost_arts = list(r.artisans_lost)
@@ -171,9 +186,16 @@ def apply_result(game, isl: int, seats: list, npc: str | None, result) -> None:
         combat_fame = f.get("flight", 0) + f.get("rout", 0)
         if combat_fame:
             game.add_fame(s, combat_fame, "combat")
-        share = f.get("pirate_share", 0) + f.get("capture", 0)
+        share = 0
+        for nr in result.npcs:  # a sunk Royal Navy's share is combat fame, a pirate's is pirates
+            if s.index in nr.shared_by and nr.key != ROYAL_NAVY:
+                share += nr.fame_each
+        share += f.get("capture", 0)
+        navy_share = f.get("pirate_share", 0) + f.get("capture", 0) - share
         if share:
-            game.add_fame(s, share, "combat" if npc == "royal_navy" else "pirates")
+            game.add_fame(s, share, "pirates")
+        if navy_share:
+            game.add_fame(s, navy_share, "combat")
         pen = f.get("parrot_death", 0) + f.get("mutiny", 0)
         if pen:
             game.add_fame(s, pen, "penalties")
@@ -190,41 +212,50 @@ def apply_result(game, isl: int, seats: list, npc: str | None, result) -> None:
                     s.mutinies += 1
         elif s.parrot is not None and s.parrot_wounds and heal_on == "survive_battle" and fought:
             s.parrot_wounds = 0
-        if npc is not None and npc != "royal_navy" and s.index in result.npc_fame_shared_by:
-            s.pirates_sunk += 1
-        if result.captured_by == s.index:
-            s.pirates_sunk += 1
+        for nr in result.npcs:
+            if nr.key != ROYAL_NAVY and s.index in nr.shared_by:
+                s.pirates_sunk += 1
+            if nr.captured_by == s.index:
+                s.pirates_sunk += 1
     if heal_on == "sole_survivor":
         left = [s for s in seats if s.location == isl]
         if len(left) == 1 and left[0].parrot is not None:
             left[0].parrot_wounds = 0
     if result.capped:
         game.capped_battles += 1
-    gone = result.npc_sunk or result.captured_by is not None
-    if npc is not None and npc != "royal_navy" and gone:
-        for b in game.black_ships:
-            if b[0] == isl and b[1] == npc and not b[2]:
-                b[2] = True
-    if npc is not None:
-        if result.captured_by is not None:
+    if not keys:
+        return
+    routed_by_players = sum(1 for r in result.ships if isinstance(r.routed_by, int))
+    game.num_npc_battles += 1  # battles against non-player ships, numbered from 1 in the game
+    for nr in result.npcs:
+        gone = nr.sunk or nr.captured_by is not None
+        if nr.key != ROYAL_NAVY and gone:
+            for b in game.black_ships:
+                if b[0] == isl and b[1] == nr.key and not b[2]:
+                    b[2] = True
+        if nr.captured_by is not None:
             outcome = "captured"
-        elif result.npc_sunk:
+        elif nr.sunk:
             outcome = "sunk"
-        elif pirate is not None and not pirate.fights:
+        elif not nr.fights:
             outcome = "not_captured"
         else:
             outcome = "survived"
         game.battle_log.append(
             {
+                "battle": game.num_npc_battles,
                 "month": game.month,
                 "island": rules.islands[isl],
-                "pirate": npc,
+                "pirate": nr.key,
                 "ships": len(seats),
                 "seats": ",".join(str(s.index) for s in seats),
                 "outcome": outcome,
-                "player_ships_routed": n_routed,
+                "player_ships_routed": len(nr.routed),  # by this non-player ship only
                 "player_ships_fled": n_fled,
                 "exchanges": result.exchanges,
+                "battle_npcs": "+".join(keys),
+                "routed_by_players": routed_by_players,
+                "player_ships_routed_in_battle": n_routed,
             }
         )
 

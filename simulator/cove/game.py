@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from simulator.cove.card_record import BLANK, CardRecord, card_name
 from simulator.cove.dice import GameDice
 from simulator.cove.observation import Observation, ShipView
 from simulator.cove.rules import CoveRules
@@ -51,6 +52,14 @@ FAME_SOURCES = ("plunder", "burying", "combat", "pirates", "fame_cards", "penalt
 
 class IllegalAction(RuntimeError):
     """A player returned a choice that is not among the legal ones."""
+
+
+class IllegalState(AssertionError):
+    """The invariant checker (``check_invariants``) found an illegal state after a phase."""
+
+    def __init__(self, month: int, phase: str, errors: list[str]):
+        super().__init__(f"month {month} {phase}: " + "; ".join(errors))
+        self.month, self.phase, self.errors = month, phase, list(errors)
 
 
 def build_tavern_deck(rules: CoveRules) -> list[str]:
@@ -167,6 +176,8 @@ class GameResult:
     tie: bool  # the top fame was tied
     duel: bool  # a tie-breaking duel was fought
     winners: tuple[int, ...]
+    # every Tavern card each seat drew and its fate: rows of card_record.CARD_COLUMNS
+    cards: tuple[tuple, ...] = ()
 
 
 class Game:
@@ -181,6 +192,9 @@ class Game:
         check_invariants: assert conservation of gold, chests and Tavern cards after every phase.
         tables: the scenario's :class:`ScenarioTables` when many games share them (built from
             ``rules`` when omitted).
+        card_swap: ``(seat, card name)``: the first copy of that Tavern card that seat draws is
+            replaced by an inert :data:`~simulator.cove.card_record.BLANK` (the card-value
+            intervention, :mod:`simulator.cove.card_value`); ``None``: the game as dealt.
     """
 
     def __init__(
@@ -192,6 +206,7 @@ class Game:
         trace: list | None = None,
         check_invariants: bool = False,
         tables: ScenarioTables | None = None,
+        card_swap: tuple[int, str] | None = None,
     ):
         if tables is None:
             tables = ScenarioTables(rules)
@@ -249,12 +264,17 @@ class Game:
         self.plunder: dict[int, int] = {}  # victim -> beneficiary
         self.chosen: list[int | None] = [None] * n
         self.first = 0
-        self.battle_log: list[dict[str, Any]] = []
+        self.battle_log: list[dict[str, Any]] = []  # one row per non-player ship and battle
+        self.num_npc_battles = 0
         self.num_battles_fought = 0
         self.capped_battles = 0
         self.tie = False
         self.duel = False
         self.duels_fought = 0
+        self.card_record = CardRecord(n)  # per seat, every Tavern card drawn, held and played
+        # (seat, card name): that seat's next draw of that card becomes a blank (card value)
+        self.card_swap: tuple[int, str] | None = card_swap
+        self.card_swaps_done = 0
 
     # ------------------------------------------------------------------ ship values
     def value(self, seat: Seat, section: int) -> int:
@@ -329,6 +349,7 @@ class Game:
         """Move a card from a hand to this month's cards in play."""
         seat.hand.remove(card)
         self.in_play.append(card)
+        self.card_record.played(seat.index, card, self.month, self.phase)
 
     def draw_tavern(self, seat: Seat, k: int) -> None:
         """Draw ``k`` Tavern cards (reshuffling the discards when the deck is empty)."""
@@ -340,6 +361,11 @@ class Game:
                 self.tavern_discard = []
                 self.dice.shuffle(self.tavern_deck)
             card = self.tavern_deck.pop()
+            swap = self.card_swap
+            if swap is not None and swap[0] == seat.index and card_name(card) == swap[1]:
+                card, self.card_swap = BLANK, None  # the card-value intervention: one copy
+                self.card_swaps_done += 1
+            self.card_record.drawn(seat.index, card, self.month, self.phase)
             if card.startswith("parrot:"):
                 self._receive_parrot(seat, card)
             else:
@@ -347,8 +373,10 @@ class Game:
 
     def _receive_parrot(self, seat: Seat, card: str) -> None:
         key = card.split(":", 1)[1]
+        record = self.card_record
         if seat.parrot is None:
             seat.parrot, seat.parrot_wounds = key, 0
+            record.played(seat.index, card, self.month, self.phase)
             return
         cost = self.rules.economy.parrot_swap_fame_cost
         legal = (False, True) if seat.fame >= cost else (False,)
@@ -358,8 +386,10 @@ class Game:
             old = f"parrot:{seat.parrot}"
             seat.parrot, seat.parrot_wounds = key, 0
             self._put_back(old)
+            record.played(seat.index, card, self.month, self.phase)
         else:
             self._put_back(card)
+            record.returned(seat.index, card, self.month, self.phase)
 
     def _put_back(self, card: str) -> None:
         where = self.rules.decisions.parrot_put_back
@@ -883,6 +913,7 @@ class Game:
                 if pick is not None:
                     s.hand.remove("artisan")
                     s.artisans[pick] = 0
+                    self.card_record.played(s.index, "artisan", self.month, self.phase)
         for sec, hits in sorted(s.artisans.items()) if s.artisans else ():
             if (
                 hits > 0
@@ -966,12 +997,14 @@ class Game:
             for s in self.seats
         )
         self._check()
+        self.card_record.finish(self.month)
         return GameResult(
             seats=seats,
             battles=tuple(self.battle_log),
             tie=self.tie,
             duel=self.duel,
             winners=tuple(winners),
+            cards=tuple(tuple(r) for r in self.card_record.rows),
         )
 
     # ------------------------------------------------------------------ invariants
@@ -1011,7 +1044,7 @@ class Game:
         if self.check:
             errs = self.invariant_errors()
             if errs:
-                raise AssertionError(f"month {self.month} {self.phase}: " + "; ".join(errs))
+                raise IllegalState(self.month, self.phase, errs)
 
 
 def play_game(rules: CoveRules, players, rng: np.random.Generator, **kwargs) -> GameResult:
@@ -1043,4 +1076,12 @@ if __name__ == "__main__":
     raise SystemExit(_main())
 
 
-__all__ = ["Game", "GameResult", "IllegalAction", "ScenarioTables", "SeatResult", "play_game"]
+__all__ = [
+    "Game",
+    "GameResult",
+    "IllegalAction",
+    "IllegalState",
+    "ScenarioTables",
+    "SeatResult",
+    "play_game",
+]

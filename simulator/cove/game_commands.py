@@ -12,7 +12,8 @@ import pandas as pd
 
 from scenarios.loader import load_scenario
 from simulator.clitools import format_option, note, replay_note, simulation_options
-from simulator.cove.api import BATTLE_KEY, play
+from simulator.cove.api import BATTLE_KEY, CARD_KEY, play
+from simulator.cove.card_value import DEFAULT_N, card_table, card_value
 from simulator.cove.rules import CoveRules
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
 from simulator.protocol import SEAT_KEY
@@ -105,11 +106,20 @@ def long_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     type=click.Path(file_okay=False),
     default=None,
     metavar="DIR",
-    help="Write seats and battles tables (CSV + Parquet) and the summary JSON to DIR.",
+    help="Write the seats, battles and cards tables (CSV + Parquet) and the summary JSON to DIR.",
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Run every game under the invariant checker (conservation of gold, chests and cards, "
+    "rings on the mat, repairs, legal choices, after every phase); the first illegal state stops "
+    "the run with one line naming the game, the month and phase, and the invariant (exit 2).",
 )
 @format_option
 @simulation_options
-def play_command(scenario, n_players, strategies, n, rotate_seats, out, fmt, seed, jobs, quiet):
+def play_command(
+    scenario, n_players, strategies, n, rotate_seats, out, check, fmt, seed, jobs, quiet
+):
     """Play full Pirate's Cove games between scripted players; win rates by strategy and seat."""
     scen = load_scenario(scenario, CoveRules)
     if out is not None:
@@ -123,6 +133,8 @@ def play_command(scenario, n_players, strategies, n, rotate_seats, out, fmt, see
         jobs=jobs,
         rotate_seats=rotate_seats,
         quiet=quiet,
+        check=check,
+        cards=out is not None,
     )
     summary = result.summary
     n_players = summary["n_players"]
@@ -131,8 +143,13 @@ def play_command(scenario, n_players, strategies, n, rotate_seats, out, fmt, see
     if out is not None:
         write_table(result.seats, out, "seats", key=SEAT_KEY)
         write_table(result.tables["battles"], out, "battles", key=BATTLE_KEY)
+        write_table(result.tables["cards"], out, "cards", key=CARD_KEY)
         write_text(f"{out}/summary.json", dumps(summary) + "\n")
-        note(f"wrote {out}/seats.csv|parquet, {out}/battles.csv|parquet, {out}/summary.json", quiet)
+        note(
+            f"wrote {out}/seats.csv|parquet, {out}/battles.csv|parquet, {out}/cards.csv|parquet, "
+            f"{out}/summary.json",
+            quiet,
+        )
     head = (
         f"Pirate's Cove: {summary['n_games']} games, {n_players} players, scenario "
         f"{summary['provenance']['scenario']} ({summary['provenance']['scenario_hash']}), seed "
@@ -151,3 +168,79 @@ def play_command(scenario, n_players, strategies, n, rotate_seats, out, fmt, see
             summary,
             title="\npirates (battles against; sunk includes captures)",
         )
+
+
+@click.command("card-value")
+@click.option(
+    "--scenario",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Scenario TOML (default: scenarios/cove/standard.toml).",
+)
+@click.option(
+    "--players",
+    "n_players",
+    type=click.IntRange(3, 5),
+    default=None,
+    help="Players at the table (default: as many as the strategies).",
+)
+@click.option(
+    "--strategies",
+    default=None,
+    metavar="A,B,C[,...]",
+    help="The strategy mix, one per seat, rotating with the deal (default: the scenario's "
+    "default_mix).",
+)
+@click.option(
+    "-n",
+    "n",
+    type=click.IntRange(min=1),
+    default=DEFAULT_N,
+    show_default=True,
+    help="Deals; each is played as dealt and once more per Tavern card drawn in it.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Write card_value.csv|parquet, pairs.csv|parquet (one row per paired game) and "
+    "card_value.json to DIR.",
+)
+@format_option
+@simulation_options
+def card_value_command(scenario, n_players, strategies, n, out, fmt, seed, jobs, quiet):
+    """Each Tavern card's win-rate and fame effect on its holder: the deal replayed with the card
+    replaced by a blank when its holder would draw it (paired, same dice)."""
+    scen = load_scenario(scenario, CoveRules)
+    if out is not None:
+        ensure_writable_dir(out)
+    names = [x.strip() for x in strategies.split(",")] if strategies else None
+    pairs, summary = card_value(
+        scen, n, strategies=names, n_players=n_players, seed=seed, n_jobs=jobs, quiet=quiet
+    )
+    replay_note(summary["seed"], seed is not None, quiet or fmt == "json")
+    cards = list(summary["cards"])
+    table = card_table(pairs, cards)
+    if out is not None:
+        prov = scen.provenance()
+        for df in (table, pairs):
+            for k, v in prov.items():
+                df[k] = v
+            df["seed"] = summary["seed"]
+        write_table(table, out, "card_value", key=("card",))
+        write_table(pairs, out, "pairs", key=("deal", "card"))
+        write_text(f"{out}/card_value.json", dumps(summary) + "\n")
+        note(
+            f"wrote {out}/card_value.csv|parquet, {out}/pairs.csv|parquet, {out}/card_value.json",
+            quiet or fmt == "json",
+        )
+    shown = table.drop(columns=[c for c in table.columns if c in (*scen.provenance(), "seed")])
+    title = (
+        f"Tavern card value: {summary['n_deals']} deals, {summary['games']} games, "
+        f"{summary['players']} players ({', '.join(summary['strategies'])}); seed "
+        f"{summary['seed']}\nwin_rate_effect = holder's win share with the card - with a blank "
+        "(paired, same dice); ci95 normal"
+    )
+    emit(fmt, shown, summary, title=title)

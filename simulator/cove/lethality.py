@@ -26,10 +26,11 @@ import pandas as pd
 
 from scenarios import Scenario, load_scenario
 from simulator.cove.battle import BattleShip
-from simulator.cove.combat import simulate_battles
+from simulator.cove.combat import dispatch, simulate_battles
 from simulator.cove.combat_kernel import COMPILED_ENGINE
 from simulator.cove.combat_policies import RulePolicy, policy_from_name
-from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, exact_duel
+from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, LoneShipOdds
+from simulator.cove.duel_cards import COMBAT_CARDS
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.errors import UserError
 from simulator.runner import derive_seed, run_chunks
@@ -38,6 +39,7 @@ from simulator.stats import wilson_interval
 BALANCED_GOLD = (9, 15, 24, 36)
 #: battles per block of random streams of the Monte Carlo duels (part of the seed tree)
 MC_BLOCK_SIZE = 20_000
+MAX_CHESTS = 50  # chests aboard a build (what Overboard can throw)
 COLUMNS = (
     "pirate",
     "build",
@@ -49,15 +51,23 @@ COLUMNS = (
     "parrot",
     "policy",
     "company",
+    "chests",
+    "cards",
+    "card_policy",
     "p_sink",
     "p_routed",
     "p_fled",
     "p_mutiny",
     "expected_fame",
     "method",
+    "engine",
     "n",
     "p_sink_low",
     "p_sink_high",
+    "best_card",
+    "p_sink_best_card",
+    "best_pair",
+    "p_sink_best_pair",
     "states",
     "ms",
 )
@@ -69,15 +79,25 @@ class Build:
     positions: tuple[int, int, int, int]
     artisan: str | None = None
     parrot: str | None = None
+    chests: int = 0  # aboard (what Overboard can throw; lost to a mutiny)
 
     def duel_ship(self, seat: int = 0) -> DuelShip:
         return DuelShip(
-            self.positions, {self.artisan: 0} if self.artisan else {}, self.parrot, seat=seat
+            self.positions,
+            {self.artisan: 0} if self.artisan else {},
+            self.parrot,
+            seat=seat,
+            chests=self.chests,
         )
 
-    def battle_ship(self, seat: int = 0) -> BattleShip:
+    def battle_ship(self, seat: int = 0, cards: tuple[str, ...] = ()) -> BattleShip:
         return BattleShip(
-            seat, list(self.positions), {self.artisan: 0} if self.artisan else {}, self.parrot
+            seat,
+            list(self.positions),
+            {self.artisan: 0} if self.artisan else {},
+            self.parrot,
+            chests=self.chests,
+            battle_cards=list(cards),
         )
 
 
@@ -127,7 +147,8 @@ def _parrot_key(rules: CoveRules, name: str, where: str) -> str:
 
 
 def read_builds(path: str | Path, rules: CoveRules) -> list[Build]:
-    """Builds from a CSV file with columns ``name,hull,crew,cannons,sails[,artisan][,parrot]``."""
+    """Builds from a CSV file with columns
+    ``name,hull,crew,cannons,sails[,artisan][,parrot][,chests]``."""
     path = Path(path)
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -135,11 +156,11 @@ def read_builds(path: str | Path, rules: CoveRules) -> list[Build]:
         raise UserError(f"{path}: cannot read builds CSV ({exc})") from None
     need = ["name", *SECTIONS]
     missing = [c for c in need if c not in df.columns]
-    extra = [c for c in df.columns if c not in (*need, "artisan", "parrot")]
+    extra = [c for c in df.columns if c not in (*need, "artisan", "parrot", "chests")]
     if missing or extra:
         raise UserError(
             f"{path}: columns {list(df.columns)} "
-            "(allowed: name, hull, crew, cannons, sails, artisan, parrot; "
+            "(allowed: name, hull, crew, cannons, sails, artisan, parrot, chests; "
             f"missing: {missing or 'none'})"
         )
     n = rules.ship_mat.num_positions
@@ -158,7 +179,10 @@ def read_builds(path: str | Path, rules: CoveRules) -> list[Build]:
         par = row.get("parrot", "").strip() or None
         if par is not None:
             par = _parrot_key(rules, par, where)
-        out.append(Build(row["name"].strip() or f"row-{i + 2}", tuple(pos), art, par))
+        ch = row.get("chests", "").strip() or "0"
+        if not ch.isdigit() or int(ch) > MAX_CHESTS:
+            raise UserError(f"{where}: chests={ch!r} (allowed: 0..{MAX_CHESTS})")
+        out.append(Build(row["name"].strip() or f"row-{i + 2}", tuple(pos), art, par, int(ch)))
     if not out:
         raise UserError(f"{path}: no builds")
     return out
@@ -176,15 +200,26 @@ def lethality_table(
     seed: int = 0,
     n_jobs: int = 1,
     quiet: bool = True,
+    cards: tuple[str, ...] = (),
+    card_policy: str = "optimal",
+    best_cards: bool = True,
 ) -> pd.DataFrame:
     """Tidy table, one row per (pirate, build): p_sink, p_routed, p_fled, expected_fame.
 
-    Alone (``company=0``) every row is an exact duel. With ``company`` other player ships
-    (``company_build``, default the start ship, same policy) beside the build, the rows are Monte
-    Carlo (``simulate_battles`` -- the compiled kernel, no cards -- ``n`` battles, seeded from
-    ``seed`` and the row): the pirates are met
-    at Treasure Island, where the players do not fight each other; the Royal Navy (never there) at
-    an outer island, where the survivors fight on after sinking it. ``p_sink`` is then the chance
+    Alone (``company=0``) every row is an exact duel, the ship holding ``cards`` (battle and
+    volley cards, played by ``card_policy``: see :func:`simulator.cove.duel.exact_duel`);
+    ``p_sink`` is then P(sink) (``p_routed``: routed without sinking it). With ``best_cards`` the
+    row also gives the card (``best_card``) and the pair of cards (``best_pair``, two names joined
+    by ``+``) that, added to ``cards``, give the highest P(sink) under the same card policy, and
+    those P(sink) (ties: the first in the Tavern deck's order; only cards the scenario's deck
+    still holds after the hand; ``""`` when no card or pair raises P(sink) above the hand's;
+    ``CARD+none`` when no second card adds anything to the best single card).
+
+    With ``company`` other player ships (``company_build``, default the start ship, same policy)
+    beside the build, the rows are Monte Carlo (``simulate_battles`` -- the compiled kernel, no
+    cards -- ``n`` battles, seeded from ``seed`` and the row): the pirates are met at Treasure
+    Island, where the players do not fight each other; the Royal Navy (never there) at an outer
+    island, where the survivors fight on after sinking it. ``p_sink`` is then the chance
     that the pirate is sunk by anybody; the other columns are the build's own ship.
 
     Args:
@@ -202,7 +237,20 @@ def lethality_table(
     builds = builds if builds is not None else standard_builds(rules)
     if not 0 <= company <= 4:
         raise UserError(f"company {company} (allowed: 0..4 other ships)")
-    pol = policy_from_name(policy)
+    policy_from_name(policy)  # refuses an unknown policy name
+    if company and cards:
+        raise UserError("--cards: exact odds with cards are for a lone ship (allowed: --company 0)")
+    hand = tuple(cards)
+    odds = LoneShipOdds(rules)  # one memo: the rows' hands share their chains
+    spares = _spare_cards(rules, hand) if best_cards and not company else ()
+    if card_policy == "optimal":  # these never raise the optimal P(sink): not tried
+        spares = tuple(c for c in spares if c not in NEVER_RAISE_OPTIMAL)
+    pairs = [
+        (a, b)
+        for i, a in enumerate(spares)
+        for b in spares[i:]
+        if a != b or _deck_count(rules, a) - hand.count(a) >= 2
+    ]
     rows = []
     for r, opp in enumerate(opponents):
         for k, b in enumerate(builds):
@@ -215,9 +263,13 @@ def lethality_table(
                 "parrot": b.parrot or "",
                 "policy": policy,
                 "company": company,
+                "chests": b.chests,
+                "cards": "+".join(hand),
+                "card_policy": card_policy if company == 0 else "",
             }
             if company == 0:
-                d = exact_duel(rules, b.duel_ship(), opp, pol)
+                ds = b.duel_ship()
+                d = odds.duel(ds, opp, hand, policy=policy, card_policy=card_policy)
                 row = {
                     "p_sink": float(d.win),
                     "p_routed": float(d.routed),
@@ -225,10 +277,24 @@ def lethality_table(
                     "p_mutiny": float(d.mutiny),
                     "expected_fame": float(d.expected_fame),
                     "method": "exact",
+                    "engine": "exact",
                     "n": 0,
                     "states": d.states,
                 }
                 row["p_sink_low"] = row["p_sink_high"] = row["p_sink"]
+                singles = [(c,) for c in spares]
+                row["best_card"], row["p_sink_best_card"] = _best(
+                    odds, ds, opp, policy, hand, card_policy, singles, row["p_sink"]
+                )
+                row["best_pair"], row["p_sink_best_pair"] = _best(
+                    odds, ds, opp, policy, hand, card_policy, pairs, row["p_sink"]
+                )
+                if row["best_card"] and row["p_sink_best_pair"] <= row["p_sink_best_card"] + 1e-12:
+                    # no second card adds anything to the best single one
+                    row["best_pair"] = row["best_card"] + "+none"
+                    row["p_sink_best_pair"] = row["p_sink_best_card"]
+                if not best_cards:
+                    row["p_sink_best_card"] = row["p_sink_best_pair"] = float("nan")
             else:
                 mates = company_build or Build("start", (rules.ship_mat.start_position,) * 4)
                 source = (
@@ -264,14 +330,50 @@ def lethality_table(
                     "p_mutiny": tot[3] / n,
                     "expected_fame": tot[5] / n,
                     "method": "monte-carlo",
+                    "engine": duel_engine(
+                        rules, (b,) + (mates,) * company, opp, (policy,) * (company + 1), island
+                    )[0],
                     "n": n,
                     "states": 0,
                     "p_sink_low": float(lo),
                     "p_sink_high": float(hi),
+                    "best_card": "",
+                    "p_sink_best_card": float("nan"),
+                    "best_pair": "",
+                    "p_sink_best_pair": float("nan"),
                 }
             row["ms"] = (time.perf_counter() - t0) * 1000
             rows.append({**base, **row})
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _deck_count(rules: CoveRules, card: str) -> int:
+    return int(getattr(rules.tavern, card))
+
+
+def _spare_cards(rules: CoveRules, hand: tuple[str, ...]) -> tuple[str, ...]:
+    """Battle and volley cards the scenario's deck still holds after ``hand`` (deck order)."""
+    return tuple(c for c in COMBAT_CARDS if _deck_count(rules, c) > hand.count(c))
+
+
+#: cards that never raise P(sink) under the optimal card policy against a non-player ship:
+#: Becalmed only takes the ship's own later cards away, a Cannonade only costs the next broadside
+#: (the non-player ship has no section but the hull), Overboard needs chests (tried when the
+#: build has some)
+NEVER_RAISE_OPTIMAL = ("becalmed", "cannonade")
+
+
+def _best(odds, ship, opp, policy, hand, card_policy, extras, base: float) -> tuple[str, float]:
+    """The extra cards (among ``extras``) with the highest P(sink), and that P(sink); ``""`` and
+    ``base`` when no extra raises P(sink) above ``base`` (the hand alone)."""
+    best_name, best_p = "", base
+    for extra in extras:
+        if "overboard" in extra and ship.chests == 0:
+            continue  # nothing to throw: no effect
+        d = odds.duel(ship, opp, hand + extra, policy=policy, card_policy=card_policy)
+        if float(d.win) > best_p + 1e-12:
+            best_name, best_p = "+".join(extra), float(d.win)
+    return best_name, best_p
 
 
 # ------------------------------------------------------------------------------------------
@@ -282,30 +384,51 @@ def _rules_from(path: str | None) -> CoveRules:
     return load_scenario(path, CoveRules).rules
 
 
+def duel_engine(
+    rules: CoveRules,
+    ships: tuple[Build, ...],
+    npc: str | None,
+    policies: tuple,
+    island: str = "hull",
+    cards: tuple[str, ...] = (),
+) -> tuple[str, str]:
+    """The engine (and why) :func:`duel_monte_carlo_chunk` plays these battles with: the rule of
+    :func:`simulator.cove.combat.dispatch`, for the result's provenance."""
+    bships = [b.battle_ship(seat=i, cards=cards if i == 0 else ()) for i, b in enumerate(ships)]
+    pols = [policy_from_name(p) if isinstance(p, str) else p for p in policies]
+    return dispatch(rules, bships, npc, pols, island)
+
+
 def duel_monte_carlo_chunk(
     chunk,
     scenario_path,
     ships: tuple[Build, ...],
     npc: str | None,
-    policies: tuple[str, ...],
+    policies: tuple,
     island: str = "hull",
+    cards: tuple[str, ...] = (),
 ) -> np.ndarray:
     """One chunk of battles: [won, routed, fled, mutiny, stayed, fame_sum, fame_sq_sum] of ship 0,
-    then the number of battles where the non-player ship was sunk.
+    then the number of battles where the non-player ship was sunk, then the number where ship 0
+    was routed by the broadside that sank it (its own Powder keg or Grapeshot recoil).
 
     ``scenario_path``: a scenario file (``None``: standard) reloaded in the worker, or rules
-    (in-process runs only: scenario rules do not pickle).
+    (in-process runs only: scenario rules do not pickle). ``policies``: policy names or
+    (picklable) policy objects; ``cards``: the battle and volley cards ship 0 holds.
     """
     rules = scenario_path if isinstance(scenario_path, CoveRules) else _rules_from(scenario_path)
-    bships = [b.battle_ship(seat=i) for i, b in enumerate(ships)]
+    bships = [b.battle_ship(seat=i, cards=cards if i == 0 else ()) for i, b in enumerate(ships)]
     pols = [policy_from_name(p) if isinstance(p, str) else p for p in policies]
-    total = np.zeros(8)
+    total = np.zeros(9)
     for block in chunk.blocks():
         rng = block.rng("dice")
         res = simulate_battles(rules, bships, npc, pols, block.size, rng, island=island)
         counts = np.bincount(res.outcome[:, 0], minlength=5).astype(float)
         fame = res.fame[:, 0].sum(axis=1).astype(float)
-        total += np.concatenate([counts, [fame.sum(), (fame**2).sum(), float(res.npc_sunk.sum())]])
+        sunk_routed = float(((res.outcome[:, 0] == 1) & res.npc_sunk).sum())
+        total += np.concatenate(
+            [counts, [fame.sum(), (fame**2).sum(), float(res.npc_sunk.sum()), sunk_routed]]
+        )
     return total
 
 

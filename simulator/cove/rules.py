@@ -309,9 +309,9 @@ class Decisions:
     # left, it is fought again up to this many times, then the win is shared.
     duel_max_repeats: int = field(default=5, metadata={"range": (1, 100)})
     duel_uses_hand_cards: bool = True
-    # A Legendary Pirate (or the Cacafuego) and the Royal Navy at the same island: the combat
-    # engine fights one non-player ship per battle, so two battles are fought in this order.
-    pirate_and_navy_order: Literal["pirate_first", "navy_first"] = "pirate_first"
+    # A Legendary Pirate (or the Cacafuego) and the Royal Navy at the same island: one battle (the
+    # rules), or two battles one after the other in the order named (survivors fight the second).
+    pirate_and_navy_order: Literal["one_battle", "pirate_first", "navy_first"] = "one_battle"
     # Tavern deck and discard both empty when a card is due: the draw is simply lost.
     # Flint's owner keeps every chest at the cargo check (unlimited capacity).
 

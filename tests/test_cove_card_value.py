@@ -1,0 +1,134 @@
+"""The per-seat Tavern card record of the full game (simulator.cove.card_record) and the card value
+by paired intervention (simulator.cove.card_value, ``broadside cove card-value``)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from scenarios import load_scenario
+from simulator.cove.api import play_games_tables, play_one
+from simulator.cove.card_record import BLANK, card_name, tavern_card_names
+from simulator.cove.card_value import card_value
+from simulator.cove.game import BATTLE_CARDS, VOLLEY_CARDS
+from simulator.cove.rules import CoveRules
+from simulator.runner import Block
+from tests.test_cove_combat_cli import run
+from tests.test_cove_game_cards import Script, give, on_top, put, table
+
+RULES = load_scenario(None, CoveRules).rules
+MIX = list(RULES.default_mix)
+
+
+def test_tavern_card_names_are_the_scenarios():
+    names = tavern_card_names(RULES)
+    assert names[:5] == ("flint", "long_john_silver", "billy_bones", "squire_trelawney", "artisan")
+    assert {"smoke", "powder_keg", "shipwright", "fame_1", "fame_3"} <= set(names)
+    assert len(names) == 4 + 1 + 5 + 3 + 7 + 3
+    assert card_name("parrot:flint") == "flint" and card_name("fame:2") == "fame_2"
+
+
+def test_the_record_follows_each_card_drawn_played_returned_and_held():
+    g = table([Script(parrot_swap=False), Script(), Script()], faces=[])
+    s = put(g, 0, 0, fame=3)
+    on_top(g, "parrot:flint")
+    g.draw_tavern(s, 1)  # taken on board: played
+    on_top(g, "parrot:billy_bones")
+    g.draw_tavern(s, 1)  # refused: returned
+    on_top(g, "shipwright")
+    g.draw_tavern(s, 1)
+    g.play_card(s, "shipwright")
+    on_top(g, "fame:3")
+    g.draw_tavern(s, 1)  # held to the end
+    give(g, 0, "smoke")  # put into the hand without a draw
+    g.card_record.played(0, "smoke", g.month, "combat")
+    g.card_record.finish(12)
+    rows = [tuple(r) for r in g.card_record.rows]
+    assert rows == [
+        (0, 0, "flint", 1, "setup", "played", 1, "setup"),
+        (0, 1, "billy_bones", 1, "setup", "returned", 1, "setup"),
+        (0, 2, "shipwright", 1, "setup", "played", 1, "setup"),
+        (0, 3, "fame_3", 1, "setup", "held", 12, "end"),
+        (0, 4, "smoke", None, "unrecorded", "played", 1, "combat"),
+    ]
+
+
+def test_every_card_drawn_in_whole_games_is_accounted_for():
+    """200 games: the key (game, rotation, seat, draw) is unique and dense, the held rows are the
+    final hands, the played battle and volley cards those the battles played."""
+    tables, _ = play_games_tables(None, MIX, 4, 200, seed=3, n_jobs=1)
+    cards = tables["cards"]
+    key = ["game", "rotation", "seat", "draw"]
+    assert not cards.duplicated(key).any() and set(cards.fate) == {"played", "returned", "held"}
+    dense = cards.groupby(["game", "rotation", "seat"])["draw"].agg(["min", "max", "count"])
+    assert (dense["min"] == 0).all() and (dense["max"] == dense["count"] - 1).all()
+    assert set(cards.card) <= set(tavern_card_names(RULES))
+    assert (cards[cards.fate == "returned"].card.isin(RULES.tavern.parrots)).all()
+    # one game replayed with its Game object: held rows == the final hands
+    game, res = play_one(RULES, MIX, Block(0, 0, 1, 11))
+    rows = pd.DataFrame(res.cards, columns=["seat", "draw", "card", "m", "p", "fate", "mo", "po"])
+    for s in game.seats:
+        held = sorted(rows[(rows.seat == s.index) & (rows.fate == "held")].card)
+        assert held == sorted(card_name(c) for c in s.hand)
+    combat = rows[rows.card.isin(BATTLE_CARDS + VOLLEY_CARDS) & (rows.fate == "played")]
+    assert (combat.po == "combat").all()
+
+
+def test_card_value_pairs_are_exact_and_do_not_depend_on_jobs():
+    """A fame card changes nothing but its holder's final fame: every paired difference of a fame
+    card is exactly its value (the two games are the same game); results equal at 1 and 2 jobs."""
+    pairs1, s1 = card_value(None, 6, seed=21, n_jobs=1)
+    pairs2, s2 = card_value(None, 6, seed=21, n_jobs=2)
+    assert s1["cards"] == s2["cards"]
+    pd.testing.assert_frame_equal(pairs1, pairs2)
+    for k in (1, 2, 3):
+        d = pairs1[pairs1.card == f"fame_{k}"]
+        assert len(d) > 0 and ((d.fame_with - d.fame_blank) == k).all()
+    assert set(s1["cards"]) == set(tavern_card_names(RULES))
+    for v in s1["cards"].values():
+        assert set(v) == {"win_rate_effect", "ci95", "fame_effect", "n"} and 0 < v["n"] <= 6
+    assert s1["games"] == 6 + len(pairs1) and BLANK not in set(pairs1.card)
+
+
+def test_card_value_cli_json_files_and_errors(tmp_path):
+    out = tmp_path / "cv"
+    obj = json.loads(
+        run("card-value", "-n", "4", "--seed", "2", "--out", str(out), "--format", "json").stdout
+    )
+    assert list(obj["cards"]) == list(tavern_card_names(RULES)) and obj["seed"] == "2"
+    smoke = obj["cards"]["smoke"]
+    assert set(smoke) == {"win_rate_effect", "ci95", "fame_effect", "n"}
+    for f in ("card_value.csv", "card_value.parquet", "pairs.csv", "card_value.json"):
+        assert (out / f).exists()
+    assert json.loads((out / "card_value.json").read_text())["cards"] == obj["cards"]
+    csv = run("card-value", "-n", "2", "--seed", "2", "--format", "csv").stdout
+    assert csv.splitlines()[0].startswith("card,n,win_rate_effect,ci95_low,ci95_high")
+    proc = run(
+        "card-value", "-n", "2", "--strategies", "plunderer,nobody,tavern,balanced", check=False
+    )
+    assert proc.returncode == 2 and "nobody" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("card", ["smoke", "flint", "artisan"])
+def test_the_blank_replaces_exactly_the_first_copy_its_holder_draws(card):
+    """Same block streams, one copy swapped: the two card records agree up to that draw, where
+    the holder gets the blank; the blank is held to the end."""
+    from simulator.cove.card_value import _play
+    from simulator.cove.game import ScenarioTables
+    from simulator.cove.players import PlayerFactory
+    from simulator.runner import Block
+
+    block = Block(index=0, start=0, size=1, entropy=99)
+    tables, factory = ScenarioTables(RULES), PlayerFactory(RULES, {})
+    _, base = _play(RULES, tables, factory, tuple(MIX), block, None)
+    k = next(i for i, r in enumerate(base.cards) if r[2] == card)
+    holder, draw = base.cards[k][0], base.cards[k][1]
+    game, alt = _play(RULES, tables, factory, tuple(MIX), block, (holder, card))
+    assert game.card_swaps_done == 1
+    assert [r[:5] for r in alt.cards[:k]] == [r[:5] for r in base.cards[:k]]
+    swapped = alt.cards[k]
+    assert (swapped[0], swapped[1], swapped[2], swapped[5]) == (holder, draw, BLANK, "held")
+    assert BLANK in game.seats[holder].hand
