@@ -35,6 +35,9 @@ from simulator.protocol import SEAT_KEY
 from simulator.stats import wilson_interval
 
 GAMES = {"test": 12, "quick": 300, "standard": 5_000, "full": 50_000}  # deals; x players rotations
+#: deals of the per-card study (each played as dealt, then once per Tavern card drawn in it:
+#: about 24 games a deal at 4 players)
+CARD_DEALS = {"test": 2, "quick": 60, "standard": 1_000, "full": 5_000}
 #: games per strategy tried against an equilibrium population (and games with every seat drawn)
 STRONG_GAMES = {"test": 32, "quick": 320, "standard": 4_000, "full": 20_000}
 SOURCE_LABELS = {
@@ -161,6 +164,7 @@ def build(ctx, seed: int) -> Section:
     leth = _lethality(ctx, sec, scen)
     _pirate_record(ctx, sec, scen, battles, n_games, leth, who)
     tavern = _tavern(ctx, sec, seats, mix, scen, seed, deals, who)
+    cards = _card_values(ctx, sec, scen, mix, seed, who)
     sec.data("cove_seats", seats, key=SEAT_KEY)
     sec.data("cove_pirate_battles", battles, key=("game", "battle", "pirate"))
 
@@ -244,7 +248,113 @@ def build(ctx, seed: int) -> Section:
                     decimals=1 if scale == 100.0 else 2,
                 )
             )
+    for r in cards.itertuples():
+        if r.n < 2:
+            continue
+        sec.claims.append(
+            claim(
+                cards,
+                "cove_card_value",
+                {"card": r.card},
+                "win_rate_effect",
+                game="cove",
+                claim_key=f"cove/card/{r.card}",
+                sentence=f"Holding the Tavern card {r.card} changes its holder's win share by "
+                "{value} {ci} (the same deals replayed with a blank card, {n} pairs)",
+                null=0.0,
+                null_words="zero",
+                players=who,
+                n=int(r.n),
+                anchor="fig-cove_card_value",
+                unit="difference in the holder's win share (0..1)",
+                low="ci95_low",
+                high="ci95_high",
+                unit_short=" points",
+            )
+        )
     return sec
+
+
+def _card_values(ctx, sec: Section, scen, mix, seed: int, who: str) -> pd.DataFrame:
+    """Each Tavern card's value to its holder: ``cove card-value``'s paired intervention (the
+    first copy drawn replaced by a blank card, the deal replayed on the same streams)."""
+    from reports import figures
+    from simulator.cove.card_value import card_table, card_value
+    from simulator.runner import derive_seed
+
+    deals = CARD_DEALS[ctx.size]
+    pairs, summary = card_value(
+        scen,
+        deals,
+        strategies=mix,
+        seed=derive_seed(seed, "cards"),
+        n_jobs=ctx.jobs,
+        quiet=True,
+    )
+    table = card_table(pairs, list(summary["cards"]))
+    table["conclusive"] = (table["ci95_low"] > 0) | (table["ci95_high"] < 0)
+    shown = table[table["n"] >= 2]
+    sec.heading("Each Tavern card's value", anchor="cove-cards")
+    sec.text(
+        f"Each Tavern card's effect on the player who draws it, from `cove card-value`: in "
+        f"{deals:,} deals ({summary['games']:,} games) of the default mix, the first copy of each "
+        "card drawn was replaced by a blank card for its drawer and the deal replayed on the same "
+        "random streams; the difference in the holder's win share and fame is the card's value "
+        "to it, with 95% normal intervals over the pairs (n: deals in which the card was drawn; "
+        "changed: pairs whose winner changed)."
+    )
+    if not shown.empty:
+        ctx.figure(
+            sec,
+            "cove_card_value",
+            figures.forest(
+                shown,
+                label="card",
+                panels=[
+                    ("win_rate_effect", "ci95_low", "ci95_high", "change in win share (points)"),
+                    ("fame_effect", "fame_ci95_low", "fame_ci95_high", "change in final fame"),
+                ],
+                scale=[100.0, 1.0],
+                title="What each Tavern card is worth to its holder",
+            ),
+            caption="Each card's effect on its holder: the same deal with the card and with a "
+            "blank card in its place (95% intervals; zero = worth nothing).",
+            csv="cove_card_value",
+            n=f"{deals:,} deals, {summary['games']:,} games",
+            n_value=int(summary["games"]),
+            players=who,
+        )
+    never_changed = table[(table["n"] >= 2) & (table["changed"] == 0)]
+    if len(never_changed):
+        names = ", ".join(never_changed["card"])
+        sec.text(
+            f"{names}: drawn in {int(never_changed['n'].min()):,} or more deals, yet no replay "
+            "with a blank card in its place changed the winner: at this n the players never "
+            "made it decide a game (their fame moved by "
+            + ", ".join(f"{r.card} {r.fame_effect:+.2f}" for r in never_changed.itertuples())
+            + ").",
+            "explain",
+            anchor="cove-cards-unchanged",
+        )
+    sec.table(
+        "cove_card_value",
+        table,
+        "Each Tavern card's effect on its holder (paired replays with a blank card).",
+        key=("card",),
+        columns=[
+            "card",
+            "n",
+            "win_rate_effect",
+            "ci95_low",
+            "ci95_high",
+            "conclusive",
+            "fame_effect",
+            "fame_ci95_low",
+            "fame_ci95_high",
+            "changed",
+        ],
+    )
+    return table
 
 
 def _fame_by_source(ctx, sec: Section, seats, n_games: int, who: str, strat) -> pd.DataFrame:
@@ -372,12 +482,11 @@ def _lethality(ctx, sec: Section, scen) -> pd.DataFrame:
         players="none: each duel's policy column says how the ship fights",
     )
     # builds whose odds equal the start ship's against every opponent, and why (their dice)
-    mat = scen.rules.ship_mat
-    if {"crew", "cannons"} <= set(table.columns):
-        table["dice"] = [
-            min(mat.crew[int(c) - 1], mat.cannons[int(k) - 1])
-            for c, k in zip(table["crew"], table["cannons"])
-        ]
+    mat = scen.rules.ship_mat  # crew and cannons columns are ring positions (1..8)
+    table["dice"] = [
+        min(mat.crew[int(c) - 1], mat.cannons[int(k) - 1])
+        for c, k in zip(table["crew"], table["cannons"])
+    ]
     start = grid.loc["start"] if "start" in grid.index else None
     if start is not None:
         same = [b for b in grid.index if b != "start" and np.allclose(grid.loc[b], start)]
@@ -393,18 +502,57 @@ def _lethality(ctx, sec: Section, scen) -> pd.DataFrame:
                 "explain",
                 anchor="cove-explain-lethality",
             )
-    best = (
-        table.sort_values("p_sink", ascending=False, kind="stable")
-        .drop_duplicates("pirate")
-        .sort_values("pirate", kind="stable")
+    # lethality with cards: the best pair of Tavern cards for each duel
+    gridc = table.pivot_table(
+        index="build",
+        columns="pirate_name",
+        values="p_sink_best_pair",
+        aggfunc="first",
+        sort=False,
     )
-    best = best[["pirate", "pirate_name", "build", "p_sink", "method"]].rename(
-        columns={"build": "best_build", "p_sink": "best_p_sink"}
+    ctx.figure(
+        sec,
+        "cove_lethality_cards",
+        figures.heatmap(
+            gridc,
+            title="The same, holding the best pair of Tavern cards for the fight",
+            xlabel="opponent",
+            ylabel="ship build",
+            cbar="chance to sink it (%)",
+            cmap="rocket_r",
+        ),
+        caption="Lethality with cards: each cell is the lone ship's chance of sinking the "
+        "opponent when it holds the pair of battle and volley cards that helps most "
+        "(best_pair in the table), played optimally; exact.",
+        csv="cove_lethality",
+        n=f"{' / '.join(methods)} computation per cell",
+        n_value=None,
+        method="/".join(methods),
+        players="none: each duel's policy and card_policy columns say how the ship fights",
     )
+    rows = []
+    for key, d in table.groupby("pirate", sort=True):
+        b = d.loc[d["p_sink"].idxmax()]
+        row = {
+            "pirate": key,
+            "pirate_name": _label(key),
+            "best_build": b["build"],
+            "best_p_sink": float(b["p_sink"]),
+            "method": b["method"],
+        }
+        c = d.loc[d["p_sink_best_pair"].idxmax()]
+        row.update(
+            best_build_with_cards=c["build"],
+            best_pair=c["best_pair"],
+            best_p_sink_with_cards=float(c["p_sink_best_pair"]),
+        )
+        rows.append(row)
+    best = pd.DataFrame(rows)
     sec.table(
         "cove_lethality_best",
         best,
-        "The best lone odds of any build in the grid, per opponent (exact).",
+        "The best lone odds of any build in the grid, per opponent, without cards and with the "
+        "best pair of cards (exact).",
         key=("pirate",),
     )
     cols = [
@@ -416,16 +564,15 @@ def _lethality(ctx, sec: Section, scen) -> pd.DataFrame:
         "sails",
         "artisan",
         "p_sink",
-        "p_routed",
-        "expected_fame",
-        "method",
+        "best_pair",
+        "p_sink_best_pair",
     ]
     sec.table(
         "cove_lethality",
         table,
         "Lethality of each Legendary Pirate by ship build.",
         key=("pirate", "build"),
-        columns=[c for c in cols if c in table.columns] + (["dice"] if "dice" in table else []),
+        columns=[*cols[:6], "dice", *cols[6:]],
     )
     return table
 
@@ -489,6 +636,8 @@ def _pirate_record(ctx, sec: Section, scen, battles, n_games: int, leth, who: st
     never = rec[rec["battles"] == 0]
     best = leth.sort_values("p_sink", ascending=False, kind="stable").drop_duplicates("pirate")
     best = best.set_index("pirate")
+    bestc = leth.sort_values("p_sink_best_pair", ascending=False, kind="stable")
+    bestc = bestc.drop_duplicates("pirate").set_index("pirate")
     thresholds = _attack_thresholds(scen)
     for r in never.itertuples():
         line = (
@@ -502,15 +651,32 @@ def _pirate_record(ctx, sec: Section, scen, battles, n_games: int, leth, who: st
                 f"the best lone odds of any build in the lethality grid are {bb['p_sink']:.2g} "
                 f"({bb['build']}, {bb['method']})"
             )
+        if r.pirate in bestc.index:
+            bc = bestc.loc[r.pirate]
+            why.append(
+                f"best lone odds with cards {bc['p_sink_best_pair']:.2g} ({bc['build']} holding "
+                f"{bc['best_pair']}, exact)"
+            )
         if thresholds:
-            above = (
-                r.pirate in best.index and min(thresholds.values()) > best.loc[r.pirate, "p_sink"]
+            plain = float(best.loc[r.pirate, "p_sink"]) if r.pirate in best.index else 0.0
+            carded = (
+                float(bestc.loc[r.pirate, "p_sink_best_pair"]) if r.pirate in bestc.index else 0.0
+            )
+            reach = [k for k, v in thresholds.items() if v <= carded]
+            note = (
+                "every one above the best odds without cards"
+                if min(thresholds.values()) > plain
+                else "some within the best odds without cards"
+            )
+            note += (
+                f"; the best pair of cards reaches the thresholds of {', '.join(reach)}"
+                if reach
+                else "; even the best pair of cards reaches none of them"
             )
             why.append(
                 "the players attack a Legendary Pirate only at lone odds of at least "
                 + ", ".join(f"{k} {v:g}" for k, v in thresholds.items())
-                + " (their `pirate_odds_min`"
-                + ("; every one above those best odds)" if above else ")")
+                + f" (their `pirate_odds_min`: {note})"
             )
         text = line + ("; measured: " + "; ".join(why) if why else "")
         text += (
@@ -667,9 +833,8 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
     sec.text(
         f"Tavern cards, by a paired replay: the same {len(a):,} games were replayed with the "
         "tavern strategy never buying Tavern cards (same deals, seats and dice streams until the "
-        "games diverge). The per-card record of the engine is not in this build, so single "
-        "cards are not valued here; the difference is what buying and playing cards is worth to "
-        "that strategy, with 95% intervals from the paired games."
+        "games diverge); the difference is what buying and playing cards is worth to that "
+        "strategy, with 95% intervals from the paired games (each card's own value is below)."
     )
     sec.text(
         f"Buying cards moves the tavern strategy's win share by {wr['difference']:+.1%} "
