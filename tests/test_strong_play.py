@@ -143,17 +143,17 @@ def test_the_report_part_measures_under_a_usable_population(tmp_path, monkeypatc
     )
     assert set(out) == {
         "toy/first-seat/2p",
-        "toy/strategy/rock",
-        "toy/strategy/paper",
-        "toy/strategy/scissors",
-        "toy/strategy/dud",
+        "toy/strategy/2p/rock",
+        "toy/strategy/2p/paper",
+        "toy/strategy/2p/scissors",
+        "toy/strategy/2p/dud",
     }
     seats, gains = sec.tables["toy_strong_seats"], sec.tables["toy_strong_gains"]
     m, anchor = out["toy/first-seat/2p"]
     row = seats[(seats["population"] == "rps") & (seats["seat_in_turn_order"] == 1)].iloc[0]
     assert (m.value, m.ci_low, m.ci_high) == (row["win_rate"], row["ci_low"], row["ci_high"])
     assert anchor == "tbl-toy_strong_seats"
-    m, _ = out["toy/strategy/dud"]
+    m, _ = out["toy/strategy/2p/dud"]
     row = gains[gains["strategy"] == "dud"].iloc[0]
     assert m.value == pytest.approx(row["gain"] + 0.5)
     assert (m.ci_low, m.ci_high) == (row["score_ci_low"], row["score_ci_high"])

@@ -196,8 +196,9 @@ def strong_play(
     advantage with every seat drawn from it, and each strategy's gain against it (members and
     the hand-written ``mix``), whose largest is the exploitability by these strategies. Says
     plainly when the game has no population (or cannot play one). Returns the strong-play
-    measures by claim key (``GAME/first-seat/Pp``, ``GAME/strategy/NAME``) with their anchors,
-    from the first usable file.
+    measures by claim key (``GAME/first-seat/Pp``, ``GAME/strategy/Pp/NAME``: P the
+    population's player count, so a claim meets only a measurement at its own table size) with
+    their anchors, from the first usable file.
     """
     from reports import strong_play as sp
     from reports.findings import Measure
@@ -296,7 +297,7 @@ def strong_play(
                 f"tbl-{stem_s}",
             )
             for name in challengers:
-                out[f"{game}/strategy/{name}"] = (
+                out[f"{game}/strategy/{pop.players}p/{name}"] = (
                     Measure.from_row(
                         g,
                         stem_g,

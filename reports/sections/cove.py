@@ -208,7 +208,7 @@ def build(ctx, seed: int) -> Section:
                 {"strategy": name},
                 "win_rate",
                 game="cove",
-                claim_key=f"cove/strategy/{name}",
+                claim_key=f"cove/strategy/{n_players}p/{name}",
                 sentence=f"The {name} strategy wins {{value}} {{ci}} of its games ({{n}} seats, "
                 f"against the other strategies of the default mix)",
                 null=fair,
@@ -217,7 +217,7 @@ def build(ctx, seed: int) -> Section:
                 n=int(strat.loc[strat["strategy"] == name, "n"].iloc[0]),
                 anchor="fig-cove_strategy_win_rates",
                 unit="share of games won (win share)",
-                strong=strong.get(f"cove/strategy/{name}"),
+                strong=strong.get(f"cove/strategy/{n_players}p/{name}"),
             )
         )
     if tavern is not None:

@@ -302,7 +302,7 @@ def build(ctx, seed: int) -> Section:
                 {"strategy": name},
                 "win_rate",
                 game="hunt",
-                claim_key=f"hunt/strategy/{name}",
+                claim_key=f"hunt/strategy/{n_players}p/{name}",
                 sentence=f"The {name} strategy wins {{value}} {{ci}} of its games ({{n}} seats, "
                 f"{n_players} players)",
                 null=fair,
@@ -311,7 +311,7 @@ def build(ctx, seed: int) -> Section:
                 n=int(strat.loc[strat["strategy"] == name, "n"].iloc[0]),
                 anchor="fig-hunt_strategy_win_rates",
                 unit="share of games won (win share)",
-                strong=strong.get(f"hunt/strategy/{name}"),
+                strong=strong.get(f"hunt/strategy/{n_players}p/{name}"),
             )
         )
     if variants is not None:
