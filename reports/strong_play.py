@@ -180,10 +180,10 @@ def gains_against(
                 "se": se,
                 "ci_low": gain - Z95 * se,
                 "ci_high": gain + Z95 * se,
+                "conclusive": bool(gain - Z95 * se > 0 or gain + Z95 * se < 0),
             }
         )
     df = pd.DataFrame(rows)
-    df["conclusive"] = (df["ci_low"] > 0) | (df["ci_high"] < 0)
     k = len(df)
     best = df.loc[df["gain"].idxmax()]
     zb = float(sps.norm.isf(0.025 / k))

@@ -64,6 +64,7 @@ def test_gains_against_the_equilibrium_match_the_exact_scores(tmp_path):
         assert r["games"] >= N
         assert abs(r["gain"] - want) <= K * r["se"], (name, r["gain"], want, r["se"])
         assert r["ci_low"] < r["gain"] < r["ci_high"]
+    assert g["conclusive"].isin([True, False]).all()
     assert bool(g.loc["dud", "conclusive"]) and g.loc["dud", "ci_high"] < 0
     ex = g.loc["exploitability (by these strategies)"]
     best = g.drop(index="exploitability (by these strategies)")["gain"].idxmax()

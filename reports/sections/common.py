@@ -222,7 +222,7 @@ def strong_play(
             f"`broadside metagame --game {game} --population ... --save-population NAME` writes "
             "one): every figure here is under the hand-written players only."
         )
-        sec.text(line.capitalize(), "note")
+        sec.text(line[0].upper() + line[1:], "note")
         sec.strong_play.append((line, anchor))
         return {}
     weights = sp.weights_table(found)
@@ -296,7 +296,10 @@ def strong_play(
                 ),
                 f"tbl-{stem_s}",
             )
+            weights = dict(zip(pop.names, pop.weights))
             for name in challengers:
+                if weights.get(name, 0.0) >= 1.0:  # the field itself: 1/P by symmetry, unmeasured
+                    continue
                 out[f"{game}/strategy/{pop.players}p/{name}"] = (
                     Measure.from_row(
                         g,

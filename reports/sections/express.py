@@ -112,6 +112,7 @@ def build(ctx, seed: int) -> Section:
         "are 95% Wilson intervals for rates and normal intervals for scores; conclusive = the "
         "interval excludes an even score (1/2) or zero for a gain."
     )
+    _describe_commanders(sec, rules, commanders)
     table = df.pivot(index="nation", columns="vs", values="win").loc[nations, nations]
     annot = df.assign(
         text=[
@@ -270,6 +271,19 @@ def build(ctx, seed: int) -> Section:
             )
         )
     return sec
+
+
+def _describe_commanders(sec: Section, rules, names) -> None:
+    """The commanders beside their names: each one's parameters from the scenario's
+    ``[commanders.NAME]`` table."""
+    import dataclasses
+
+    items = []
+    for name in dict.fromkeys(names):
+        decl = getattr(rules.commanders, name)
+        params = ", ".join(f"{f.name} = {getattr(decl, f.name)}" for f in dataclasses.fields(decl))
+        items.append((name, params))
+    sec.definitions("Commanders (from the scenario's `[commanders.*]` tables):", items)
 
 
 def _crew(ctx, sec: Section, scen, seed: int, who: str) -> pd.DataFrame:

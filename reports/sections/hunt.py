@@ -428,8 +428,9 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int):
             rows.append(row)
         if paired_base is None:
             notes.append(
-                f"{name}: {players} players, which the base scenario does not seat; "
-                "shown without a paired base"
+                f"{VARIANT_LABELS.get(name, name)}: {players} players, which the base scenario "
+                f"does not seat (it seats {', '.join(map(str, api.player_counts(base)))}), so no "
+                f"difference can be measured; its own rates from {n_var:,} games are in the table"
             )
     if not rows:
         sec.text("No variant could be played on this base scenario.", "warning")
