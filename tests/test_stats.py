@@ -36,13 +36,19 @@ def test_wilson_empty_sample_is_whole_range():
 
 
 def test_wilson_coverage_is_near_nominal():
-    """Over many binomial draws the 95% Wilson interval covers the truth about 95% of the time."""
-    rng = np.random.default_rng(11)
+    """The exact coverage of the 95% Wilson interval (sum of the binomial pmf over the k whose
+    interval holds p) is within a point of 95% here, and 20,000 simulated draws agree with it
+    within 4 SE (SE 0.0015: a 0.6-point error in the intervals' vectorised path would fail)."""
     p, n = 0.3, 200
-    k = rng.binomial(n, p, size=20_000)
+    ks = np.arange(n + 1)
+    lo_k, hi_k = stats.wilson_interval(ks, np.full_like(ks, n))
+    holds = (lo_k <= p) & (p <= hi_k)
+    exact = float(sps.binom.pmf(ks[holds], n, p).sum())
+    assert abs(exact - 0.95) < 0.01, exact
+    k = np.random.default_rng(11).binomial(n, p, size=20_000)
     lo, hi = stats.wilson_interval(k, np.full_like(k, n))
     cover = np.mean((lo <= p) & (p <= hi))
-    assert 0.93 < cover < 0.97
+    assert abs(cover - exact) <= 4 * np.sqrt(exact * (1 - exact) / k.size), (cover, exact)
 
 
 def test_mean_se_matches_scipy_sem():
