@@ -19,6 +19,12 @@ under that population. :func:`select` turns the claims of every section into 5 t
   - ``players``: the two disagree: opposite sides of the null, or their difference is itself
     significant (``|b - s| / sqrt(se_b^2 + se_s^2) > 1.96``);
 
+* **multiple comparisons**: the claims of one family (the claim key up to its last ``/``: every
+  Tavern card, every nation, every variant and measure...) are tested together: two-sided p from
+  ``z`` (normal), Holm's step-down correction over the family at 5 %; a claim whose interval
+  excludes the null but does not survive the correction is ``inconclusive`` ("after Holm's
+  correction over the N claims of its family"); a section may set the correction itself
+  (``corrected``), e.g. the Les Pirates variants, Holm-corrected over their whole table;
 * **ranking** by ``|z|`` of the baseline measurement, at most :data:`PER_GAME` findings per game
   and :data:`PER_FAMILY` per family of claims (the claim key up to its last ``/``, e.g. every
   nation's strength), every game's strongest claim kept so no game is left out; at most
@@ -41,6 +47,7 @@ from typing import Any
 
 import pandas as pd
 
+from simulator.sequential import holm
 from simulator.stats import Z95
 
 MIN_FINDINGS = 5
@@ -237,13 +244,44 @@ def sentence_of(claim: Claim, tag: str) -> str:
         f"{claim.null_words})",
         "inconclusive": f"inconclusive at this n: the interval includes {claim.null_words}"
         if claim.corrected is not False or not b.excludes(claim.null)
-        else f"inconclusive at this n after {claim.correction}",
+        else f"inconclusive at this n: its interval is clear of {claim.null_words}, but not "
+        f"after {claim.correction}",
     }[tag]
     return f"{text}: {verdict}."
 
 
+def family(claim: Claim) -> str:
+    return claim.key.rsplit("/", 1)[0]
+
+
+def corrected(claims: list[Claim]) -> list[Claim]:
+    """The claims with ``corrected`` set by Holm's correction within each family (claims that
+    set it themselves are kept as they are)."""
+    import dataclasses
+
+    from scipy import stats as sps
+
+    by_family: dict[str, list[int]] = {}
+    for i, c in enumerate(claims):
+        by_family.setdefault(family(c), []).append(i)
+    out = list(claims)
+    for idx in by_family.values():
+        free = [i for i in idx if claims[i].corrected is None]
+        if len(free) < 2:
+            continue
+        p = [float(2 * sps.norm.sf(abs(claims[i].baseline.z(claims[i].null)))) for i in free]
+        for i, adj in zip(free, holm(p)):
+            out[i] = dataclasses.replace(
+                claims[i],
+                corrected=bool(adj <= 0.05),
+                correction=f"Holm's correction over the {len(free)} claims of its family",
+            )
+    return out
+
+
 def select(claims: list[Claim]) -> list[Finding]:
     """Rank the claims and keep 5 to 12 (see the module docstring)."""
+    claims = corrected(claims)
     scored = sorted(
         ((abs(c.baseline.z(c.null)), i, c) for i, c in enumerate(claims)),
         key=lambda t: (-t[0], t[1]),
@@ -254,7 +292,7 @@ def select(claims: list[Claim]) -> list[Finding]:
 
     def take(t) -> None:
         c = t[2]
-        fam = c.key.rsplit("/", 1)[0]
+        fam = family(c)
         per_game[c.game] = per_game.get(c.game, 0) + 1
         per_family[fam] = per_family.get(fam, 0) + 1
         chosen.append(t)
@@ -269,7 +307,7 @@ def select(claims: list[Claim]) -> list[Finding]:
         if (
             t in chosen
             or per_game.get(c.game, 0) >= PER_GAME
-            or per_family.get(c.key.rsplit("/", 1)[0], 0) >= PER_FAMILY
+            or per_family.get(family(c), 0) >= PER_FAMILY
         ):
             continue
         take(t)

@@ -160,3 +160,17 @@ def test_selection_invariants(claims):
     assert {f.claim.game for f in found} == {x.game for x in claims}
     # no claim twice
     assert len({id(f.claim) for f in found}) == len(found)
+
+
+def test_a_family_of_claims_is_holm_corrected():
+    """Twenty claims of one family just clear of zero (z = 2.2, p = 0.028 each) do not survive
+    Holm's correction; one at z = 10 does; a claim that set its own correction keeps it."""
+    fam = [c(m(0.22, 0.196), key=f"cove/card/c{i}") for i in range(20)]
+    strong = c(m(1.0, 0.196), key="cove/card/strong")
+    own = c(m(0.22, 0.196), key="cove/other/x", corrected=True)
+    found = {f.claim.key: f for f in select([*fam, strong, own])}
+    assert found["cove/card/strong"].tag == "baseline-only"
+    assert found["cove/other/x"].tag == "baseline-only"
+    weak = [f for k, f in found.items() if k.startswith("cove/card/c")]
+    assert weak and all(f.tag == "inconclusive" for f in weak)
+    assert all("Holm's correction over the 21 claims of its family" in f.text for f in weak)

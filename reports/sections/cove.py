@@ -32,7 +32,8 @@ from reports.sections.common import (
 from simulator.cove import api
 from simulator.cove.lethality import lethality_table
 from simulator.protocol import SEAT_KEY
-from simulator.stats import wilson_interval
+from simulator.sequential import holm
+from simulator.stats import Z95, wilson_interval
 
 GAMES = {"test": 12, "quick": 300, "standard": 5_000, "full": 50_000}  # deals; x players rotations
 #: deals of the per-card study (each played as dealt, then once per Tavern card drawn in it:
@@ -292,7 +293,15 @@ def _card_values(ctx, sec: Section, scen, mix, seed: int, who: str) -> pd.DataFr
         quiet=True,
     )
     table = card_table(pairs, list(summary["cards"]))
-    table["conclusive"] = (table["ci95_low"] > 0) | (table["ci95_high"] < 0)
+    # 23 cards tested at once: Holm's correction over the cards drawn at least twice
+    se = (table["ci95_high"] - table["ci95_low"]) / (2 * Z95)
+    z = np.where(se > 0, table["win_rate_effect"] / se.where(se > 0, 1.0), 0.0)
+    table["p_value"] = 2 * sps.norm.sf(np.abs(z))
+    tested = (table["n"] >= 2) & (se > 0)
+    table["p_holm"] = np.nan
+    if tested.any():
+        table.loc[tested, "p_holm"] = holm(table.loc[tested, "p_value"].tolist())
+    table["conclusive"] = table["p_holm"] <= 0.05
     shown = table[table["n"] >= 2]
     sec.heading("Each Tavern card's value", anchor="cove-cards")
     sec.text(
@@ -301,7 +310,9 @@ def _card_values(ctx, sec: Section, scen, mix, seed: int, who: str) -> pd.DataFr
         "card drawn was replaced by a blank card for its drawer and the deal replayed on the same "
         "random streams; the difference in the holder's win share and fame is the card's value "
         "to it, with 95% normal intervals over the pairs (n: deals in which the card was drawn; "
-        "changed: pairs whose winner changed)."
+        "changed: pairs whose winner changed; conclusive: Holm-corrected p at most 0.05 over "
+        "the cards, since 23 cards tested at once would show one or two 95% intervals clear "
+        "of zero by chance)."
     )
     if not shown.empty:
         ctx.figure(
@@ -347,6 +358,7 @@ def _card_values(ctx, sec: Section, scen, mix, seed: int, who: str) -> pd.DataFr
             "win_rate_effect",
             "ci95_low",
             "ci95_high",
+            "p_holm",
             "conclusive",
             "fame_effect",
             "fame_ci95_low",

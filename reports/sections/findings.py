@@ -22,8 +22,11 @@ def build(ctx, sections: list[Section]) -> Section:
         'is the distance from "no effect" in standard errors. Tags: rules = holds under the '
         "hand-written players and under an equilibrium population; players = the two disagree; "
         "baseline-only = measured with the hand-written players only; inconclusive = the "
-        "interval includes no effect at this n. Every finding is a row of `findings.csv`, whose "
-        "evidence column names the CSV row it comes from."
+        "interval includes no effect at this n, or the finding does not survive Holm's "
+        "correction over the claims of its family (every Tavern card, every nation...: many "
+        "95% intervals tested at once would show some clear of no effect by chance; the "
+        "conclusive columns of the tables below are per row). Every finding is a row of "
+        "`findings.csv`, whose evidence column names the CSV row it comes from."
     )
     if len(found) < 5:
         sec.text(
