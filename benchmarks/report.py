@@ -16,7 +16,11 @@ Prints a table, then as its last line one JSON object::
 
 Usage::
 
-    python benchmarks/report.py [--size quick] [--jobs 2] [--seed 2026] [--game all]
+    python benchmarks/report.py [--size quick] [--jobs 2] [--seed 2026] [--game all] [--serial]
+
+``--serial`` also times a warm run with ``--jobs 1``: the ratio of the two warm wall times
+(``speedup``) says whether the chunks keep the workers busy, whatever else loads the machine
+(the CPU use alone cannot tell a busy machine from idle workers).
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", default="2026")
     ap.add_argument("--game", default="all")
+    ap.add_argument("--serial", action="store_true", help="also a warm run with --jobs 1")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="broadside-bench-") as tmp:
         tmp = Path(tmp)
@@ -91,9 +96,13 @@ def main() -> None:
         cache.mkdir()
         cold = run(args.size, args.jobs, args.seed, args.game, cache, tmp / "cold")
         warm = run(args.size, args.jobs, args.seed, args.game, cache, tmp / "warm")
+        serial = (
+            run(args.size, 1, args.seed, args.game, cache, tmp / "serial") if args.serial else None
+        )
     cold_limit, warm_limit = LIMITS.get(args.size, (None, None))
     print(f"{'run':6} {'wall s':>8} {'cpu s':>8} {'cpu use':>8} {'load':>6}  sections (s)")
-    for name, r in (("cold", cold), ("warm", warm)):
+    runs = [("cold", cold), ("warm", warm)] + ([("serial", serial)] if serial else [])
+    for name, r in runs:
         secs = ", ".join(f"{k} {v:.1f}" for k, v in r["sections"].items())
         print(
             f"{name:6} {r['wall_s']:>8.1f} {r['cpu_s']:>8.1f} {r['cpu_use']:>8.2f} "
@@ -126,6 +135,16 @@ def main() -> None:
                 "cores": os.cpu_count(),
                 "sections_cold_s": cold["sections"],
                 "sections_warm_s": warm["sections"],
+                **(
+                    {
+                        "serial_s": round(serial["wall_s"], 1),
+                        "speedup": round(serial["wall_s"] / warm["wall_s"], 2),
+                        "sections_serial_s": serial["sections"],
+                        "load_serial": round(serial["load_before"], 2),
+                    }
+                    if serial
+                    else {}
+                ),
             }
         )
     )

@@ -151,6 +151,7 @@ def build(ctx, seed: int) -> Section:
             players=2,
         ).seats
         two = (mix2, n2)
+        _first_move_by_length(sec, _per_game(g2), n2)
         seat_advantage(
             ctx,
             sec,
@@ -356,6 +357,38 @@ def _seats(rules, players: int) -> bool:
 
 
 VARIANT_PLAYER = "runner"
+
+
+def _first_move_by_length(sec: Section, per_game: pd.DataFrame, n: int) -> None:
+    """Where the two-player first-move advantage comes from: the first player's win rate in the
+    shorter and the longer half of the games (split at the median length), and whether the two
+    differ (normal interval of the difference)."""
+    from simulator.stats import wilson_interval
+
+    median = float(per_game["turns"].median())
+    short = per_game[per_game["turns"] <= median]["first_seat_won"].to_numpy(float)
+    long_ = per_game[per_game["turns"] > median]["first_seat_won"].to_numpy(float)
+    if len(short) < 2 or len(long_) < 2:
+        return
+    parts = []
+    for what, d in ((f"games of at most {median:.0f} turns", short), ("longer games", long_)):
+        lo, hi = wilson_interval(d.sum(), len(d))
+        parts.append(f"{d.mean():.0%} [{lo:.0%}, {hi:.0%}] of the {len(d):,} {what}")
+    diff = short.mean() - long_.mean()
+    se = math.sqrt(short.var(ddof=1) / len(short) + long_.var(ddof=1) / len(long_))
+    lo, hi = diff - 1.959964 * se, diff + 1.959964 * se
+    if lo > 0:
+        verdict = "the shorter the game, the more moving first is worth"
+    elif hi < 0:
+        verdict = "the longer the game, the more moving first is worth"
+    else:
+        verdict = "no clear difference between short and long games at this n"
+    sec.text(
+        f"Two players: the first to move wins {' and '.join(parts)} (of {n:,} games); difference "
+        f"{diff:+.1%} [{lo:+.1%}, {hi:+.1%}]: {verdict}.",
+        "explain",
+        anchor="hunt-explain-first-move",
+    )
 
 
 def _mean_ci(x: pd.Series) -> tuple[float, float]:
