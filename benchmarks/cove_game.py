@@ -2,9 +2,13 @@
 
 Prints games per second on one core and with ``--jobs`` workers (default 2), then a cProfile
 summary of where the time goes (top functions by own time, and own time by module), and as its
-last line one JSON object with ``games_per_s_1core`` and ``games_per_s_2jobs``.
+last line one JSON object with ``games_per_s_1core`` and ``games_per_s_2jobs`` (the default
+mix). The same run also times, on one core, the issue-13 baselines (the ``*-v1`` mix: the cost of
+better players, ``players_speed_ratio``) and a table with one search player (``rollout`` in the
+last seat: ``rollout_games_per_s_1core``).
 
     python benchmarks/cove_game.py [--games 2000] [--jobs 2] [--profile-games 200]
+        [--rollout-games 40]
 
 The machine's load average is printed with the figures: on a shared machine the throughput
 scales down with it.
@@ -55,13 +59,22 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--profile-games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--rollout-games", type=int, default=40)
     args = ap.parse_args(argv)
 
     scen = load_scenario(None, CoveRules)
     mix = list(scen.rules.default_mix)
     play_games(scen, mix, len(mix), 20, seed=1, n_jobs=1)  # warm caches and imports
 
+    v1_mix = [f"{k}-v1" for k in mix]
+    play_games(scen, v1_mix, len(v1_mix), 20, seed=1, n_jobs=1)
+    # interleaved on one core: baselines, default mix, baselines again (load drifts)
+    v1_a, _, v1_cpu_a = _rate(scen, v1_mix, args.games, 1, args.seed)
     one, t1, one_cpu = _rate(scen, mix, args.games, 1, args.seed)
+    v1_b, _, v1_cpu_b = _rate(scen, v1_mix, args.games, 1, args.seed)
+    v1_rate, v1_cpu = (v1_a + v1_b) / 2, (v1_cpu_a + v1_cpu_b) / 2
+    roll_mix = [*mix[:-1], "rollout"]
+    roll, troll, roll_cpu = _rate(scen, roll_mix, args.rollout_games, 1, args.seed)
     # start the worker pool first (loky keeps it), so the figure is throughput, not start-up
     t = time.perf_counter()
     Parallel(n_jobs=args.jobs)(delayed(_warm)() for _ in range(2 * args.jobs))
@@ -78,6 +91,16 @@ def main(argv=None) -> int:
     print(
         f"load average (1 min) during the run: {load:.2f} on {os.cpu_count()} cores; "
         f"one core: {one_cpu:.1f} games per CPU-second (what an idle core would give)"
+    )
+    print(
+        f"one core, same run: baselines ({','.join(v1_mix)}) {v1_rate:.1f} games/s "
+        f"({v1_a:.1f} before, {v1_b:.1f} after), {v1_cpu:.1f} per CPU-second; default mix "
+        f"{one:.1f} games/s, {one_cpu:.1f} per CPU-second: {one_cpu / v1_cpu:.3f}x the "
+        "baselines' rate per CPU-second"
+    )
+    print(
+        f"one core: {args.rollout_games} games with a search player ({','.join(roll_mix)}) "
+        f"in {troll:.1f} s: {roll:.2f} games/s, {roll_cpu:.2f} per CPU-second"
     )
 
     prof = cProfile.Profile()
@@ -126,6 +149,14 @@ def main(argv=None) -> int:
                 "target_met": many >= TARGET,
                 "engine": "scalar plain Python (game, players, battle.resolve_battle)",
                 "load_avg_1min": round(load, 2),
+                "baseline_strategies": v1_mix,
+                "baseline_games_per_s_1core": round(v1_rate, 1),
+                "baseline_games_per_cpu_s_1core": round(v1_cpu, 1),
+                "players_speed_ratio": round(one_cpu / v1_cpu, 3),  # per CPU-second
+                "rollout_strategies": roll_mix,
+                "rollout_games": args.rollout_games,
+                "rollout_games_per_s_1core": round(roll, 2),
+                "rollout_games_per_cpu_s_1core": round(roll_cpu, 2),
             }
         )
     )

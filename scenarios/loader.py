@@ -357,6 +357,15 @@ def _check_meta(value: Any, meta: Mapping[str, Any], file: str | None, key: str)
             _check_meta(item, {"range": (lo, hi)}, file, f"{key}[{i}]")
 
 
+def _is_of(value: Any, tp: Any) -> bool:
+    """``value`` has the plain scalar type ``tp`` (bool is not a number here)."""
+    if tp is bool:
+        return isinstance(value, bool)
+    if tp in (int, float):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return tp is str and isinstance(value, str)
+
+
 def convert(
     value: Any, tp: Any, file: str | None, key: str, meta: Mapping[str, Any] | None = None
 ) -> Any:
@@ -380,8 +389,13 @@ def convert(
                 result = convert(value, arg, file, key, meta)
                 break
             except ScenarioError as exc:
-                errors.append(exc)
+                errors.append((arg, exc))
         else:
+            # the alternative of the value's own type refused it for a reason (e.g. a float that
+            # is not finite): that reason is the useful message
+            own = [exc for arg, exc in errors if _is_of(value, arg)]
+            if len(own) == 1:
+                raise own[0]
             raise ScenarioError(file, key, f"{_toml_type(value)} given (allowed: {_type_name(tp)})")
         return result
     elif dataclasses.is_dataclass(tp):

@@ -31,6 +31,11 @@ RUNS = {
     ],
     "express matrix": ["express", "matrix", "-n", "1"],
     "express crew-value": ["express", "crew-value", "-n", "4"],
+    "express best-fleet": [
+        "express", "best-fleet", "--nation", "viking", "--candidates", "2", "--search-n", "1",
+        "--validate-n", "1",
+    ],
+    "express commanders": ["express", "commanders", "-n", "2", "--scenario-names", "pitched"],
     "hunt play": ["hunt", "play", "-n", "5"],
     "compare": ["compare", "standard", "one-two", "--game", "hunt", "--max-games", "100"],
     "report": ["report", "--size", "test", "--game", "hunt", "--out", "{tmp}/rep"],

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scenarios.loader import load_scenario
 from simulator.errors import UserError
 from simulator.express import api, battle
-from simulator.express.commanders import Boarder, Gunline, RandomCommander, Skirmisher
+from simulator.express.commanders import Admiral, Boarder, Gunline, RandomCommander, Skirmisher
 from simulator.express.core import (
     CAPTAIN,
     F_X,
@@ -39,6 +39,9 @@ COMMANDERS = [
     Boarder(-1.0, 1),
     Skirmisher(),
     RandomCommander(),
+    Admiral(),
+    Admiral(aggression=0.0, split_threat=False, board_bias=3.0),
+    Admiral(exposure=0.0, opportunity=3.0, repair=5.0, margin_cm=10.0),
 ]
 
 
@@ -75,7 +78,7 @@ def replay_and_check(rules, fleets, out, trace, si_final):
     vp_mast = [0, 0]
     vp_sink = [0, 0]
     vp_scen = [0, 0]
-    seen = dict.fromkeys(range(1, 11), 0)
+    seen = dict.fromkeys(range(1, 12), 0)
     last = 0  # last event that was not a loss (a sinking follows its fire or boarding)
     for ev in trace:
         kind = int(ev[0])
@@ -194,11 +197,14 @@ def test_invariants_over_random_battles(case):
 def test_random_battles_exercise_every_rule():
     """The invariant test must see moves, losses, sinkings, repairs, boardings and objectives."""
     rng = np.random.default_rng(11)
-    seen = dict.fromkeys(range(1, 11), 0)
+    seen = dict.fromkeys(range(1, 12), 0)
     for k in range(240):
         nats = rng.choice(NATIONS, size=2)
         fleets = [api.mirrored_fleet(STD, n) for n in nats]
-        cmd = (COMMANDERS[k % len(COMMANDERS)], COMMANDERS[(k // 6) % len(COMMANDERS)])
+        cmd = (
+            COMMANDERS[k % len(COMMANDERS)],
+            COMMANDERS[(k // len(COMMANDERS)) % len(COMMANDERS)],
+        )
         name = ["pitched", "treasure", "convoy"][k % 3]
         pairing = api.make_pairing(fleets[0], fleets[1], STD, cmd, name)
         out, trace, si = api.play_traced(pairing, k)
@@ -615,3 +621,14 @@ def test_once_per_turn_captain_and_musketeer():
     battle._board(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, trace, tn, 1)
     if si[0, 0, 6] == 0 and si[0, 0, S_MASTS] > 0:
         assert boarding_dice(si, p.nations, 0, 0, p.ri) == si[0, 0, S_MASTS]  # used up this turn
+
+
+def test_mastless_ship_cannot_fire_even_with_a_gunner():
+    """Decision D9: a mastless ship rolls no cannon dice, its Gunner adds nothing, and the volley
+    is not fired (no event, no hit, the Gunner not used)."""
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:3 gunner@0", "viking:5")
+    si[0, 0, S_MASTS] = 0
+    battle._fire(
+        rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
+    )
+    assert tn[0] == 0 and si[1, 0, S_MASTS] == 5 and si[0, 0, 10] == 0

@@ -206,3 +206,85 @@ def test_bad_scenario_file_is_one_line(tmp_path, capsys):
         and "did you mean" in err
         and len(err.splitlines()) == 1
     )
+
+
+def test_best_fleet_json_files_and_replay(tmp_path):
+    args = [
+        "best-fleet",
+        "--nation",
+        "viking",
+        "--candidates",
+        "3",
+        "--search-n",
+        "1",
+        "--validate-n",
+        "1",
+        "--seed",
+        "6",
+        "--jobs",
+        "1",
+    ]
+    obj = run_json([*args, "--out", str(tmp_path / "bf")])
+    assert obj["nations"] == ["viking"] and obj["seed"] == "6"
+    info = obj["searches"]["viking"]
+    assert info["fleet"] == obj["fleets"]["viking"] and info["fleet"].startswith("viking:")
+    assert info["candidates"] == 3 and info["pool"] == 1490 and len(info["rungs"]) == 2
+    assert info["validation"]["n"] == 14  # one round of the 7-nation field in both seats
+    df = pd.read_parquet(tmp_path / "bf" / "express-best-fleets.parquet")
+    assert df["nation"].tolist() == ["viking"] and (df["seed"].astype(str) == "6").all()
+    rungs = pd.read_parquet(tmp_path / "bf" / "express-best-fleet-rungs.parquet")
+    assert rungs["rung"].tolist() == [0, 1]
+    again = run_json(args)  # same seed, same race (timings aside)
+    assert again["fleets"] == obj["fleets"]
+    assert again["searches"]["viking"]["rungs"] == info["rungs"]
+    assert again["searches"]["viking"]["validation"]["score"] == info["validation"]["score"]
+
+
+def test_commanders_table_json(tmp_path):
+    obj = run_json(
+        [
+            "commanders",
+            "--out",
+            str(tmp_path / "c"),
+            "--commanders",
+            "admiral,gunline",
+            "--scenario-names",
+            "pitched,convoy",
+            "-n",
+            "6",
+            "--seed",
+            "2",
+            "--jobs",
+            "1",
+        ]
+    )
+    assert obj["commanders"] == ["admiral", "gunline"] and obj["scenario_names"] == [
+        "pitched",
+        "convoy",
+    ]
+    rows = {(r["scenario_name"], r["commander"], r["vs"]): r for r in obj["rows"]}
+    assert len(rows) == 8 and obj["n"] == 6
+    for r in obj["rows"]:
+        assert r["score_lo"] <= r["score"] <= r["score_hi"]
+        assert r["win"] + r["draw"] + r["loss"] == pytest.approx(1.0)
+    assert obj["fleet"].startswith("none:")
+    df = pd.read_parquet(tmp_path / "c" / "express-commanders.parquet")
+    assert len(df) == 8 and set(df["scenario_name"]) == {"pitched", "convoy"}
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["commanders", "--commanders", "admiral,gunlin", "-n", "2"], "did you mean 'gunline'"),
+        (["commanders", "--scenario-names", "pitched,siege", "-n", "2"], "--scenario-name"),
+        (["best-fleet", "--nation", "atlantis"], "not a nation"),
+    ],
+)
+def test_new_command_errors_are_one_line(args, needle, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["express", *args])
+    assert exc.value.code == 2
+    cap = capsys.readouterr()
+    lines = cap.err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], cap.err
+    assert cap.out == ""

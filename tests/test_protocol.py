@@ -29,7 +29,7 @@ RUNS = {
 }
 
 
-@pytest.mark.parametrize("game", ["hunt"])  # cove joins when its kinds are declared
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_game_offers_the_protocol(game):
     api = GAMES[game]
     for name in PROTOCOL_NAMES:

@@ -3,10 +3,10 @@ nation-power values, best fleet per nation, and balance under strong play.
 
 Numbers come from :mod:`simulator.express.api`: ``nation_matrix`` (mirrored study fleets),
 ``crew_value`` (each crew role and nation power against a no-power mirror), ``battle_stats``
-(the VP split behind a role that costs) and ``best_fleet`` (successive halving over each
-nation's legal fleets). Nation strength and the side advantage are pooled from the matrix's own
-counts (every ordered pair is played both ways, so the nations' strength cancels out of the side
-advantage).
+(the VP split behind a role that costs) and ``best_fleets`` (a race over every legal full fleet
+of each nation, validated on fresh games). Nation strength and the side advantage are pooled from
+the matrix's own counts (every ordered pair is played both ways, so the nations' strength cancels
+out of the side advantage).
 """
 
 from __future__ import annotations
@@ -17,7 +17,13 @@ import numpy as np
 import pandas as pd
 
 from reports.html import Section
-from reports.sections.common import claim, conclusive, scenario_row, strong_play
+from reports.sections.common import (
+    claim,
+    conclusive,
+    describe_strategies,
+    scenario_row,
+    strong_play,
+)
 from simulator.express import api
 from simulator.runner import derive_seed
 from simulator.stats import Z95
@@ -26,11 +32,11 @@ TITLE = "Pirates express"
 MATRIX_N = {"test": 20, "quick": 400, "standard": 5_000, "full": 50_000}  # battles per cell
 CREW_N = {"test": 40, "quick": 1_200, "standard": 20_000, "full": 200_000}  # battles per row
 SEARCH = {
-    "test": (4, 4),
-    "quick": (8, 8),
-    "standard": (32, 24),
-    "full": (64, 48),
-}  # candidates, first-round n
+    "test": (4, 14, 14),
+    "quick": (64, 14, 280),
+    "standard": (None, 28, 1_400),
+    "full": (None, 56, 5_600),
+}  # fleets raced per nation (None: every legal full fleet), first-rung games, validation games
 STRONG_GAMES = {"test": 32, "quick": 2_000, "standard": 20_000, "full": 100_000}
 
 
@@ -112,7 +118,7 @@ def build(ctx, seed: int) -> Section:
         "are 95% Wilson intervals for rates and normal intervals for scores; conclusive = the "
         "interval excludes an even score (1/2) or zero for a gain."
     )
-    _describe_commanders(sec, rules, commanders)
+    describe_strategies(sec, scen, commanders, "Commanders")
     table = df.pivot(index="nation", columns="vs", values="win").loc[nations, nations]
     annot = df.assign(
         text=[
@@ -197,7 +203,7 @@ def build(ctx, seed: int) -> Section:
     )
 
     crew = _crew(ctx, sec, scen, s_crew, who)
-    _best_fleets(ctx, sec, rules, nations, s_search)
+    _best_fleets(ctx, sec, scen, rules, s_search)
     strong = strong_play(
         ctx,
         sec,
@@ -271,19 +277,6 @@ def build(ctx, seed: int) -> Section:
             )
         )
     return sec
-
-
-def _describe_commanders(sec: Section, rules, names) -> None:
-    """The commanders beside their names: each one's parameters from the scenario's
-    ``[commanders.NAME]`` table."""
-    import dataclasses
-
-    items = []
-    for name in dict.fromkeys(names):
-        decl = getattr(rules.commanders, name)
-        params = ", ".join(f"{f.name} = {getattr(decl, f.name)}" for f in dataclasses.fields(decl))
-        items.append((name, params))
-    sec.definitions("Commanders (from the scenario's `[commanders.*]` tables):", items)
 
 
 def _crew(ctx, sec: Section, scen, seed: int, who: str) -> pd.DataFrame:
@@ -370,6 +363,21 @@ def _crew(ctx, sec: Section, scen, seed: int, who: str) -> pd.DataFrame:
             "explain",
             anchor=f"express-explain-{r.name}",
         )
+    helm = crew[(crew["kind"] == "crew") & (crew["name"] == "helmsman")]
+    if len(helm) and helm["score_gain_hi"].iloc[0] >= 0:
+        h = helm.iloc[0]
+        verdict = "worth something" if h["score_gain_lo"] > 0 else "not clearly worth anything"
+        sec.text(
+            f"The Helmsman on one ship is {verdict} with these commanders: "
+            f"{h['score_gain']:+.1%} of score [{h['score_gain_lo']:+.1%}, "
+            f"{h['score_gain_hi']:+.1%}] and {h['vp_gain']:+.2f} VP [{h['vp_gain_lo']:+.2f}, "
+            f"{h['vp_gain_hi']:+.2f}] over {int(h['n']):,} battles. Its negative value under the "
+            "earlier default commander (gunline: the faster ship left the line and was shot "
+            "alone) is a study of docs/rules-express.md ('The Helmsman's negative value'), not a "
+            "measurement of this run.",
+            "explain",
+            anchor="express-explain-helmsman",
+        )
     sec.table(
         "express_crew_value",
         crew,
@@ -410,52 +418,68 @@ def _crew(ctx, sec: Section, scen, seed: int, who: str) -> pd.DataFrame:
     return crew
 
 
-def _best_fleets(ctx, sec: Section, rules, nations, seed: int) -> None:
-    candidates, n0 = SEARCH[ctx.size]
+def _best_fleets(ctx, sec: Section, scen, rules, seed: int) -> None:
+    s_search = seed
+    candidates, n0, n_val = SEARCH[ctx.size]
+    found = api.best_fleets(
+        scenario=scen,
+        candidates=candidates,
+        n0=n0,
+        validate_n=n_val,
+        seed=s_search,
+        jobs=ctx.jobs,
+    )
     rows = []
-    for k, nat in enumerate(nations):
-        _fleet, info = api.best_fleet(
-            nat,
-            rules=rules,
-            candidates=candidates,
-            n0=n0,
-            seed=derive_seed(seed, "best-fleet", k),
-            jobs=ctx.jobs,
-            opponents=nations,
-        )
-        last = info["rounds"][-1] if info["rounds"] else {}
+    for nat in found["nations"]:
+        info = found["searches"][nat]
+        v = info["validation"]
         rows.append(
             {
                 "nation": nat,
                 "best_fleet_found": info["fleet"],
+                "score": v["score"]["mean"],
+                "score_lo": v["score"]["ci95"][0],
+                "score_hi": v["score"]["ci95"][1],
+                "mirrored_fleet": info["study_fleet"],
+                "mirrored_score": v["study_score"]["mean"],
+                "gain_lo": v["gain_over_study"]["ci95"][0],
+                "gain_hi": v["gain_over_study"]["ci95"][1],
                 "legal_full_fleets": info["pool"],
                 "candidates_tried": info["candidates"],
-                "rounds": len(info["rounds"]),
-                "final_round_score": last.get("best_score", np.nan),
-                "final_round_battles_each": last.get("battles_each", 0),
-                "mirrored_fleet": api.mirrored_fleet(rules, nat).spec(),
+                "rungs": len(info["rungs"]),
+                "race_battles": info["race_battles"],
+                "validation_games": v["n"],
             }
         )
     best = pd.DataFrame(rows)
+    tried = "every legal full fleet" if candidates is None else f"{candidates} fleets"
     sec.text(
-        f"Best fleet per nation: successive halving over {candidates} candidate fleets per nation "
-        "(the study fleet plus a seeded sample of the legal fleets that use every mast and crew "
-        "slot), each round playing the survivors against every nation's study fleet and keeping "
-        "the better half. The final score is against the study fleets (win = 1, draw = 1/2); it is "
-        "a search result, not a proof that no better fleet exists.",
+        f"Best fleet per nation: a race over {tried} of the nation (all "
+        f"{rules.fleet.max_total_masts} masts, every crew slot): successive halving with paired "
+        "seeds (every candidate meets the same dice in the same game), each candidate playing the "
+        "study fleet of every nation with sides alternated, commanders "
+        f"{', '.join(found['commanders'])}; {found['race_battles']:,} battles in all. The score "
+        "(win = 1, draw = 1/2) and its 95% interval come from fresh games the race never used, "
+        "beside the study fleet's on the same games; it is a search result, not a proof that no "
+        "better fleet exists (docs/rules-express.md shows the rungs and a second seed).",
         "note",
     )
+    best["conclusive"] = (best["gain_lo"] > 0) | (best["gain_hi"] < 0)
     sec.table(
         "express_best_fleets",
         best,
-        "Best fleet found per nation.",
+        "Best fleet found per nation (conclusive: the gain over the study fleet, on the same fresh "
+        "games, excludes zero).",
         key=("nation",),
         columns=[
             "nation",
             "best_fleet_found",
-            "final_round_score",
-            "final_round_battles_each",
-            "candidates_tried",
-            "legal_full_fleets",
+            "score",
+            "score_lo",
+            "score_hi",
+            "mirrored_score",
+            "gain_lo",
+            "gain_hi",
+            "conclusive",
         ],
     )

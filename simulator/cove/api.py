@@ -39,12 +39,17 @@ import numpy as np
 import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
-from scenarios.strategies import strategy_hash, unknown_name_message
+from scenarios.strategies import strategy_hash
 from simulator.cove.card_record import CARD_COLUMNS
 from simulator.cove.dice import GameDice
 from simulator.cove.fight import GAME_BATTLE_ENGINE
 from simulator.cove.game import FAME_SOURCES, Game, IllegalAction, IllegalState, ScenarioTables
-from simulator.cove.players import PlayerFactory, check_strategies, make_player
+from simulator.cove.players import (
+    PlayerFactory,
+    check_strategies,
+    make_player,
+    unknown_strategy,
+)
 from simulator.cove.rules import CoveRules
 from simulator.errors import UserError
 from simulator.protocol import (
@@ -121,6 +126,11 @@ def strategies(scenario) -> Mapping[str, Any]:
     return _rules(scenario).strategies
 
 
+def kinds(scenario) -> Mapping[str, Any]:
+    """The scenario's kinds of player and their parameter spaces (``[kinds.*]``)."""
+    return _rules(scenario).kinds
+
+
 def default_mix(scenario) -> tuple[str, ...]:
     """The scenario's default table: its ``default_mix`` names in order."""
     return tuple(_rules(scenario).default_mix)
@@ -172,9 +182,7 @@ def resolve_strategies(
     check_strategies(rules)
     for name in names:
         if name not in rules.strategies:
-            raise UserError(
-                "--strategies: " + unknown_name_message("strategy", name, rules.strategies)
-            )
+            raise unknown_strategy(rules, name)
     return names
 
 

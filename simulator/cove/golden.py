@@ -28,14 +28,23 @@ DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
 
 #: name -> (scenario file or None, strategies by seat, seed used to generate it)
 CASES: dict[str, tuple[str | None, tuple[str, ...], int]] = {
-    "three_players": (None, ("brawler", "plunderer", "balanced"), 101),
-    "four_players": (None, ("plunderer", "brawler", "tavern", "balanced"), 202),
-    "five_players_random": (None, ("random", "tavern", "random", "brawler", "balanced"), 303),
+    # the issue-13 baselines (*-v1): these four replay the decisions recorded before the improved
+    # players existed, which proves the baselines play exactly as the old code did
+    "three_players": (None, ("brawler-v1", "plunderer-v1", "balanced-v1"), 101),
+    "four_players": (None, ("plunderer-v1", "brawler-v1", "tavern-v1", "balanced-v1"), 202),
+    "five_players_random": (
+        None,
+        ("random", "tavern-v1", "random", "brawler-v1", "balanced-v1"),
+        303,
+    ),
     "artisan_per_section": (
         "scenarios/cove/artisan-per-section.toml",
-        ("tavern", "tavern", "brawler", "random"),
+        ("tavern-v1", "tavern-v1", "brawler-v1", "random"),
         404,
     ),
+    # the improved players (issue 13): the default mix, and a table with the search player
+    "four_players_improved": (None, ("plunderer", "brawler", "tavern", "balanced"), 505),
+    "three_players_rollout": (None, ("rollout", "brawler", "tavern"), 606),
 }
 
 

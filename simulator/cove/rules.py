@@ -5,7 +5,8 @@ validated into these frozen dataclasses by :mod:`scenarios.loader`. Sections of 
 "Components and setup" (:class:`ShipMat`, :class:`Setup`, :class:`Bank`), "A month"
 (:class:`Economy`, :class:`TreasureDeck`), "Combat" (:class:`Combat`, :class:`Parrot`),
 "Non-player ships" (:class:`NonPlayerShip`), "Tavern deck" (:class:`TavernDeck`), the decisions
-(:class:`Decisions`) and the scripted players' strategy table (:class:`Strategy`).
+(:class:`Decisions`) and the players' kinds and strategies (the shared schema of
+:mod:`scenarios.strategies`: ``[kinds.*]``, ``[strategies.*]``, ``default_mix``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from itertools import pairwise
 from typing import ClassVar, Literal
 
 from scenarios.loader import ScenarioError
+from scenarios.strategies import KindDecl, StrategyDecl, validate_strategies
 
 SECTIONS = ("hull", "crew", "cannons", "sails")  # index order used by every engine array
 ISLANDS = ("tavern", "hull", "sails", "cannons", "crew", "treasure_island")  # resolution order 1..6
@@ -316,13 +318,13 @@ class Decisions:
     # Flint's owner keeps every chest at the cargo check (unlimited capacity).
 
 
-@dataclass(frozen=True, slots=True)
-class Strategy:
-    """A scripted player's kind and its tunable parameters (read by simulator.cove.players)."""
+#: root kinds of player implemented by simulator.cove.players (every [kinds.*] extends one of
+#: them); the improved kinds extend "heuristic", the issue-13 baselines "heuristic-v1"
+PLAYER_ROOT_KINDS = ("heuristic", "heuristic-v1", "random")
 
-    kind: Literal["plunderer", "brawler", "tavern", "balanced", "random"]
-    params: Mapping[str, float] = field(default_factory=dict)
-    description: str = ""
+#: a strategy is the shared schema's declaration (kind + parameter values), see
+#: scenarios/strategies.py; the old name is kept for callers
+Strategy = StrategyDecl
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,18 +346,15 @@ class CoveRules:
     economy: Economy = field(default_factory=Economy)
     tavern: TavernDeck = field(default_factory=TavernDeck)
     decisions: Decisions = field(default_factory=Decisions)
-    strategies: Mapping[str, Strategy] = field(default_factory=dict)
+    # players: the kinds (parameter spaces) and the named strategies, in the shared schema of
+    # scenarios/strategies.py (validated below with validate_strategies)
+    kinds: Mapping[str, KindDecl] = field(default_factory=dict)
+    strategies: Mapping[str, StrategyDecl] = field(default_factory=dict)
     # default strategy mix of the benchmark and of `cove play` examples (names of [strategies.*])
     default_mix: tuple[str, ...] = ("plunderer", "brawler", "tavern", "balanced")
 
     def validate(self) -> None:
-        for name in self.default_mix:
-            if self.strategies and name not in self.strategies:
-                raise ScenarioError(
-                    None,
-                    "default_mix",
-                    f"{name!r} is not a strategy (allowed: {', '.join(self.strategies)})",
-                )
+        validate_strategies(self.kinds, self.strategies, PLAYER_ROOT_KINDS, self.default_mix)
         if tuple(self.islands) != ISLANDS:
             raise ScenarioError(
                 None, "islands", f"must be exactly {list(ISLANDS)} (the board's order)"

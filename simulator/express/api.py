@@ -14,6 +14,7 @@ Example::
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -24,14 +25,20 @@ import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
 from simulator import dice
-from simulator.compiled import CompiledEngine
 from simulator.errors import UserError
-from simulator.express import battle
-from simulator.express.commanders import Commander, commander_name, parse_commanders
+from simulator.express import battle, racing
+from simulator.express.admiral import pmf_table
+from simulator.express.commanders import (
+    Commander,
+    commander_name,
+    make_commander,
+    parse_commanders,
+)
 from simulator.express.core import hit_on_at, nation_array, pack_rules
 from simulator.express.fleets import (
     Fleet,
     Ship,
+    canonical,
     enumerate_fleets,
     fleet_array,
     max_crews,
@@ -42,8 +49,7 @@ from simulator.express.rules import CREW_ROLES, SCENARIO_NAMES, ExpressRules
 from simulator.runner import Block, Chunk, derive_seed, fresh_entropy, run_chunks
 from simulator.stats import Z95, wilson_interval
 
-#: the battle engine and commanders (cold compile measured 42 s wall, 19 s CPU, on 2 busy cores)
-COMPILED_ENGINE = CompiledEngine("Pirates express engine", (battle.play_many,), 60)
+COMPILED_ENGINE = racing.COMPILED_ENGINE
 #: battles per block of random streams (part of the seed tree: a block's battles of a pairing
 #: draw from its "dice" and "commanders" sub-streams, so numbers never depend on the chunk size)
 BLOCK_SIZE = 100
@@ -142,6 +148,14 @@ def make_pairing(
     )
 
 
+@functools.cache
+def volley_table() -> np.ndarray:
+    """The admiral's exact volley odds (:func:`admiral.pmf_table`), made once per process."""
+    t = pmf_table()
+    t.setflags(write=False)
+    return t
+
+
 def _rngs(block: Block, pairing: int = 0) -> tuple[np.random.Generator, np.random.Generator]:
     """The dice and commanders' generators of one pairing in one block of battles."""
     return block.rng("dice", pairing), block.rng("commanders", pairing)
@@ -151,13 +165,15 @@ def play(pairing: Pairing, n: int, seed: int) -> np.ndarray:
     """Play ``n`` battles of a pairing in this process, as one block of a run with root seed
     ``seed``; int64[n, len(OUT_COLUMNS)]."""
     rng, prng = _rngs(Block(index=0, start=0, size=n, entropy=int(seed)))
-    return battle.play_many(rng, prng, n, *pairing.args())
+    return battle.play_many(rng, prng, n, *pairing.args(), volley_table())
 
 
 def play_traced(pairing: Pairing, seed: int, max_events: int = 4000):
     """One battle with its event trace (see ``battle.EV_*``)."""
     rng, prng = _rngs(Block(index=0, start=0, size=1, entropy=int(seed)))
-    out, trace, n_ev, si = battle.play_traced(rng, prng, *pairing.args(), max_events)
+    out, trace, n_ev, si = battle.play_traced(
+        rng, prng, *pairing.args(), max_events, volley_table()
+    )
     if n_ev > max_events:
         raise RuntimeError(f"trace overflow: {n_ev} events > {max_events}")
     return out, trace[:n_ev], si
@@ -177,7 +193,7 @@ def _pairings_chunk(chunk: Chunk, pairings: tuple[Pairing, ...]) -> np.ndarray:
         rows = []
         for block in chunk.blocks():
             rng, prng = _rngs(block, p)
-            rows.append(battle.play_many(rng, prng, block.size, *pairing.args()))
+            rows.append(battle.play_many(rng, prng, block.size, *pairing.args(), volley_table()))
         out.append(np.concatenate(rows))
     return np.stack(out)
 
@@ -296,7 +312,12 @@ def battle_stats(
 
 
 def mirrored_fleet(rules: ExpressRules, nation: str) -> Fleet:
-    """The study's mirrored fleet for a nation (France adds its fifth crew, Americans keep it)."""
+    """The study's fleet for a nation: the mirrored fleet, except where the nation's power changes
+    what is legal: France adds its fifth crew (``studies.mirrored_extra``), the Americans field
+    ``studies.power_fleet`` (two 4-mast ships)."""
+    power = rules.studies.power_fleet.get(nation)
+    if power:
+        return parse_fleet(power, rules, nation)
     base = parse_fleet(rules.studies.mirrored_fleet, rules, nation)
     extra = rules.studies.mirrored_extra.get(nation)
     if extra:
@@ -314,6 +335,8 @@ def _matrix_frame(nations, rows3: np.ndarray) -> tuple[pd.DataFrame, list]:
             s = outcome_summary(rows3[a * k + b])
             cell = {key: s[key]["p"] for key in ("win", "loss", "draw")}
             cell["ci95"] = {key: s[key]["ci95"] for key in ("win", "loss", "draw")}
+            cell["score"] = s["score"]["mean"]
+            cell["score_ci95"] = s["score"]["ci95"]
             cell["n"] = s["n"]
             cell["mean_vp_margin"] = s["mean_vp_margin"]["mean"]
             line.append(cell)
@@ -331,6 +354,9 @@ def _matrix_frame(nations, rows3: np.ndarray) -> tuple[pd.DataFrame, list]:
                     "draw": s["draw"]["p"],
                     "draw_lo": s["draw"]["ci95"][0],
                     "draw_hi": s["draw"]["ci95"][1],
+                    "score": s["score"]["mean"],
+                    "score_lo": s["score"]["ci95"][0],
+                    "score_hi": s["score"]["ci95"][1],
                     "mean_vp_margin": s["mean_vp_margin"]["mean"],
                 }
             )
@@ -349,14 +375,17 @@ def nation_matrix(
     jobs: int = 1,
     quiet: bool = True,
     chunk_size: int | None = DEFAULT_CHUNK,
-    search_candidates: int = 32,
-    search_n0: int = 24,
+    search_candidates: int | None = None,
+    search_n0: int = 28,
+    search_validate_n: int = 1400,
     nations=None,
 ) -> tuple[pd.DataFrame, dict]:
     """The nation x nation matrix (row nation = seat A).
 
-    ``fleets="mirrored"``: every nation fields the study fleet; ``"best"``: each nation's fleet is
-    first found by successive halving over its legal fleets (see :func:`best_fleet`).
+    ``fleets="mirrored"``: every nation fields its study fleet (:func:`mirrored_fleet`: one fleet
+    for all, France with its fifth crew, the Americans with their power fleet); ``"best"``: each
+    nation's fleet is first found by a race over all its legal full fleets (:func:`fleet_search`),
+    against the other nations' study fleets.
     """
     sc = load(scenario)
     rules = sc.rules
@@ -374,23 +403,21 @@ def nation_matrix(
     if fleets == "mirrored":
         chosen = {nat: mirrored_fleet(rules, nat) for nat in nations}
     else:
-        chosen = {}
-        base_seed = seed if seed is not None else fresh_entropy()
-        for k, nat in enumerate(nations):
-            fleet, info = best_fleet(
-                nat,
-                rules=rules,
-                candidates=search_candidates,
-                n0=search_n0,
-                commanders=cmd,
-                scenario_name=scenario_name,
-                seed=derive_seed(base_seed, "best-fleet", k),
-                jobs=jobs,
-                opponents=nations,
-            )
-            chosen[nat] = fleet
-            search_info[nat] = info
-        seed = base_seed
+        seed = seed if seed is not None else fresh_entropy()
+        found = best_fleets(
+            nations=nations,
+            scenario=sc,
+            commanders=cmd,
+            scenario_name=scenario_name,
+            candidates=search_candidates,
+            n0=search_n0,
+            validate_n=search_validate_n,
+            seed=seed,
+            jobs=jobs,
+            quiet=quiet,
+        )
+        chosen = {nat: parse_fleet(found["fleets"][nat], rules) for nat in nations}
+        search_info = found["searches"]
     pairings = [
         make_pairing(chosen[a], chosen[b], rules, cmd, scenario_name)
         for a in nations
@@ -415,79 +442,430 @@ def nation_matrix(
     return df, summary
 
 
+def _commander_pair(rules: ExpressRules, commanders) -> tuple[Commander, Commander]:
+    if commanders is None or isinstance(commanders, str):
+        return parse_commanders(commanders, rules)
+    return commanders
+
+
+def _games_multiple(n: int, field_size: int) -> int:
+    """``n`` rounded up to whole rounds of the field in both seats."""
+    step = 2 * field_size
+    return max(step, -(-n // step) * step)
+
+
+def fleet_search(
+    nation: str,
+    *,
+    scenario: str | Scenario | None = None,
+    rules: ExpressRules | None = None,
+    commanders=None,
+    scenario_name: str | None = None,
+    opponents=None,
+    n0: int = 28,
+    eta: int = 2,
+    candidates: int | None = None,
+    validate_n: int = 1400,
+    seed: int | None = None,
+    jobs: int = 1,
+    quiet: bool = True,
+) -> tuple[pd.DataFrame, dict]:
+    """A nation's best fleet: a race (successive halving, paired games) over every legal full
+    fleet (all masts, every crew slot), then a validation on fresh games.
+
+    The field is every opponent nation's study fleet (:func:`mirrored_fleet`); game ``g`` of a
+    candidate meets field fleet ``g mod F`` with sides alternated, and every candidate meets the
+    same dice in game ``g`` (:mod:`simulator.express.racing`). The candidates play
+    ``commanders[0]``, the field ``commanders[1]`` (default: the scenario's ``default_mix``).
+    ``candidates`` limits the race to the study fleet plus a seeded sample (None: every fleet).
+    The winner's reported score comes from ``validate_n`` fresh games that the race never used,
+    beside the study fleet's on the same games (no winner's curse).
+
+    Returns:
+        (one row per rung, summary with the fleet, its validated score and interval, the study
+        fleet's, their paired difference, the finalists, the budget and the seeds).
+    """
+    if rules is None:
+        sc = load(scenario)
+        rules = sc.rules
+    _check_nation(rules, nation)
+    if n0 < 1 or validate_n < 1:
+        raise UserError(f"--search-n and --validate-n must be at least 1 (got {n0}, {validate_n})")
+    if eta < 2:
+        raise UserError(f"--eta {eta} (allowed: 2 or more)")
+    cmd = _commander_pair(rules, commanders)
+    entropy = int(seed) if seed is not None else fresh_entropy()
+    study = mirrored_fleet(rules, nation)
+    pool = enumerate_fleets(rules, nation, full_only=True)
+    keys = {f.ships: k for k, f in enumerate(pool)}
+    if canonical(study).ships not in keys:
+        pool.append(canonical(study))
+    if candidates is not None and candidates < len(pool):
+        if candidates < 1:
+            raise UserError(f"--candidates {candidates} (allowed: at least 1)")
+        others = [f for f in pool if f.ships != canonical(study).ships]
+        pick = Block(0, 0, 1, derive_seed(entropy, "fleet-sample")).rng("sample")
+        idx = pick.choice(len(others), size=candidates - 1, replace=False)
+        chosen = [canonical(study)] + [others[i] for i in sorted(idx)]
+    else:
+        chosen = pool
+    opponents = list(opponents or rules.matrix_nations)
+    field_fleets = [mirrored_fleet(rules, o) for o in opponents]
+    packed = pack_rules(rules, check_scenario_name(scenario_name))
+    field_seats = racing.make_seats([(f, cmd[1]) for f in field_fleets], rules)
+    res = racing.race(
+        racing.make_seats([(f, cmd[0]) for f in chosen], rules),
+        field_seats,
+        packed,
+        n0=n0,
+        eta=eta,
+        seed=derive_seed(entropy, "fleet-race"),
+        jobs=jobs,
+        quiet=quiet,
+    )
+    best = chosen[res.winner]
+    n_val = _games_multiple(validate_n, len(field_fleets))
+    codes, margins, vrun = racing.paired_games(
+        racing.make_seats([(best, cmd[0]), (study, cmd[0])], rules),
+        field_seats,
+        packed,
+        n_val,
+        seed=derive_seed(entropy, "fleet-validate"),
+        jobs=jobs,
+        quiet=quiet,
+        desc="validation",
+    )
+    sc_best, sc_study = racing.scores(codes[0]), racing.scores(codes[1])
+    rungs = pd.DataFrame([dataclasses.asdict(r) for r in res.rungs])
+    summary = {
+        "nation": nation,
+        "fleet": best.spec(),
+        "study_fleet": study.spec(),
+        "pool": len(pool),
+        "candidates": len(chosen),
+        "field": [f.spec() for f in field_fleets],
+        "commanders": [commander_name(c) for c in cmd],
+        "scenario_name": scenario_name or rules.scenario,
+        "n0": int(res.rungs[0].games_each),
+        "eta": eta,
+        "rungs": rungs.to_dict("records"),
+        "race_battles": res.battles,
+        "race_wall_time_s": res.wall_time_s,
+        "race_cpu_s": res.cpu_s,
+        "finalists": [
+            {"fleet": chosen[k].spec(), "score": float(res.score[k]), "games": int(res.games[k])}
+            for k in res.finalists
+        ],
+        "validation": {
+            "n": n_val,
+            "score": _mean_ci(sc_best),
+            "study_score": _mean_ci(sc_study),
+            "gain_over_study": _mean_ci(sc_best - sc_study),
+            "vp_margin": _mean_ci(margins[0]),
+            "wall_time_s": vrun.wall_time_s,
+            "cpu_s": vrun.meta["cpu_s"],
+        },
+        "seed": entropy,
+        "streams": "runner blocks: one per game ('dice', 'commanders'), games of a rung shared by "
+        "every candidate; race seed = derive_seed(seed, 'fleet-race'), validation = "
+        "derive_seed(seed, 'fleet-validate')",
+    }
+    return rungs, summary
+
+
+def best_fleets(
+    *,
+    nations=None,
+    scenario: str | Scenario | None = None,
+    commanders=None,
+    scenario_name: str | None = None,
+    candidates: int | None = None,
+    n0: int = 28,
+    eta: int = 2,
+    validate_n: int = 1400,
+    seed: int | None = None,
+    jobs: int = 1,
+    quiet: bool = True,
+) -> dict:
+    """:func:`fleet_search` for each nation (default: the matrix nations), each against every
+    nation's study fleet; nation ``k`` searches with ``derive_seed(seed, "fleet-search", k)``
+    (the seeds ``matrix --fleets best`` uses)."""
+    sc = load(scenario)
+    rules = sc.rules
+    field_nations = list(rules.matrix_nations)
+    nations = list(nations or field_nations)
+    for nat in nations:
+        _check_nation(rules, nat)
+    cmd = _commander_pair(rules, commanders)
+    entropy = int(seed) if seed is not None else fresh_entropy()
+    searches = {}
+    for k, nat in enumerate(nations):
+        _rungs, info = fleet_search(
+            nat,
+            rules=rules,
+            commanders=cmd,
+            scenario_name=scenario_name,
+            opponents=field_nations,
+            n0=n0,
+            eta=eta,
+            candidates=candidates,
+            validate_n=validate_n,
+            seed=derive_seed(entropy, "fleet-search", k),
+            jobs=jobs,
+            quiet=quiet,
+        )
+        searches[nat] = info
+    return {
+        "nations": nations,
+        "fleets": {nat: searches[nat]["fleet"] for nat in nations},
+        "searches": searches,
+        "commanders": [commander_name(c) for c in cmd],
+        "field_nations": field_nations,
+        "field": [mirrored_fleet(rules, o).spec() for o in field_nations],
+        "race_battles": int(sum(x["race_battles"] for x in searches.values())),
+        "race_cpu_s": float(sum(x["race_cpu_s"] for x in searches.values())),
+        "race_wall_time_s": float(sum(x["race_wall_time_s"] for x in searches.values())),
+        "seed": entropy,
+        "provenance": {
+            **dict(sc.provenance()),
+            "scenario_name": scenario_name or rules.scenario,
+            "seed": entropy,
+            "method": "monte-carlo race, paired block streams",
+        },
+    }
+
+
 def best_fleet(
     nation: str,
     *,
     rules: ExpressRules,
-    candidates: int = 32,
-    n0: int = 24,
+    candidates: int | None = None,
+    n0: int = 28,
     commanders=None,
     scenario_name: str | None = None,
-    seed=0,
+    seed: int = 0,
     jobs: int = 1,
     opponents=None,
+    validate_n: int = 1400,
+    eta: int = 2,
 ) -> tuple[Fleet, dict]:
-    """Successive halving over a nation's legal fleets.
-
-    Candidates: the mirrored fleet plus a seeded random sample of the fleets that use every mast
-    and every crew slot (``candidates`` in all). Each round plays every survivor ``n_r`` battles
-    against each opponent nation's mirrored fleet (scored win = 1, draw = 1/2), keeps the better
-    half and doubles ``n_r``, until one fleet is left.
-    """
-    cmd = (
-        parse_commanders(commanders, rules)
-        if commanders is None or isinstance(commanders, str)
-        else commanders
+    """The fleet :func:`fleet_search` finds, and its summary (``rounds`` lists the rungs)."""
+    _rungs, info = fleet_search(
+        nation,
+        rules=rules,
+        candidates=candidates,
+        n0=n0,
+        commanders=commanders,
+        scenario_name=scenario_name,
+        seed=seed,
+        jobs=jobs,
+        opponents=opponents,
+        validate_n=validate_n,
+        eta=eta,
     )
-    pool = enumerate_fleets(rules, nation, full_only=True)
-    pick_rng = Block(index=0, start=0, size=1, entropy=int(seed)).rng("sample")
-    mirror = mirrored_fleet(rules, nation)
-    chosen = [mirror]
-    if candidates > 1 and pool:
-        idx = pick_rng.choice(len(pool), size=min(candidates - 1, len(pool)), replace=False)
-        chosen += [pool[i] for i in sorted(idx)]
-    opponents = list(opponents or rules.matrix_nations)
-    opp = [mirrored_fleet(rules, o) for o in opponents]
-    alive = list(range(len(chosen)))
-    n_r = n0
-    rounds = []
-    r = 0
-    while len(alive) > 1:
-        pairings = [
-            make_pairing(chosen[c], o, rules, cmd, scenario_name) for c in alive for o in opp
-        ]
-        rows, _ = run_pairings(
-            pairings,
-            n_r,
-            seed=derive_seed(seed, "rung", r),
+    info["rounds"] = [
+        {
+            "round": r["rung"],
+            "candidates": r["candidates"],
+            "battles_each": r["games_each"],
+            "best_score": r["best_score"],
+        }
+        for r in info["rungs"]
+    ]
+    return parse_fleet(info["fleet"], rules), info
+
+
+@dataclass(frozen=True)
+class StrategySeat:
+    """What a strategy brings to the table: its commander, nation and fleet."""
+
+    name: str
+    commander: Commander
+    fleet: Fleet
+
+
+def strategy_seat(rules: ExpressRules, name: str) -> StrategySeat:
+    """The seat of ``[strategies.NAME]``: its commander, and its fleet (default: the study fleet of
+    ``nation``, itself defaulting to ``studies.mirror_nation``)."""
+    cmd = make_commander(name, rules)
+    strat = rules.strategies[name]
+    nation = strat.nation or rules.studies.mirror_nation
+    fleet = (
+        parse_fleet(strat.fleet, rules, nation) if strat.fleet else mirrored_fleet(rules, nation)
+    )
+    return StrategySeat(name, cmd, fleet)
+
+
+def strategies(scenario: str | Scenario | None = None):
+    """The scenario's named strategies (``[strategies.*]``)."""
+    return load(scenario).rules.strategies
+
+
+def kinds(scenario: str | Scenario | None = None):
+    """The commander kinds and their parameter spaces (``[kinds.*]``)."""
+    return load(scenario).rules.kinds
+
+
+def default_mix(scenario: str | Scenario | None = None) -> tuple[str, ...]:
+    """The strategies of seat A and seat B when none are named."""
+    return tuple(load(scenario).rules.default_mix)
+
+
+def player_counts(scenario: str | Scenario | None = None) -> tuple[int, ...]:
+    """Pirates express is a two-player game."""
+    return (2,)
+
+
+def _duel_summary(codes: np.ndarray, margins: np.ndarray) -> dict:
+    n = int(codes.size)
+    out: dict = {"n": n}
+    for key, code in (("win", racing.WIN), ("loss", racing.LOSS), ("draw", racing.DRAW)):
+        k = int((codes == code).sum())
+        lo, hi = wilson_interval(k, n)
+        out[key] = {"count": k, "p": k / n if n else math.nan, "ci95": [lo, hi]}
+    out["score"] = _mean_ci(racing.scores(codes))
+    out["mean_vp_margin"] = _mean_ci(margins)
+    return out
+
+
+def commander_duel(
+    me: Commander,
+    other: Commander,
+    fleet: str | Fleet,
+    *,
+    rules: ExpressRules,
+    scenario_name: str | None = None,
+    n: int = 2000,
+    seed: int | None = None,
+    jobs: int = 1,
+    quiet: bool = True,
+) -> tuple[pd.DataFrame, dict]:
+    """Commander ``me`` against ``other`` in a mirror (both sides field ``fleet``), seats
+    alternated game by game, on the runner's block streams.
+
+    Returns:
+        (one row per game: seat of ``me``, result, VP margin; summary with win / loss / draw
+        (Wilson 95 %), score (win + draw/2) and VP margin (normal 95 %)).
+    """
+    f = as_fleet(fleet, rules)
+    n = _games_multiple(n, 1)
+    entropy = int(seed) if seed is not None else fresh_entropy()
+    packed = pack_rules(rules, check_scenario_name(scenario_name))
+    codes, margins, _run = racing.paired_games(
+        racing.make_seats([(f, me)], rules),
+        racing.make_seats([(f, other)], rules),
+        packed,
+        n,
+        seed=entropy,
+        jobs=jobs,
+        quiet=quiet,
+        desc="duel",
+    )
+    df = pd.DataFrame(
+        {
+            "game": np.arange(n),
+            "seat": np.where(np.arange(n) % 2 == 0, "a", "b"),
+            "result": pd.Categorical.from_codes(codes[0], ["win", "loss", "draw"]),
+            "vp_margin": margins[0],
+        }
+    )
+    summary = _duel_summary(codes[0], margins[0])
+    summary.update(
+        commander=commander_name(me),
+        vs=commander_name(other),
+        fleet=f.spec(),
+        scenario_name=scenario_name or rules.scenario,
+        seed=entropy,
+    )
+    return df, summary
+
+
+def commander_table(
+    names: list[str] | None = None,
+    *,
+    scenario: str | Scenario | None = None,
+    nation: str | None = None,
+    fleet: str | None = None,
+    scenario_names: list[str] | None = None,
+    n: int = 2000,
+    seed: int | None = None,
+    jobs: int = 1,
+    quiet: bool = True,
+) -> tuple[pd.DataFrame, dict]:
+    """Every commander against every commander (each strategy name in ``names``), in a mirror of
+    ``fleet`` (default: the study fleet of ``nation``, default ``studies.mirror_nation``), seats
+    alternated, ``n`` battles per pair and scenario. Every pair meets the same dice in game ``g``
+    of a scenario (paired seeds), so the columns of the table are comparable.
+
+    Returns:
+        (one row per scenario name, commander and opponent with the score share and its 95 %
+        interval, win / draw / loss with Wilson intervals and the VP margin; summary with the
+        table as records, the exits and sinkings of convoy ships, and provenance).
+    """
+    sc = load(scenario)
+    rules = sc.rules
+    names = list(names or ["admiral", "gunline", "boarder"])
+    cmds = [make_commander(x, rules) for x in names]
+    nation = nation or rules.studies.mirror_nation
+    _check_nation(rules, nation)
+    f = parse_fleet(fleet, rules, nation) if fleet else mirrored_fleet(rules, nation)
+    scenario_names = list(scenario_names or SCENARIO_NAMES)
+    for x in scenario_names:
+        check_scenario_name(x)
+    entropy = int(seed) if seed is not None else fresh_entropy()
+    k = len(cmds)
+    n_games = _games_multiple(n * k, k)
+    seats = racing.make_seats([(f, c) for c in cmds], rules)
+    recs = []
+    for si_, sn in enumerate(scenario_names):
+        packed = pack_rules(rules, sn)
+        codes, margins, _run = racing.paired_games(
+            seats,
+            seats,
+            packed,
+            n_games,
+            seed=derive_seed(entropy, "duel", si_),
             jobs=jobs,
-            chunk_size=None,
-            desc="search",
+            quiet=quiet,
+            desc=f"commanders {sn}",
         )
-        res = rows[:, :, battle.O_RESULT]
-        score = (
-            ((res == 0) + 0.5 * (res == 2)).mean(axis=1).reshape(len(alive), len(opp)).mean(axis=1)
-        )
-        order = np.argsort(-score, kind="stable")
-        keep = max(1, len(alive) // 2)
-        rounds.append(
-            {
-                "round": r,
-                "candidates": len(alive),
-                "battles_each": n_r * len(opp),
-                "best_score": float(score[order[0]]),
-            }
-        )
-        alive = [alive[k] for k in order[:keep]]
-        n_r *= 2
-        r += 1
-    best = chosen[alive[0]]
-    return best, {
-        "fleet": best.spec(),
-        "candidates": len(chosen),
-        "pool": len(pool),
-        "rounds": rounds,
+        opp = np.arange(n_games) % k
+        for a in range(k):
+            for b in range(k):
+                sel = opp == b
+                s = _duel_summary(codes[a, sel], margins[a, sel])
+                recs.append(
+                    {
+                        "scenario_name": sn,
+                        "commander": names[a],
+                        "vs": names[b],
+                        "n": s["n"],
+                        "score": s["score"]["mean"],
+                        "score_lo": s["score"]["ci95"][0],
+                        "score_hi": s["score"]["ci95"][1],
+                        "win": s["win"]["p"],
+                        "draw": s["draw"]["p"],
+                        "loss": s["loss"]["p"],
+                        "vp_margin": s["mean_vp_margin"]["mean"],
+                        "vp_margin_lo": s["mean_vp_margin"]["ci95"][0],
+                        "vp_margin_hi": s["mean_vp_margin"]["ci95"][1],
+                    }
+                )
+    df = pd.DataFrame(recs)
+    summary = {
+        "commanders": names,
+        "fleet": f.spec(),
+        "scenario_names": scenario_names,
+        "n": int(n_games // k),
+        "rows": recs,
+        "seed": entropy,
+        "provenance": {
+            **dict(sc.provenance()),
+            "seed": entropy,
+            "method": "monte-carlo, paired block streams",
+        },
     }
+    return df, summary
 
 
 def crew_value(

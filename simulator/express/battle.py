@@ -118,12 +118,13 @@ from simulator.express.core import (
     boarding_dice,
     can_repair,
     cannon_dice,
+    disengage_difficulty,
     dist,
     dist_to_edge,
+    end_point,
     engaged_with,
     hit_on_range,
     is_engaged,
-    segment_hits_island,
 )
 
 # ---- one output row per battle, int64 columns
@@ -176,6 +177,7 @@ EV_DISENGAGE = 7  # turn, side, ship, difficulty, success
 EV_SCENARIO = 8  # turn, side, ship, VP, 0 treasure home / 1 treasure held / 2 convoy exit
 EV_INITIATIVE = 9  # turn, winner
 EV_ACTIVATE = 10  # turn, side, ship
+EV_TREASURE = 11  # turn, side, ship, 0 picked up / 1 taken in a boarding / 2 dropped (sunk)
 TRACE_WIDTH = 8
 
 VP_MAST, VP_SINK, VP_SCEN = 0, 1, 2
@@ -214,23 +216,6 @@ def roll_volley(rng, dice, hit_on, rerolls):
         if rng.integers(1, 7) >= hit_on:
             hits += 1
     return hits, used
-
-
-@njit(cache=True)
-def _disengage_difficulty(si, na, s, i, ri):
-    """d6 needed to disengage (7: impossible)."""
-    start = si[s, i, S_START]
-    d = start + (start - si[s, i, S_MASTS])
-    if na[s, NA_DIS_CAP] > 0 and d > na[s, NA_DIS_CAP]:
-        d = na[s, NA_DIS_CAP]
-    cap = ri[RI_DIS_CAP]
-    if cap <= 6 and d > cap:
-        d = cap
-    if d > 6:
-        d = 7
-    if d < 1:
-        d = 1
-    return d
 
 
 @njit(cache=True)
@@ -283,6 +268,7 @@ def _sink(si, na, vp, tr, s_by, o, j, ri, trace, tn, turn):
     # the treasure stays where its carrier went down
     if tr[TR_STATE] == 1 and int(tr[TR_SIDE]) == o and int(tr[TR_SHIP]) == j:
         tr[TR_STATE] = 0
+        _log(trace, tn, EV_TREASURE, turn, o, j, 2, 0, 0, 0)
 
 
 @njit(cache=True)
@@ -372,6 +358,7 @@ def _board(rng, si, sf, na, vp, tr, eng, s, i, j, ri, trace, tn, turn):
         tr[TR_STATE] = 1
         tr[TR_SIDE] = win_s
         tr[TR_SHIP] = win_i
+        _log(trace, tn, EV_TREASURE, turn, win_s, win_i, 1, 0, 0, 0)
 
 
 @njit(cache=True)
@@ -380,22 +367,9 @@ def _move(si, sf, na, vp, tr, eng, edges, s, i, px, py, allow, ri, rf, islands, 
     contact."""
     x = sf[s, i, F_X]
     y = sf[s, i, F_Y]
-    # stay on the table
-    px = min(max(px, 0.0), rf[RF_W])
-    py = min(max(py, 0.0), rf[RF_D])
-    d = dist(x, y, px, py)
-    if d <= 1e-9 or allow <= 0:
+    px, py, moving = end_point(x, y, px, py, allow, rf, islands)
+    if not moving:
         return
-    if d > allow:
-        f = allow / d
-        px = x + (px - x) * f
-        py = y + (py - y) * f
-    if islands.shape[0] > 0:
-        t = segment_hits_island(x, y, px, py, islands)
-        if t <= 1.0:
-            t = max(t - 1e-6 / max(d, 1e-9), 0.0)
-            px = x + (px - x) * t
-            py = y + (py - y) * t
     moved = dist(x, y, px, py)
     sf[s, i, F_X] = px
     sf[s, i, F_Y] = py
@@ -406,6 +380,7 @@ def _move(si, sf, na, vp, tr, eng, edges, s, i, px, py, allow, ri, rf, islands, 
             tr[TR_STATE] = 1
             tr[TR_SIDE] = s
             tr[TR_SHIP] = i
+            _log(trace, tn, EV_TREASURE, turn, s, i, 0, 0, 0, 0)
         if tr[TR_STATE] == 1 and int(tr[TR_SIDE]) == s and int(tr[TR_SHIP]) == i:
             tr[TR_X] = px
             tr[TR_Y] = py
@@ -484,7 +459,7 @@ def activate(
                     and si[o, k, S_MASTS] > 0
                 ):
                     auto = False
-            diff = 1 if auto else _disengage_difficulty(si, na, s, i, ri)
+            diff = 1 if auto else disengage_difficulty(si, na, s, i, ri)
             ok = auto or (diff <= 6 and rng.integers(1, 7) >= diff)
             _log(trace, tn, EV_DISENGAGE, turn, s, i, diff, 1 if ok else 0, 0, 0)
             if ok:
@@ -662,8 +637,11 @@ def play_battle(
     trace,
     tn,
     out,
+    pmft,
 ):
-    """Play one battle; fill ``out`` (one row of :data:`OUT_COLUMNS`)."""
+    """Play one battle; fill ``out`` (one row of :data:`OUT_COLUMNS`).
+
+    ``pmft`` is the admiral's table of volley odds (:func:`admiral.pmf_table`)."""
     defender, first = _setup(rng, si, sf, eng, tr, edges, fleets, ri, rf)
     for s in range(2):
         for k in range(3):
@@ -726,6 +704,8 @@ def play_battle(
                 tr,
                 edges,
                 prng,
+                turn,
+                pmft,
             )
             activate(
                 rng,
@@ -789,7 +769,9 @@ def play_battle(
 
 
 @njit(cache=True)
-def play_many(rng, prng, n, fleets, nations, kinds, params, ri, rf, move_cm, hit_on_cm, islands):
+def play_many(
+    rng, prng, n, fleets, nations, kinds, params, ri, rf, move_cm, hit_on_cm, islands, pmft
+):
     """Play ``n`` battles of the same pairing; returns int64[n, N_OUT]."""
     n_ships = fleets.shape[1]
     si = np.zeros((2, n_ships, S_N), dtype=np.int64)
@@ -825,13 +807,14 @@ def play_many(rng, prng, n, fleets, nations, kinds, params, ri, rf, move_cm, hit
             trace,
             tn,
             out[b],
+            pmft,
         )
     return out
 
 
 @njit(cache=True)
 def play_traced(
-    rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_on_cm, islands, max_events
+    rng, prng, fleets, nations, kinds, params, ri, rf, move_cm, hit_on_cm, islands, max_events, pmft
 ):
     """Play one battle recording every event; returns (out row, trace, events, final ship state)."""
     n_ships = fleets.shape[1]
@@ -867,6 +850,7 @@ def play_traced(
         trace,
         tn,
         out,
+        pmft,
     )
     return out, trace, tn[0], si
 
@@ -891,7 +875,7 @@ def sample_disengage(rng, n, start, masts, nation_cap, rules_cap):
     ri = np.zeros(64, dtype=np.int64)
     ri[RI_DIS_CAP] = rules_cap
     ok = 0
-    d = _disengage_difficulty(si, na, 0, 0, ri)
+    d = disengage_difficulty(si, na, 0, 0, ri)
     for _ in range(n):
         if d <= 6 and rng.integers(1, 7) >= d:
             ok += 1

@@ -3,8 +3,9 @@
 A commander sees the battle state (read only) and fills one action (:data:`core.A_*` slots): repair
 or not, attack kind and target, order of move and attack, destination, disengage. It never
 changes the state; the engine (:mod:`simulator.express.battle`) checks and applies the action and
-rolls every die. Each commander is a frozen dataclass with parameters (from the scenario's
-``[commanders.*]`` tables) that packs into ``(kind, params)`` for the compiled engine:
+rolls every die. Each commander is a frozen dataclass with parameters (a strategy of the scenario:
+``[strategies.*]`` names a ``[kinds.*]`` and its values) that packs into ``(kind, params)`` for the
+compiled engine:
 
 * ``gunline``  — picks the enemy ship and range band that maximise its expected hits minus
   ``enemy_weight`` times that ship's expected hits back (a duel value; ties go to the closer range,
@@ -17,11 +18,14 @@ rolls every die. Each commander is a frozen dataclass with parameters (from the 
 * ``skirmisher`` — focus-fires the weakest enemy ship from ``stand_off_cm``; disengages when its
   masts trail the engaged enemy's by more than ``losing_margin``.
 * ``random``   — a random legal action (its own generator, never the engine's dice).
+* ``admiral``  — scores every move, volley, boarding, repair and disengagement in expected VP
+  (:mod:`simulator.express.admiral`); it plays the objectives through the same scores.
 
-All four play the scenario objective first (treasure: the nearest ship fetches the token, the
-carrier runs home; convoy: convoy ships run for the far edge, attackers target convoy ships).
-A Carpenter repairs a mastless ship, or one that has lost ``repair_at_lost`` masts when the repair
-costs no shot this turn (``random``: with a probability whenever allowed).
+The first four (kept unchanged, so old results can be compared) play the scenario objective first
+(treasure: the nearest ship fetches the token, the carrier runs home; convoy: convoy ships run for
+the far edge, attackers target convoy ships). A Carpenter repairs a mastless ship, or one that has
+lost ``repair_at_lost`` masts when the repair costs no shot this turn (``random``: with a
+probability whenever allowed).
 """
 
 from __future__ import annotations
@@ -32,8 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from scenarios.strategies import unknown_name_message
+from scenarios.strategies import resolve_params, root_kind, unknown_name_message
 from simulator.errors import UserError
+from simulator.express.admiral import N_ADMIRAL_PARAMS, admiral
 from simulator.express.core import (
     A_ATTACK,
     A_DISENGAGE,
@@ -88,86 +93,112 @@ from simulator.express.core import (
     is_engaged,
     p_success,
 )
-from simulator.express.rules import COMMANDER_NAMES, ExpressRules
+from simulator.express.rules import COMMANDER_NAMES, KIND_PARAMS, ExpressRules
 
-GUNLINE, BOARDER, SKIRMISHER, RANDOM = 0, 1, 2, 3
-N_PARAMS = 4
+GUNLINE, BOARDER, SKIRMISHER, RANDOM, ADMIRAL = 0, 1, 2, 3, 4
+#: width of every commander's packed parameter vector (the admiral uses the most)
+N_PARAMS = 12
+assert N_ADMIRAL_PARAMS <= N_PARAMS
+
+
+def _packed(values) -> np.ndarray:
+    """A commander's parameters as the engine's float64[N_PARAMS] (unused slots 0)."""
+    out = np.zeros(N_PARAMS, dtype=np.float64)
+    out[: len(values)] = values
+    return out
+
+
+class _Packs:
+    """Mixin: pack the fields named in ``rules.KIND_PARAMS`` (engine order) into float64."""
+
+    __slots__ = ()
+
+    def params(self) -> np.ndarray:
+        names = KIND_PARAMS[COMMANDER_NAMES[self.kind]]
+        return _packed([float(getattr(self, p)) for p in names])
 
 
 @dataclass(frozen=True, slots=True)
-class Gunline:
+class Gunline(_Packs):
     enemy_weight: float = 1.0
     repair_at_lost: int = 2
     keep_line: bool = True
+    name: str = ""  # the strategy it was made from ("" : the kind's name)
     kind = GUNLINE
 
-    def params(self) -> np.ndarray:
-        return np.array(
-            [self.enemy_weight, self.repair_at_lost, float(self.keep_line), 0], dtype=np.float64
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class Boarder:
+class Boarder(_Packs):
     min_edge: float = 0.0
     repair_at_lost: int = 2
+    name: str = ""
     kind = BOARDER
-
-    def params(self) -> np.ndarray:
-        return np.array([self.min_edge, self.repair_at_lost, 0, 0], dtype=np.float64)
 
 
 @dataclass(frozen=True, slots=True)
-class Skirmisher:
+class Skirmisher(_Packs):
     stand_off_cm: float = 12.0
     losing_margin: int = 0
     repair_at_lost: int = 1
+    name: str = ""
     kind = SKIRMISHER
-
-    def params(self) -> np.ndarray:
-        return np.array(
-            [self.stand_off_cm, self.losing_margin, self.repair_at_lost, 0], dtype=np.float64
-        )
 
 
 @dataclass(frozen=True, slots=True)
-class RandomCommander:
+class RandomCommander(_Packs):
     board_probability: float = 0.5
     repair_probability: float = 0.5
     disengage_probability: float = 0.3
+    name: str = ""
     kind = RANDOM
 
-    def params(self) -> np.ndarray:
-        return np.array(
-            [self.board_probability, self.repair_probability, self.disengage_probability, 0],
-            dtype=np.float64,
-        )
+
+@dataclass(frozen=True, slots=True)
+class Admiral(_Packs):
+    """The admiral (:mod:`simulator.express.admiral`): every action scored in VP. The defaults are
+    those of ``[kinds.admiral]`` in the standard scenario (a test keeps them equal)."""
+
+    exposure: float = 0.66
+    firepower: float = 3.0
+    opportunity: float = 0.1
+    margin_cm: float = 0.0
+    treasure: float = 1.0
+    convoy: float = 1.0
+    repair: float = 1.0
+    board_bias: float = 0.0
+    split_threat: bool = True
+    aggression: float = 10.0
+    name: str = ""
+    kind = ADMIRAL
 
 
-Commander = Gunline | Boarder | Skirmisher | RandomCommander
+Commander = Gunline | Boarder | Skirmisher | RandomCommander | Admiral
+_CLASSES = {
+    "gunline": Gunline,
+    "boarder": Boarder,
+    "skirmisher": Skirmisher,
+    "random": RandomCommander,
+    "admiral": Admiral,
+}
 
 
 def make_commander(name: str, rules: ExpressRules) -> Commander:
-    """The commander ``name`` with its parameters from the scenario."""
-    c = rules.commanders
-    if name == "gunline":
-        return Gunline(c.gunline.enemy_weight, c.gunline.repair_at_lost, c.gunline.keep_line)
-    if name == "boarder":
-        return Boarder(c.boarder.min_edge, c.boarder.repair_at_lost)
-    if name == "skirmisher":
-        return Skirmisher(
-            c.skirmisher.stand_off_cm, c.skirmisher.losing_margin, c.skirmisher.repair_at_lost
+    """The commander of strategy ``name`` (``[strategies.NAME]``: its kind with every parameter
+    resolved from ``[kinds.*]``)."""
+    strat = rules.strategies.get(name)
+    if strat is None:
+        raise UserError(
+            f"--commanders: {unknown_name_message('commander', name, rules.strategies)}"
         )
-    if name == "random":
-        r = c.random
-        return RandomCommander(r.board_probability, r.repair_probability, r.disengage_probability)
-    raise UserError(unknown_name_message("commander", name, COMMANDER_NAMES))
+    values = resolve_params(rules.kinds, strat, f"strategies.{name}")
+    cls = _CLASSES[root_kind(rules.kinds, strat.kind)]
+    return cls(**values, name=name)
 
 
 def parse_commanders(text: str | None, rules: ExpressRules) -> tuple[Commander, Commander]:
-    """``"gunline,boarder"`` (one name: both sides) into two commanders; None: scenario default."""
+    """``"gunline,boarder"`` (one name: both sides) into two commanders; None: ``default_mix``."""
     if text is None or not text.strip():
-        names = list(rules.commanders.default)
+        names = list(rules.default_mix)
     else:
         names = [t.strip().lower() for t in text.split(",") if t.strip()]
         if len(names) == 1:
@@ -175,13 +206,14 @@ def parse_commanders(text: str | None, rules: ExpressRules) -> tuple[Commander, 
         if len(names) != 2:
             raise UserError(
                 f"--commanders {text!r}: give one name or two separated by a comma "
-                f"(allowed: {', '.join(COMMANDER_NAMES)})"
+                f"(allowed: {', '.join(rules.strategies)})"
             )
     return make_commander(names[0], rules), make_commander(names[1], rules)
 
 
 def commander_name(c: Commander) -> str:
-    return COMMANDER_NAMES[c.kind]
+    """The strategy name a commander was made from (its kind's name if made directly)."""
+    return c.name or COMMANDER_NAMES[c.kind]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -746,9 +778,48 @@ def _random(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move
 
 @njit(cache=True)
 def decide(
-    act, kind, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, edges, prng
+    act,
+    kind,
+    params,
+    si,
+    sf,
+    eng,
+    na,
+    s,
+    i,
+    ri,
+    rf,
+    hit_on_cm,
+    islands,
+    move_cm,
+    tr,
+    edges,
+    prng,
+    turn,
+    pmft,
 ):
     """Fill ``act`` for ship i of side s with commander ``kind`` (the state is read only)."""
+    if kind == ADMIRAL:
+        admiral(
+            act,
+            params,
+            si,
+            sf,
+            eng,
+            na,
+            s,
+            i,
+            ri,
+            rf,
+            hit_on_cm,
+            islands,
+            move_cm,
+            tr,
+            edges,
+            turn,
+            pmft,
+        )
+        return
     _clear(act, sf, s, i)
     if kind != RANDOM:
         engaged = is_engaged(eng, s, i, si)

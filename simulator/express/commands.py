@@ -37,8 +37,9 @@ commanders_option = click.option(
     "--commanders",
     default=None,
     metavar="A[,B]",
-    help=f"Commanders of fleet A and B (one name: both). Allowed: {', '.join(COMMANDER_NAMES)}. "
-    "Default: the scenario's commanders.default.",
+    help="Commanders (strategies of the scenario, [strategies.*]) of fleet A and B (one name: "
+    f"both); the standard ones: admiral, patient, {', '.join(COMMANDER_NAMES[:-1])}. "
+    "Default: the scenario's default_mix.",
 )
 n_option = click.option(
     "-n",
@@ -208,23 +209,32 @@ def _cell(p, lo, hi):
 @click.option(
     "--candidates",
     type=click.IntRange(2, 4096),
-    default=32,
-    show_default=True,
-    help="best: fleets per nation entering the search.",
+    default=None,
+    help="best: race only the study fleet and a seeded sample of this many fleets per nation "
+    "(default: every legal full fleet).",
 )
 @click.option(
     "--search-n",
     "search_n0",
     type=click.IntRange(1, 10**6),
-    default=24,
+    default=28,
     show_default=True,
-    help="best: battles per opponent in the first halving round (doubles each round).",
+    help="best: games per candidate in the first rung of the race (rounded up to whole rounds of "
+    "the field in both seats; doubles each rung).",
+)
+@click.option(
+    "--measure",
+    type=click.Choice(["win", "score"]),
+    default="win",
+    show_default=True,
+    help="table: show the win rate, or the score share (win + draw/2).",
 )
 @battle_run_options
 def matrix(
     fleet_mode,
     candidates,
     search_n0,
+    measure,
     commanders,
     scenario_name,
     scenario,
@@ -256,7 +266,7 @@ def matrix(
         wide = pd.DataFrame(
             [
                 [
-                    _cell(r["win"], r["win_lo"], r["win_hi"])
+                    _cell(r[measure], r[f"{measure}_lo"], r[f"{measure}_hi"])
                     for _, r in df[df["nation"] == a].iterrows()
                 ]
                 for a in s["nations"]
@@ -264,11 +274,12 @@ def matrix(
             columns=s["nations"],
         )
         wide.insert(0, "A \\ B", s["nations"])
+        what = "win rate, Wilson 95 %" if measure == "win" else "score share (win + draw/2), 95 %"
         emit(
             fmt,
             wide,
             s,
-            title=f"win rate of row nation (seat A) vs column nation, Wilson 95 %, "
+            title=f"{what}, row nation (seat A) vs column nation, "
             f"n={n} per cell, fleets={fleet_mode}, commanders={','.join(s['commanders'])}",
         )
         for nat in s["nations"]:
@@ -317,3 +328,181 @@ def crew_value_cmd(commanders, scenario_name, scenario, n, seed, jobs, quiet, ou
         f"n={n} per row, commanders={','.join(s['commanders'])}",
     )
     _write(out, "express-crew-value", df, s, quiet, key=("kind", "name"))
+
+
+def _searches_table(s: dict) -> pd.DataFrame:
+    rows = []
+    for nat in s["nations"]:
+        x = s["searches"][nat]
+        v = x["validation"]
+        rows.append(
+            {
+                "nation": nat,
+                "fleet": x["fleet"],
+                "score": v["score"]["mean"],
+                "score_lo": v["score"]["ci95"][0],
+                "score_hi": v["score"]["ci95"][1],
+                "study_fleet": x["study_fleet"],
+                "study_score": v["study_score"]["mean"],
+                "gain": v["gain_over_study"]["mean"],
+                "gain_lo": v["gain_over_study"]["ci95"][0],
+                "gain_hi": v["gain_over_study"]["ci95"][1],
+                "pool": x["pool"],
+                "candidates": x["candidates"],
+                "rungs": len(x["rungs"]),
+                "race_battles": x["race_battles"],
+                "race_cpu_s": x["race_cpu_s"],
+                "validation_n": v["n"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+@express.command(name="best-fleet")
+@click.option(
+    "--nation",
+    "nations",
+    multiple=True,
+    help="Nation to search (repeat for several; default: every nation of the matrix).",
+)
+@click.option(
+    "--candidates",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Race only the study fleet and a seeded sample of this many fleets (default: every "
+    "legal full fleet).",
+)
+@click.option(
+    "--search-n",
+    "search_n0",
+    type=click.IntRange(1, 10**6),
+    default=28,
+    show_default=True,
+    help="Games per candidate in the first rung (rounded up to whole rounds of the field in both "
+    "seats).",
+)
+@click.option(
+    "--eta",
+    type=click.IntRange(2, 16),
+    default=2,
+    show_default=True,
+    help="Each rung keeps 1/eta of the candidates and multiplies their games by eta.",
+)
+@click.option(
+    "--validate-n",
+    type=click.IntRange(1, 10**7),
+    default=1400,
+    show_default=True,
+    help="Fresh games that score the winner and the study fleet (seeds the race never used).",
+)
+@battle_run_options
+def best_fleet_cmd(
+    nations,
+    candidates,
+    search_n0,
+    eta,
+    validate_n,
+    commanders,
+    scenario_name,
+    scenario,
+    n,
+    seed,
+    jobs,
+    quiet,
+    out,
+    fmt,
+):
+    """Each nation's best fleet: a race (successive halving, paired seeds) over every legal full
+    fleet against the other nations' study fleets, validated on fresh games. (-n is not used.)"""
+    if out:
+        ensure_writable_dir(out)
+    s = api.best_fleets(
+        nations=[x.lower() for x in nations] or None,
+        scenario=scenario,
+        commanders=commanders,
+        scenario_name=scenario_name,
+        candidates=candidates,
+        n0=search_n0,
+        eta=eta,
+        validate_n=validate_n,
+        seed=seed,
+        jobs=jobs,
+        quiet=quiet,
+    )
+    replay_note(s["seed"], seed is not None, quiet or fmt == "json")
+    df = _searches_table(s)
+    emit(
+        fmt,
+        df,
+        s,
+        title="best fleet per nation (race over every legal full fleet; score = win + draw/2 "
+        "against the study fleets of "
+        f"{', '.join(s['field_nations'])} on fresh games, 95 %), "
+        f"commanders {','.join(s['commanders'])}",
+    )
+    if out is not None:
+        rungs = pd.DataFrame(
+            [{"nation": nat, **r} for nat in s["nations"] for r in s["searches"][nat]["rungs"]]
+        )
+        _write(out, "express-best-fleet-rungs", rungs, s, True, key=("nation", "rung"))
+    _write(out, "express-best-fleets", df, s, quiet, key=("nation",))
+
+
+@express.command(name="commanders")
+@click.option(
+    "--commanders",
+    "names",
+    default="admiral,gunline,boarder",
+    show_default=True,
+    metavar="A,B,...",
+    help="Commanders (strategies of the scenario) that all meet each other.",
+)
+@click.option(
+    "--nation",
+    default=None,
+    help="Nation of both seats (default: the scenario's studies.mirror_nation).",
+)
+@click.option(
+    "--fleet",
+    default=None,
+    help="Fleet of both seats (default: the nation's study fleet).",
+)
+@click.option(
+    "--scenario-names",
+    default=",".join(SCENARIO_NAMES),
+    show_default=True,
+    help="Scenarios to play, comma-separated.",
+)
+@scenario_file_option
+@n_option
+@seed_option
+@jobs_option
+@quiet_option
+@out_option
+@format_option
+def commanders_cmd(names, nation, fleet, scenario_names, scenario, n, seed, jobs, quiet, out, fmt):
+    """Every commander against every commander in a mirror (same nation and fleet on both sides,
+    seats alternated game by game): score share with 95 % intervals, per scenario."""
+    if out:
+        ensure_writable_dir(out)
+    df, s = api.commander_table(
+        [x.strip().lower() for x in names.split(",") if x.strip()],
+        scenario=scenario,
+        nation=nation.lower() if nation else None,
+        fleet=fleet,
+        scenario_names=[x.strip().lower() for x in scenario_names.split(",") if x.strip()],
+        n=n,
+        seed=seed,
+        jobs=jobs,
+        quiet=quiet,
+    )
+    replay_note(s["seed"], seed is not None, quiet or fmt == "json")
+    cols = ["scenario_name", "commander", "vs", "n", "score", "score_lo", "score_hi", "win", "draw"]
+    emit(
+        fmt,
+        df[cols + ["loss", "vp_margin"]] if fmt == "table" else df,
+        s,
+        title=f"commander (row) vs commander, mirror of {s['fleet']}, score = win + draw/2, "
+        f"n={s['n']} per pair and scenario, seats alternated",
+    )
+    _write(out, "express-commanders", df, s, quiet, key=("scenario_name", "commander", "vs"))

@@ -18,7 +18,7 @@ from numba import njit
 
 from simulator.express.rules import CREW_ROLES, ExpressRules
 
-_COMPILED_SOURCES = ("core.py", "commanders.py", "battle.py")
+_COMPILED_SOURCES = ("core.py", "commanders.py", "admiral.py", "battle.py")
 
 
 def _refresh_numba_cache() -> None:
@@ -316,6 +316,32 @@ def segment_hits_island(ax, ay, bx, by, islands):
 
 
 @njit(cache=True)
+def end_point(x, y, px, py, allow, rf, islands):
+    """Where a ship at (x, y) ends when it moves straight toward (px, py) with ``allow`` cm.
+
+    The destination is first brought onto the table; the ship stops after ``allow`` cm and at the
+    shore of an island on its way (notes 1 switch). Returns (qx, qy, moved); the engine's move and
+    the commanders' look-ahead both use this one function.
+    """
+    px = min(max(px, 0.0), rf[RF_W])
+    py = min(max(py, 0.0), rf[RF_D])
+    d = dist(x, y, px, py)
+    if d <= 1e-9 or allow <= 0:
+        return x, y, False
+    if d > allow:
+        f = allow / d
+        px = x + (px - x) * f
+        py = y + (py - y) * f
+    if islands.shape[0] > 0:
+        t = segment_hits_island(x, y, px, py, islands)
+        if t <= 1.0:
+            t = max(t - 1e-6 / max(d, 1e-9), 0.0)
+            px = x + (px - x) * t
+            py = y + (py - y) * t
+    return px, py, True
+
+
+@njit(cache=True)
 def line_of_fire(ax, ay, bx, by, islands):
     if islands.shape[0] == 0:
         return True
@@ -392,6 +418,24 @@ def boarding_dice(si, na, s, i, ri):
     if si[s, i, S_CREW] == MUSKETEER and si[s, i, S_MUSK_USED] == 0:
         m += ri[RI_MUSK_DICE]
     return m
+
+
+@njit(cache=True)
+def disengage_difficulty(si, na, s, i, ri):
+    """d6 needed to disengage (7: impossible): starting masts + masts lost, the nation's cap
+    (Turks), the rules' cap (notes 8: 6+, or 7 = impossible above 6+)."""
+    start = si[s, i, S_START]
+    d = start + (start - si[s, i, S_MASTS])
+    if na[s, NA_DIS_CAP] > 0 and d > na[s, NA_DIS_CAP]:
+        d = na[s, NA_DIS_CAP]
+    cap = ri[RI_DIS_CAP]
+    if cap <= 6 and d > cap:
+        d = cap
+    if d > 6:
+        d = 7
+    if d < 1:
+        d = 1
+    return d
 
 
 @njit(cache=True)

@@ -8,8 +8,9 @@ interprets) lives in a scenario file and is validated into these frozen dataclas
 all nations share one parameter set so a power is data, and a no-power baseline nation is just a
 nation with every parameter at its neutral value), table and deployment (:class:`Table`), turn
 structure (:class:`Turns`), victory points (:class:`Victory`), the scenarios (:class:`Treasure`,
-:class:`Convoy`), commander parameters (:class:`Commanders`) and the reference fleets used by the
-matrix and crew-value studies (:class:`Studies`).
+:class:`Convoy`), the reference fleets used by the studies (:class:`Studies`), and the commanders
+as strategies: ``[kinds.*]`` parameter spaces, ``[strategies.*]`` seats (:class:`ExpressStrategy`)
+and ``default_mix``, validated through :mod:`scenarios.strategies`.
 """
 
 from __future__ import annotations
@@ -18,12 +19,41 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from scenarios.loader import ScenarioError
+from scenarios.loader import FrozenMap, ScenarioError
+from scenarios.strategies import (
+    KindDecl,
+    TunedInfo,
+    param_space,
+    root_kind,
+    unknown_name_message,
+    validate_strategies,
+)
 
 #: crew roles, in the index order used by every engine array
 CREW_ROLES = ("captain", "helmsman", "musketeer", "gunner", "carpenter")
 SCENARIO_NAMES = ("pitched", "treasure", "convoy")
-COMMANDER_NAMES = ("gunline", "boarder", "skirmisher", "random")
+#: the commander kinds the code implements, in engine order (``commanders.GUNLINE`` ...), each
+#: with its parameters in the order they are packed for the engine; ``[kinds.*]`` of the scenario
+#: must declare exactly these parameters (type, range, default, meaning)
+COMMANDER_NAMES = ("gunline", "boarder", "skirmisher", "random", "admiral")
+KIND_PARAMS: Mapping[str, tuple[str, ...]] = {
+    "gunline": ("enemy_weight", "repair_at_lost", "keep_line"),
+    "boarder": ("min_edge", "repair_at_lost"),
+    "skirmisher": ("stand_off_cm", "losing_margin", "repair_at_lost"),
+    "random": ("board_probability", "repair_probability", "disengage_probability"),
+    "admiral": (
+        "exposure",
+        "firepower",
+        "opportunity",
+        "margin_cm",
+        "treasure",
+        "convoy",
+        "repair",
+        "board_bias",
+        "split_threat",
+        "aggression",
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,51 +259,21 @@ class Convoy:
 
 
 @dataclass(frozen=True, slots=True)
-class Gunline:
-    enemy_weight: float = field(default=1.0, metadata={"range": (0.0, 10.0)})
-    repair_at_lost: int = field(default=2, metadata={"range": (1, 10)})
-    #: a ship with no shot this turn does not run ahead of its fleet's slowest ship
-    keep_line: bool = True
+class ExpressStrategy:
+    """A seat of Pirates express: a commander (a kind plus parameter values), a nation and a fleet.
 
+    ``kind``, ``description``, ``params`` and ``tuned`` are those of
+    :class:`scenarios.strategies.StrategyDecl`; ``nation`` and ``fleet`` (a fleet list as
+    ``express battle --fleet`` takes it, the nation prefix optional) default to the studies'
+    mirror: ``studies.mirror_nation`` and that nation's study fleet.
+    """
 
-@dataclass(frozen=True, slots=True)
-class Boarder:
-    #: boards when the exact expected VP swing of the boarding is at least this
-    min_edge: float = field(default=0.0, metadata={"range": (-10.0, 10.0)})
-    repair_at_lost: int = field(default=2, metadata={"range": (1, 10)})
-
-
-@dataclass(frozen=True, slots=True)
-class Skirmisher:
-    stand_off_cm: float = field(default=12.0, metadata={"range": (0.0, 100.0)})
-    #: disengages when its masts trail the engaged enemy's by more than this
-    losing_margin: int = field(default=0, metadata={"range": (0, 10)})
-    repair_at_lost: int = field(default=1, metadata={"range": (1, 10)})
-
-
-@dataclass(frozen=True, slots=True)
-class RandomCommander:
-    board_probability: float = field(default=0.5, metadata={"range": (0.0, 1.0)})
-    repair_probability: float = field(default=0.5, metadata={"range": (0.0, 1.0)})
-    disengage_probability: float = field(default=0.3, metadata={"range": (0.0, 1.0)})
-
-
-@dataclass(frozen=True, slots=True)
-class Commanders:
-    default: tuple[str, str] = ("gunline", "gunline")
-    gunline: Gunline = Gunline()
-    boarder: Boarder = Boarder()
-    skirmisher: Skirmisher = Skirmisher()
-    random: RandomCommander = RandomCommander()
-
-    def validate(self) -> None:
-        for i, name in enumerate(self.default):
-            if name not in COMMANDER_NAMES:
-                raise ScenarioError(
-                    None,
-                    f"commanders.default[{i}]",
-                    f"{name!r} is not a commander (allowed: {', '.join(COMMANDER_NAMES)})",
-                )
+    kind: str
+    description: str = ""
+    params: Mapping[str, bool | float | str] = field(default_factory=FrozenMap)
+    tuned: TunedInfo | None = None
+    nation: str | None = None
+    fleet: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +291,8 @@ class Studies:
     baseline_fleet: str = "5,3,2,1,1"
     #: ship index that receives the crew role under test
     crew_ship: int = field(default=0, metadata={"range": (0, 7)})
+    #: the nation both seats take in the commander study, and a strategy's default nation
+    mirror_nation: str = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,8 +316,12 @@ class ExpressRules:
     scenario: Literal["pitched", "treasure", "convoy"] = "pitched"
     treasure: Treasure = Treasure()
     convoy: Convoy = Convoy()
-    commanders: Commanders = Commanders()
     studies: Studies = Studies()
+    #: commander kinds with their parameter spaces, named strategies (a seat: commander, nation,
+    #: fleet) and the default pair of strategies (seat A, seat B); see scenarios/strategies.py
+    kinds: Mapping[str, KindDecl] = field(default_factory=FrozenMap)
+    strategies: Mapping[str, ExpressStrategy] = field(default_factory=FrozenMap)
+    default_mix: tuple[str, ...] = ("admiral", "admiral")
 
     def validate(self) -> None:
         if not self.nations:
@@ -344,12 +350,70 @@ class ExpressRules:
         for key in (*self.studies.mirrored_extra, *self.studies.power_fleet):
             if key not in self.nations:
                 raise ScenarioError(None, f"studies.{key}", f"{key!r} is not a nation")
+        if self.studies.mirror_nation not in self.nations:
+            raise ScenarioError(
+                None,
+                "studies.mirror_nation",
+                unknown_name_message("nation", self.studies.mirror_nation, self.nations),
+            )
+        self._validate_commanders()
         for t in ("treasure", "convoy"):
             obj = getattr(self, t)
             if t == "treasure" and not (
                 0 <= obj.x_cm <= self.table.width_cm and 0 <= obj.y_cm <= self.table.depth_cm
             ):
                 raise ScenarioError(None, "treasure", "token must lie on the table")
+
+    def _validate_commanders(self) -> None:
+        """Kinds, strategies and default_mix through the shared schema; every implemented kind
+        declares exactly the parameters its code reads; a strategy's nation and fleet are legal."""
+        validate_strategies(self.kinds, self.strategies, COMMANDER_NAMES, self.default_mix)
+        for name in COMMANDER_NAMES:
+            if name not in self.kinds:
+                raise ScenarioError(
+                    None, f"kinds.{name}", "missing: every commander kind must be declared"
+                )
+        for name in self.kinds:
+            root = root_kind(self.kinds, name)
+            declared = set(param_space(self.kinds, name))
+            want = set(KIND_PARAMS[root])
+            if declared != want:
+                extra = sorted(declared - want)
+                if extra:
+                    raise ScenarioError(
+                        None,
+                        f"kinds.{name}.params.{extra[0]}",
+                        f"the {root} commander has no such parameter "
+                        f"(allowed: {', '.join(KIND_PARAMS[root])})",
+                    )
+                missing = sorted(want - declared)
+                raise ScenarioError(
+                    None,
+                    f"kinds.{name}.params.{missing[0]}",
+                    f"missing: the {root} commander reads it (declare type, range and default)",
+                )
+        if len(self.default_mix) != 2:
+            raise ScenarioError(
+                None,
+                "default_mix",
+                f"{len(self.default_mix)} strategies given (allowed: exactly 2, seat A and seat B)",
+            )
+        from simulator.errors import UserError
+        from simulator.express.fleets import parse_fleet
+
+        for name, strat in self.strategies.items():
+            nation = strat.nation or self.studies.mirror_nation
+            if nation not in self.nations:
+                raise ScenarioError(
+                    None,
+                    f"strategies.{name}.nation",
+                    unknown_name_message("nation", nation, self.nations),
+                )
+            if strat.fleet is not None:
+                try:
+                    parse_fleet(strat.fleet, self, nation)
+                except UserError as exc:
+                    raise ScenarioError(None, f"strategies.{name}.fleet", str(exc)) from None
 
     def nation(self, name: str) -> NationRules:
         """The nation's rules, or a UserError-style ScenarioError naming the allowed nations."""

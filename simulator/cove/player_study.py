@@ -1,0 +1,451 @@
+"""Studies of the Pirate's Cove players: why each pirate is (not) fought, and kind vs baseline.
+
+* :func:`play_recorded` plays seeded games exactly as :func:`simulator.cove.api.play_games` does
+  (same seeds, same games: recording changes no decision) with the improved players' decision
+  records on (:data:`simulator.cove.heuristic.RECORD_COLUMNS`), and returns the seats and battles
+  tables with a decisions table.
+* :func:`engagement_table` turns them into one row per Legendary Pirate: how often it was on the
+  board and fought, how often the island was the best option, the expected values behind that,
+  and the best lone and company odds the players computed (cards in hand included).
+* :func:`versus_baseline`: each improved kind in the seats of its ``*-v1`` baseline, the other
+  three seats held by the other ``v1`` kinds of the default mix, seat-rotated, on the same deals
+  (common random numbers) as the all-``v1`` table: the paired difference of win shares with a
+  95 % interval. Any other strategy (e.g. ``rollout``) can take a seat the same way.
+
+Command line (``--format table|json|csv``; JSON alone on stdout)::
+
+    python -m simulator.cove.player_study engagement -n 10000 --seed 13 --jobs 2
+    python -m simulator.cove.player_study versus -n 2000 --seed 17 --jobs 2 [--with rollout]
+    python -m simulator.cove.player_study company -n 4000 --seed 19
+
+* :func:`company_error`: how far the company estimate is from battles played by the combat
+  engine with the players' own battle policies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from scenarios.loader import Scenario, load_scenario
+from simulator.cove.api import BLOCK_SIZE, SEAT_COLUMNS, play_one, resolve_strategies
+from simulator.cove.game import FAME_SOURCES, ScenarioTables
+from simulator.cove.heuristic import RECORD_COLUMNS
+from simulator.cove.players import PlayerFactory
+from simulator.cove.rules import CoveRules
+from simulator.runner import Block, Chunk, run_chunks
+from simulator.stats import Z95, wilson_interval
+
+#: decisions table: the game and the strategy, then the player's record columns
+DECISION_COLUMNS = ("game", "rotation", "strategy", *RECORD_COLUMNS)
+#: battles table (battles against a non-player ship): ``seats`` comma-separated engine seats
+BATTLE_COLUMNS = ("game", "rotation", "month", "pirate", "ships", "seats", "outcome")
+
+
+class _RecordingFactory(PlayerFactory):
+    """A player factory that switches every made player's decision records on."""
+
+    def __init__(self, rules, odds_cache=None):
+        super().__init__(rules, odds_cache)
+        self.made: list = []
+
+    def __call__(self, name, rng):
+        player = super().__call__(name, rng)
+        if hasattr(player, "record"):
+            player.record = []
+        self.made.append((name, player))
+        return player
+
+
+def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, npc_only: bool):
+    n = len(names)
+    seat_rows, battle_rows, decision_rows = [], [], []
+    factory = _RecordingFactory(rules, {})
+    tables = ScenarioTables(rules)
+    for deal in chunk.blocks():  # one deal per block, as in cove play
+        gid = deal.start
+        for r in range(n) if rotate else range(1):
+            seated = [names[(s + r) % n] for s in range(n)]
+            factory.made = []
+            _game, res = play_one(rules, seated, deal, factory=factory, tables=tables)
+            for sr in res.seats:
+                seat_rows.append(
+                    (gid, r, sr.seat, seated[sr.seat], sr.fame)
+                    + tuple(sr.fame_src[k] for k in FAME_SOURCES)
+                    + (sr.gold, sr.chests, sr.battles, sr.routed, sr.fled, sr.mutinies)
+                    + (sr.pirates_fought, sr.pirates_sunk, sr.win, res.tie, res.duel)
+                )
+            for b in res.battles:
+                battle_rows.append(
+                    (gid, r, b["month"], b["pirate"], b["ships"], b["seats"], b["outcome"])
+                )
+            for name, player in factory.made:
+                for row in getattr(player, "record", None) or ():
+                    if npc_only and row[2] == "navigate" and not row[6] and not row[5]:
+                        continue  # islands without a non-player ship, not chosen
+                    decision_rows.append((gid, r, name, *row))
+    return (
+        pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
+        pd.DataFrame(battle_rows, columns=list(BATTLE_COLUMNS)),
+        pd.DataFrame(decision_rows, columns=list(DECISION_COLUMNS)),
+    )
+
+
+def play_recorded(
+    scenario: Scenario | str | None,
+    strategies: Sequence[str] | str,
+    n_players: int,
+    n: int,
+    seed: int | None = None,
+    n_jobs: int | None = 1,
+    rotate_seats: bool = False,
+    npc_only: bool = True,
+    quiet: bool = True,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, int]:
+    """``n`` games as :func:`simulator.cove.api.play_games` plays them, with decision records.
+
+    Returns ``(seats, battles, decisions, entropy)``; ``decisions`` has
+    :data:`DECISION_COLUMNS` (with ``npc_only`` only the navigation rows of islands holding a
+    non-player ship, the chosen island's row and every battle row are kept).
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario, CoveRules)
+    rules = scenario.rules
+    names = tuple(resolve_strategies(rules, strategies, n_players))
+    task = functools.partial(
+        _chunk, rules=rules, names=names, rotate=rotate_seats, npc_only=npc_only
+    )
+    run = run_chunks(
+        task,
+        n,
+        seed=seed,
+        block_size=BLOCK_SIZE,
+        chunk_size=None,
+        n_jobs=n_jobs,
+        quiet=quiet,
+        desc="games",
+    )
+    seats = pd.concat([r[0] for r in run.results], ignore_index=True)
+    battles = pd.concat([r[1] for r in run.results], ignore_index=True)
+    decisions = pd.concat([r[2] for r in run.results], ignore_index=True)
+    return seats, battles, decisions, run.entropy
+
+
+def engagement_table(rules, battles: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:
+    """One row per Legendary Pirate (see the module docstring; columns documented inline)."""
+    nav = decisions[decisions["decision"] == "navigate"]
+    on_board = nav[nav["npc"] != ""].drop_duplicates(["game", "rotation", "month", "npc"])
+    chosen = nav[nav["chosen"] == 1][["game", "rotation", "month", "seat", "value"]]
+    pir = nav[(nav["npc"] != "") & (nav["npc"] != "royal_navy")].merge(
+        chosen, on=["game", "rotation", "month", "seat"], suffixes=("", "_best")
+    )
+    rows = []
+    for key in rules.pirates:
+        months = int((on_board["npc"] == key).sum())
+        b = battles[battles["pirate"] == key]
+        fought = int(b.drop_duplicates(["game", "rotation", "month"]).shape[0])
+        d = pir[pir["npc"] == key]
+        lo, hi = wilson_interval(fought, months) if months else (float("nan"), float("nan"))
+        lone = d["p_sink_lone"].dropna()
+        comp = d["p_sink_company"].dropna()
+        rows.append(
+            {
+                "pirate": key,
+                "pirate_months": months,  # (game, month) with the card face up on a black ship
+                "months_fought": fought,  # ... in which at least one player ship fought it
+                "engagement_rate": fought / months if months else float("nan"),
+                "ci95_low": lo,
+                "ci95_high": hi,
+                "ships_per_battle": float(b["ships"].mean()) if len(b) else float("nan"),
+                "sunk_share": float(b["outcome"].isin(["sunk", "captured"]).mean())
+                if len(b)
+                else float("nan"),
+                "decisions": len(d),  # navigation decisions that could sail at it
+                "chosen_share": float(d["chosen"].mean()) if len(d) else float("nan"),
+                # its island's expected value minus the chosen island's (0 when chosen)
+                "mean_value_gap": float((d["value"] - d["value_best"]).mean())
+                if len(d)
+                else float("nan"),
+                "mean_p_sink_lone": float(lone.mean()) if len(lone) else float("nan"),
+                "best_p_sink_lone": float(lone.max()) if len(lone) else float("nan"),
+                "mean_p_sink_company": float(comp.mean()) if len(comp) else float("nan"),
+                "best_p_sink_company": float(comp.max()) if len(comp) else float("nan"),
+                "mean_p_alone": float(d["p_alone"].mean()) if len(d) else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def calibration_table(battles: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:
+    """The odds the players believed against what happened: every navigation to a fighting
+    Legendary Pirate's island that led to a battle against it, grouped by pirate and by whether
+    the ship fought alone. ``predicted``: the exact lone odds with the hand (alone) or the
+    company estimate over the companions the player expected (with company); ``sunk``: the
+    pirate was sunk in that battle (by anyone present)."""
+    nav = decisions[
+        (decisions["decision"] == "navigate")
+        & (decisions["chosen"] == 1)
+        & (decisions["npc"] != "")
+        & (decisions["npc"] != "royal_navy")
+    ]
+    b = battles.copy()
+    b["seat_list"] = b["seats"].astype(str).str.split(",")
+    b = b.explode("seat_list")
+    b["seat"] = b["seat_list"].astype(int)
+    m = nav.merge(
+        b[["game", "rotation", "month", "pirate", "seat", "ships", "outcome"]],
+        left_on=["game", "rotation", "month", "npc", "seat"],
+        right_on=["game", "rotation", "month", "pirate", "seat"],
+    )
+    m = m[m["p_sink_lone"].notna()]
+    alone = m["ships"] == 1
+    m["predicted"] = np.where(alone, m["p_sink_lone"], m["p_sink_company"].fillna(m["p_sink_lone"]))
+    m["company"] = np.where(alone, "alone", "with company")
+    m["sunk"] = (m["outcome"] == "sunk").astype(float)
+    rows = []
+    for (pirate, comp), d in m.groupby(["pirate", "company"]):
+        k, n = float(d["sunk"].sum()), len(d)
+        lo, hi = wilson_interval(k, n)
+        rows.append(
+            {
+                "pirate": pirate,
+                "company": comp,
+                "n": n,
+                "predicted": float(d["predicted"].mean()),
+                "sunk": k / n,
+                "ci95_low": lo,
+                "ci95_high": hi,
+                "error": float(d["predicted"].mean()) - k / n,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _paired(scenario, base_table, base_seats, base_name, name, n, seed, n_jobs, quiet) -> dict:
+    """``name`` in the seats ``base_name`` holds in ``base_table``, the same deals (paired)."""
+    from simulator.cove.api import play_games
+
+    key = ["game", "rotation", "seat"]
+    table = [name if b == base_name else b for b in base_table]
+    seats, _, summ = play_games(scenario, table, len(table), n, seed, n_jobs, True, quiet)
+    a = seats[seats["strategy"] == name].sort_values(key)
+    b = base_seats[base_seats["strategy"] == base_name].sort_values(key)
+    assert (a[key].to_numpy() == b[key].to_numpy()).all()
+    d = a["win"].to_numpy() - b["win"].to_numpy()
+    se = float(d.std(ddof=1) / np.sqrt(len(d)))
+    wa, wb = float(a["win"].sum()), float(b["win"].sum())
+    return {
+        "strategy": name,
+        "in_seats_of": base_name,
+        "others": ",".join(x for x in base_table if x != base_name),
+        "games": len(d),
+        "win_share": wa / len(d),
+        "win_ci95": list(wilson_interval(wa, len(d))),
+        "baseline_win_share": wb / len(d),
+        "baseline_ci95": list(wilson_interval(wb, len(d))),
+        "difference": float(d.mean()),
+        "difference_ci95": [float(d.mean() - Z95 * se), float(d.mean() + Z95 * se)],
+        "mean_fame": float(a["fame"].mean()),
+        "baseline_mean_fame": float(b["fame"].mean()),
+        "wall_time_s": summ["wall_time_s"],
+    }
+
+
+def versus_baseline(
+    scenario: Scenario | str | None,
+    n: int,
+    seed: int,
+    n_jobs: int | None = 1,
+    extra: Sequence[str] = (),
+    against_mix: Sequence[str] = (),
+    mix: Sequence[str] | None = None,
+    quiet: bool = True,
+) -> pd.DataFrame:
+    """Each improved kind of the default mix (and each of ``extra``) against the ``v1`` field.
+
+    ``mix``: the kinds compared with their baselines (default: the default mix's four).
+    For kind K with baseline K-v1: ``n`` deals, seat-rotated (``4 n`` games), K in the seats
+    K-v1 holds in the all-v1 table and the other three v1 kinds elsewhere, the same deals and
+    dice as the all-v1 table. An ``extra`` strategy takes the ``balanced-v1`` seats. Each of
+    ``against_mix`` takes the ``balanced`` seats of the (improved) default mix instead: its win
+    rate against the default mix, paired with balanced's own. Reports each side's win share, the
+    paired difference and its 95 % interval (normal, over games).
+    """
+    from simulator.cove.api import play_games
+
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario, CoveRules)
+    table = list(scenario.rules.default_mix)
+    kinds = table if mix is None else list(mix)
+    base = [f"{k}-v1" for k in table]
+    rows = []
+    if [*kinds, *extra]:
+        bseats, _, _ = play_games(scenario, base, len(base), n, seed, n_jobs, True, quiet)
+        for k in kinds:
+            rows.append(_paired(scenario, base, bseats, f"{k}-v1", k, n, seed, n_jobs, quiet))
+        for k in extra:
+            rows.append(_paired(scenario, base, bseats, "balanced-v1", k, n, seed, n_jobs, quiet))
+    if against_mix:
+        mseats, _, _ = play_games(scenario, table, len(table), n, seed, n_jobs, True, quiet)
+        for k in against_mix:
+            rows.append(_paired(scenario, table, mseats, table[-1], k, n, seed, n_jobs, quiet))
+    return pd.DataFrame(rows)
+
+
+#: company situations of :func:`company_error`: (pirate, our ring, the others' rings)
+COMPANY_SITUATIONS = (
+    ("blackbeard", (4, 4, 4, 4), [(3, 5, 5, 3)]),
+    ("blackbeard", (5, 3, 3, 5), [(4, 4, 4, 4), (4, 7, 7, 2)]),
+    ("blackbeard", (6, 6, 6, 6), [(2, 2, 2, 2), (6, 6, 6, 6), (3, 5, 5, 3)]),
+    ("flying_dutchman", (3, 5, 5, 3), [(5, 3, 3, 5)]),
+    ("flying_dutchman", (5, 3, 3, 5), [(6, 6, 6, 6), (5, 3, 3, 5)]),
+    ("captain_hook", (3, 5, 5, 3), [(6, 6, 6, 6)]),
+    ("captain_hook", (2, 2, 2, 2), [(4, 7, 7, 2), (3, 5, 5, 3)]),
+    ("bonny_and_read", (4, 4, 4, 4), [(2, 2, 2, 2)]),
+    ("bonny_and_read", (4, 4, 4, 4), [(4, 4, 4, 4), (6, 6, 6, 6)]),
+    ("royal_navy", (4, 4, 4, 4), [(3, 5, 5, 3)]),
+)
+
+
+def company_error(
+    scenario: Scenario | str | None,
+    n: int,
+    seed: int,
+    strategy: str = "balanced",
+    islands: Sequence[str] = ("treasure_island", "hull"),
+) -> pd.DataFrame:
+    """The company estimate (everyone standing, no cards) against the scalar combat engine with
+    the players' own battle policies (flee or stand by expected value, ``_stake`` 3), ``n``
+    battles per situation of :data:`COMPANY_SITUATIONS` and island: P(the pirate sinks while we
+    are still there), with its Wilson interval."""
+    from simulator.cove.battle import BattleShip, resolve_battle
+    from simulator.cove.observation import ShipView
+    from simulator.cove.odds import company_key, company_odds
+    from simulator.cove.players import make_player
+
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario, CoveRules)
+    rules = scenario.rules
+
+    def sv(ring):
+        return ShipView(0, tuple(ring), (0, 0, 0, 0), 0, 0, 0, 0, 0, None, 0, (), 0)
+
+    rng = Block(0, 0, 1, int(seed)).rng("dice")  # one in-process stream of the runner's tree
+    rows = []
+    for npc, mine, others in COMPANY_SITUATIONS:
+        est = company_odds(rules, company_key(sv(mine), [sv(r) for r in others], npc))
+        for island in islands:
+            if npc == "royal_navy" and island == "treasure_island":
+                continue
+            ships = [BattleShip(i, list(r)) for i, r in enumerate([mine, *others])]
+            policies = []
+            for _ship in ships:
+                p = make_player(rules, strategy, rng.spawn(1)[0])
+                p._stake = 3.0
+                policies.append(p)
+            hits = 0
+            for _ in range(n):
+                r = resolve_battle(rules, ships, npc, policies, rng, island=island)
+                hits += r.npc_sunk and 0 in r.npc_fame_shared_by
+            lo, hi = wilson_interval(hits, n)
+            rows.append(
+                {
+                    "pirate": npc,
+                    "ships": 1 + len(others),
+                    "island": island,
+                    "estimate": est.p_sink,
+                    "engine": hits / n,
+                    "ci95_low": lo,
+                    "ci95_high": hi,
+                    "error": est.p_sink - hits / n,
+                    "n": n,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _emit(fmt: str, df: pd.DataFrame, obj: dict[str, Any]) -> None:
+    if fmt == "json":
+        print(json.dumps(obj, default=float))
+    elif fmt == "csv":
+        sys.stdout.write(df.to_csv(index=False))
+    else:
+        with pd.option_context("display.width", 200, "display.max_columns", 40):
+            print(df.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+
+
+def _main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m simulator.cove.player_study")
+    ap.add_argument("study", choices=("engagement", "versus", "company"))
+    ap.add_argument("-n", type=int, required=True, help="games (engagement) or deals (versus)")
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--with", dest="extra", default="", help="strategies in balanced-v1's seats")
+    ap.add_argument(
+        "--against-mix", default="", help="strategies in balanced's seats of the default mix"
+    )
+    ap.add_argument("--only-extra", action="store_true", help="versus: skip the four kinds")
+    ap.add_argument("--format", dest="fmt", choices=("table", "json", "csv"), default="table")
+    args = ap.parse_args(argv)
+    if args.n < 1:
+        print(f"-n {args.n} (allowed: >= 1)", file=sys.stderr)
+        return 2
+    scen = load_scenario(None, CoveRules)
+    if args.study == "engagement":
+        mix = list(scen.rules.default_mix)
+        _s, battles, decisions, entropy = play_recorded(
+            scen, mix, args.players, args.n, args.seed, args.jobs
+        )
+        df = engagement_table(scen.rules, battles, decisions)
+        cal = calibration_table(battles, decisions)
+        obj = {
+            "study": "engagement",
+            "games": args.n,
+            "players": args.players,
+            "strategies": mix,
+            "seed": entropy,
+            "provenance": scen.provenance(),
+            "pirates": df.to_dict(orient="records"),
+            "calibration": cal.to_dict(orient="records"),
+        }
+        if args.fmt == "table":
+            _emit("table", df, obj)
+            print()
+            df = cal
+    elif args.study == "company":
+        df = company_error(scen, args.n, args.seed)
+        obj = {
+            "study": "company",
+            "battles_per_situation": args.n,
+            "seed": args.seed,
+            "provenance": scen.provenance(),
+            "mean_error": float(df["error"].mean()),
+            "rms_error": float(np.sqrt((df["error"] ** 2).mean())),
+            "rows": df.to_dict(orient="records"),
+        }
+    else:
+        extra = [x for x in args.extra.split(",") if x]
+        against = [x for x in args.against_mix.split(",") if x]
+        mix = [] if args.only_extra else None
+        df = versus_baseline(scen, args.n, args.seed, args.jobs, extra, against, mix=mix)
+        obj = {
+            "study": "versus",
+            "deals": args.n,
+            "seed": args.seed,
+            "provenance": scen.provenance(),
+            "rows": df.to_dict(orient="records"),
+        }
+    _emit(args.fmt, df, obj)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())
