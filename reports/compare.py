@@ -160,8 +160,6 @@ def run_compare(
     strategies: the same draws and dice under both rule sets.
     """
     eng = engine(game)
-    if not eng.metrics:
-        raise UserError(f"compare --game {game}: not supported (allowed: cove, hunt)")
     base_scen, var_scen = eng.resolve(base), eng.resolve(variant)
     pop = None
     if population is not None:
@@ -176,13 +174,18 @@ def run_compare(
                 f"(allowed: {pop.players})"
             )
         players = pop.players
-    n_players = players or eng.default_players
     if isinstance(strategies, str):
         strategies = tuple(s.strip() for s in strategies.split(",") if s.strip())
     if pop is not None:
+        n_players = players
         strats = tuple(pop.mixture())
+    elif strategies:
+        strats = tuple(strategies)
+        n_players = players or (
+            len(strats) if len(strats) > 1 else eng.defaults(base_scen, None)[0]
+        )
     else:
-        strats = tuple(strategies) if strategies else tuple(eng.default_strategies[:n_players])
+        n_players, strats = eng.defaults(base_scen, players)
     if len(strats) == 1 and pop is None:
         strats = strats * n_players
     if not metrics:
@@ -320,11 +323,13 @@ def _population_games(eng, scen, pop, batch: int, seed: int, entropy: int, look:
 
 
 def _default_metrics(game: str, strategies: Sequence[str]) -> list[str]:
+    if len(set(strategies)) == 1:  # a mirror: a strategy's own win rate is its share, always
+        return ["seat-advantage", "game-length"] if game != "cove" else ["seat-advantage"]
     if game == "hunt":
         # not stalemate: a metric that cannot move (no game hits the turn limit) never crosses,
         # which keeps the run going to --max-games; ask for it with --metric stalemate
         return ["seat-advantage", "game-length"]
-    if game == "cove":
+    if game in ("cove", "express"):
         return [f"win-rate:{s}" for s in dict.fromkeys(strategies)]
     return []
 

@@ -17,6 +17,7 @@ from scenarios.loader import SCENARIO_ROOT, Scenario, load_scenario
 from simulator.cove import api as cove_api
 from simulator.cove.rules import CoveRules
 from simulator.errors import UserError
+from simulator.express import api as express_api
 from simulator.express.rules import ExpressRules
 from simulator.hunt import api as hunt_api
 from simulator.hunt.rules import HuntRules
@@ -26,8 +27,17 @@ from simulator.hunt.rules import HuntRules
 class Engine:
     game: str
     metrics: tuple[str, ...]  # metric kinds this game supports
-    default_players: int
-    default_strategies: tuple[str, ...]
+
+    def api(self):
+        """The game's protocol module (simulator/<game>/api.py)."""
+        return GAME_APIS[self.game]
+
+    def defaults(self, scenario: Scenario, players: int | None) -> tuple[int, tuple[str, ...]]:
+        """(players, one strategy per seat) of the scenario's default table: its
+        ``default_mix`` in order, cycled to ``players`` seats."""
+        mix = list(self.api().default_mix(scenario))
+        players = players or len(mix)
+        return players, tuple(mix[i % len(mix)] for i in range(players))
 
     def scenario_names(self) -> list[str]:
         names = sorted(p.stem for p in (SCENARIO_ROOT / self.game).glob("*.toml"))
@@ -72,8 +82,10 @@ class Engine:
         rotate_seats: bool = False,
     ) -> pd.DataFrame:
         """The protocol's seats table of ``n`` games (seats from 1, ``score`` the win share)."""
-        players = players or self.default_players
-        strategies = tuple(strategies) if strategies else self.default_strategies[:players]
+        if not strategies:
+            players, strategies = self.defaults(scenario, players)
+        strategies = tuple(strategies)
+        players = players or len(strategies)
         if len(strategies) == 1 and players > 1:
             strategies = strategies * players
         if len(strategies) != players:
@@ -81,12 +93,7 @@ class Engine:
                 f"--strategies: {len(strategies)} given for {players} players "
                 "(allowed: one per seat)"
             )
-        if self.game not in GAME_APIS:
-            raise UserError(
-                "compare --game express: the express engine exposes battles, not seated games; "
-                "compare supports cove and hunt"
-            )
-        result = GAME_APIS[self.game].play(
+        result = self.api().play(
             scenario,
             list(strategies),
             n=n,
@@ -99,24 +106,14 @@ class Engine:
         return result.seats
 
 
-GAME_APIS = {"hunt": hunt_api, "cove": cove_api}
+GAME_APIS = {"hunt": hunt_api, "cove": cove_api, "express": express_api}
 #: each game's rules class, for files whose ``game`` key decides (``report --scenario FILE``)
 SCHEMAS = {"cove": CoveRules, "express": ExpressRules, "hunt": HuntRules}
 
 ENGINES = {
-    "hunt": Engine(
-        "hunt",
-        ("win-rate", "seat-advantage", "game-length", "stalemate"),
-        4,
-        ("runner", "runner", "runner", "runner"),
-    ),
-    "cove": Engine(
-        "cove",
-        ("win-rate", "seat-advantage", "fame"),
-        4,
-        ("plunderer", "brawler", "tavern", "balanced"),
-    ),
-    "express": Engine("express", (), 2, ("gunline", "gunline")),
+    "hunt": Engine("hunt", ("win-rate", "seat-advantage", "game-length", "stalemate")),
+    "cove": Engine("cove", ("win-rate", "seat-advantage", "fame")),
+    "express": Engine("express", ("win-rate", "seat-advantage", "game-length")),
 }
 
 

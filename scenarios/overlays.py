@@ -55,6 +55,12 @@ def overlay_text(scenario: Any, base_ref: str, name: str, decl: Any, header: str
     if decl.description:
         table["description"] = decl.description
     table["params"] = dict(decl.params)
+    for f in dataclasses.fields(decl):  # a game's seat fields (Pirates express: nation, fleet)
+        if f.name in ("kind", "description", "params", "tuned"):
+            continue
+        value = getattr(decl, f.name)
+        if value not in (None, "", f.default):
+            table[f.name] = _plain(value)
     if decl.tuned is not None:
         table["tuned"] = _plain(decl.tuned)
     data = {

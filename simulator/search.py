@@ -571,7 +571,8 @@ def tune(
             }
         )
 
-    base_decl = StrategyDecl(kind=kind, params=FrozenMap(defaults))
+    template = strategy_template(scenario, kind)
+    base_decl = dataclasses.replace(template, params=FrozenMap(defaults))
     slice_means = evaluate({0: base_decl}, 0, top, "defaults")[0]
     study.add_trial(
         optuna.trial.create_trial(
@@ -585,7 +586,7 @@ def tune(
     for batch in range(1, schedule.batches + 1):
         asked = [study.ask(dists) for _ in range(BATCH)]
         params = {t.number: dict(t.params) for t in asked}
-        decls = {t: StrategyDecl(kind=kind, params=FrozenMap(p)) for t, p in params.items()}
+        decls = {t: dataclasses.replace(template, params=FrozenMap(p)) for t, p in params.items()}
         results: dict[int, np.ndarray] = {t: np.empty(0) for t in params}
         active = list(params)
         for rung in range(RUNGS):
@@ -617,7 +618,10 @@ def tune(
     vs = schedule.validation_slices
     fresh = against_field(
         player,
-        {"tuned": StrategyDecl(kind=kind, params=FrozenMap(best_params)), "defaults": base_decl},
+        {
+            "tuned": dataclasses.replace(template, params=FrozenMap(best_params)),
+            "defaults": base_decl,
+        },
         field,
         ventropy,
         vs,
@@ -654,8 +658,8 @@ def tune(
         gain_ci95=tuple(validation["gain_ci95"]),
         n=vs * s,
     )
-    decl = StrategyDecl(
-        kind=kind,
+    decl = dataclasses.replace(
+        template,
         description=f"{kind} tuned by broadside tune against {', '.join(field.describe())}",
         params=FrozenMap(best_params),
         tuned=info,
@@ -675,6 +679,19 @@ def tune(
         games_searched=games_searched,
         best_trial=best_trial,
     )
+
+
+def strategy_template(scenario: Any, kind: str) -> Any:
+    """What a candidate of ``kind`` is besides its parameters: the scenario's strategy named
+    ``kind`` (else its first strategy of that kind) with its own values cleared, so a game's
+    seat fields (Pirates express: nation and fleet) carry over; a plain declaration if none."""
+    strategies = scenario.rules.strategies
+    same = [d for n, d in strategies.items() if n == kind and d.kind == kind] or [
+        d for d in strategies.values() if d.kind == kind
+    ]
+    if not same:
+        return StrategyDecl(kind=kind)
+    return dataclasses.replace(same[0], description="", params=FrozenMap(), tuned=None)
 
 
 def progress_bar(quiet: bool, total: int, desc: str = "search"):

@@ -40,6 +40,9 @@ class _Scenario:
 class _SyntheticEngine(Engine):
     """A 2-seat game: seat 1 wins with p_first; length ~ Poisson(20). Seeded, so CRN applies."""
 
+    def defaults(self, scenario, players):
+        return 2, ("a", "b")
+
     def resolve(self, ref):
         return _Scenario(ref, {"fair": 0.5, "same": 0.5, "lopsided": 0.62}[ref])
 
@@ -67,7 +70,7 @@ class _SyntheticEngine(Engine):
 
 @pytest.fixture
 def synthetic(monkeypatch):
-    eng = _SyntheticEngine("hunt", ("win-rate", "seat-advantage", "game-length"), 2, ("a", "b"))
+    eng = _SyntheticEngine("hunt", ("win-rate", "seat-advantage", "game-length"))
     monkeypatch.setattr(compare_mod, "engine", lambda game: eng)
     return eng
 

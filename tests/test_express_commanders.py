@@ -358,7 +358,7 @@ def test_legacy_commanders_play_as_before():
     cells = iter(gold["cells"])
     for k, ((a, ca), (b, cb)) in enumerate(itertools.product(legacy.items(), legacy.items())):
         for sn in ("pitched", "treasure", "convoy"):
-            rows = api.play(
+            rows = api.play_pairing(
                 api.make_pairing(f, f, RULES, (ca, cb), sn), gold["n"], gold["seed"] + k
             )
             res = rows[:, battle.O_RESULT]

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from simulator.cove import api as cove_api
+from simulator.express import api as express_api
 from simulator.hunt import api as hunt_api
 from simulator.protocol import (
     PROTOCOL_NAMES,
@@ -21,11 +22,12 @@ from simulator.protocol import (
     shares,
 )
 
-GAMES = {"cove": cove_api, "hunt": hunt_api}
+GAMES = {"cove": cove_api, "express": express_api, "hunt": hunt_api}
 #: a small run of each game: (strategies, players, n, two chunk sizes)
 RUNS = {
     "cove": (["plunderer", "brawler", "tavern"], 3, 14, (2, 5)),
     "hunt": (["runner", "hunter", "guard", "random"], 4, 300, (100, 200)),
+    "express": (["admiral", "boarder"], 2, 300, (100, 300)),
 }
 
 

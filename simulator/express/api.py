@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -24,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
+from scenarios.strategies import strategy_hash, unknown_name_message
 from simulator import dice
 from simulator.errors import UserError
 from simulator.express import battle, racing
@@ -46,6 +48,8 @@ from simulator.express.fleets import (
     validate_fleet,
 )
 from simulator.express.rules import CREW_ROLES, SCENARIO_NAMES, ExpressRules
+from simulator.output import SCHEMA_VERSION
+from simulator.protocol import TABLE_PROVENANCE, PlayResult, outcomes_from_scores, score_summary
 from simulator.runner import Block, Chunk, derive_seed, fresh_entropy, run_chunks
 from simulator.stats import Z95, wilson_interval
 
@@ -161,7 +165,7 @@ def _rngs(block: Block, pairing: int = 0) -> tuple[np.random.Generator, np.rando
     return block.rng("dice", pairing), block.rng("commanders", pairing)
 
 
-def play(pairing: Pairing, n: int, seed: int) -> np.ndarray:
+def play_pairing(pairing: Pairing, n: int, seed: int) -> np.ndarray:
     """Play ``n`` battles of a pairing in this process, as one block of a run with root seed
     ``seed``; int64[n, len(OUT_COLUMNS)]."""
     rng, prng = _rngs(Block(index=0, start=0, size=n, entropy=int(seed)))
@@ -1040,3 +1044,158 @@ def fleets_frame(
             "max_crews": max_crews(rules, nation),
         }
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# The game protocol (simulator/protocol.py): seated play for the report, compare and the search
+
+GAME = "express"
+
+
+def _seated_chunk(chunk: Chunk, pairings: tuple[Pairing, ...], rotate: bool) -> np.ndarray:
+    """Battles of ``chunk``: game ``g`` is played by ``pairings[g % 2]`` when rotating (sides
+    swapped on odd games), else ``pairings[0]``; each block's games of a pairing draw from its
+    ``dice``/``commanders`` sub-streams (index = the pairing), in game order."""
+    rows = np.zeros((chunk.size, len(battle.OUT_COLUMNS)), dtype=np.int64)
+    for block in chunk.blocks():
+        games = np.arange(block.start, block.start + block.size)
+        rot = games % 2 if rotate else np.zeros_like(games)
+        for p in (0, 1) if rotate else (0,):
+            idx = np.flatnonzero(rot == p)
+            if idx.size == 0:
+                continue
+            rng, prng = _rngs(block, p)
+            out = battle.play_many(rng, prng, idx.size, *pairings[p].args(), volley_table())
+            rows[games[idx] - chunk.start] = out
+    return rows
+
+
+def play(
+    scenario=None,
+    strategies: Sequence[str] | str | None = None,
+    *,
+    n: int,
+    players: int | None = None,
+    seed: int | None = None,
+    jobs: int = 1,
+    rotate_seats: bool = False,
+    quiet: bool = True,
+    check: bool = False,
+    engine: str | None = None,
+    chunk_size: int | None = None,
+    scenario_name: str | None = None,
+) -> PlayResult:
+    """Play ``n`` seated battles (the protocol's ``play``): seat 1 is side A, seat 2 side B.
+
+    A strategy is a seat: its commander (kind and parameters), nation and fleet
+    (``[strategies.NAME]``). ``strategies``: two names (or one for both; ``None``: the scenario's
+    ``default_mix``). With ``rotate_seats`` game ``g`` swaps the sides on odd ``g`` (rotation
+    1), so each strategy plays each side equally often. Scores: 1 for a win, 1/2 each for a
+    draw. ``scenario_name`` picks the battle scenario (pitched, treasure, convoy).
+    """
+    if engine not in (None, "fast"):
+        raise UserError(f"--engine {engine!r} (allowed: fast; Pirates express is compiled only)")
+    if check:
+        raise UserError(
+            "--check is not available for Pirates express (allowed: without --check; its "
+            "invariants are checked by event-trace replays, tests/test_express_battle.py)"
+        )
+    sc = load(scenario)
+    rules = sc.rules
+    if players not in (None, 2):
+        raise UserError(f"--players {players} (allowed: 2)")
+    if strategies is None:
+        names = list(rules.default_mix)
+    else:
+        names = (
+            [s.strip() for s in strategies.split(",")]
+            if isinstance(strategies, str)
+            else list(strategies)
+        )
+    if len(names) == 1:
+        names = names * 2
+    if len(names) != 2:
+        raise UserError(f"--strategies: {len(names)} given (allowed: 2, or 1 for both sides)")
+    for name in names:
+        if name not in rules.strategies:
+            raise UserError(
+                "--strategies: " + unknown_name_message("strategy", name, rules.strategies)
+            )
+    if n < 1:
+        raise UserError(f"-n {n} (allowed: >= 1)")
+    seats = [strategy_seat(rules, nm) for nm in names]
+    ab = make_pairing(
+        seats[0].fleet, seats[1].fleet, rules, (seats[0].commander, seats[1].commander),
+        scenario_name,
+    )  # fmt: skip
+    ba = make_pairing(
+        seats[1].fleet, seats[0].fleet, rules, (seats[1].commander, seats[0].commander),
+        scenario_name,
+    )  # fmt: skip
+    prov = {
+        **sc.provenance(),
+        "scenario_name": scenario_name or rules.scenario,
+        "strategy_hashes": {k: strategy_hash(rules.strategies[k]) for k in dict.fromkeys(names)},
+    }
+    run = run_chunks(
+        functools.partial(_seated_chunk, pairings=(ab, ba), rotate=rotate_seats),
+        n,
+        seed=seed,
+        n_jobs=jobs,
+        quiet=quiet,
+        chunk_size=chunk_size,
+        block_size=BLOCK_SIZE,
+        desc="battles",
+        manifest={"scenario": prov, "strategies": names, "rotate_seats": rotate_seats},
+        compiled=COMPILED_ENGINE,
+    )
+    rows = np.concatenate(run.results) if run.results else np.zeros((0, len(battle.OUT_COLUMNS)))
+    games = np.arange(n)
+    rot = games % 2 if rotate_seats else np.zeros(n, dtype=np.int64)
+    result = rows[:, battle.O_RESULT]
+    # side A's share: 1 win, 1/2 draw; the strategy at seat s is names[(s + rot) % 2]
+    share_a = np.where(result == 0, 1.0, np.where(result == 2, 0.5, 0.0))
+    frames = []
+    for side in (0, 1):
+        share = share_a if side == 0 else 1.0 - share_a
+        who = [names[(side + r) % 2] for r in rot]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "game": games,
+                    "rotation": rot,
+                    "seat": side + 1,
+                    "strategy": who,
+                    "outcome": outcomes_from_scores(share),
+                    "score": share,
+                    "side": "ab"[side],
+                    "nation": [seats[(side + r) % 2].fleet.nation for r in rot],
+                    "fleet": [seats[(side + r) % 2].fleet.spec() for r in rot],
+                    "vp": rows[:, battle.O_VP0 if side == 0 else battle.O_VP1],
+                    "vp_opponent": rows[:, battle.O_VP1 if side == 0 else battle.O_VP0],
+                    "masts_left": rows[:, battle.O_LEFT0 if side == 0 else battle.O_LEFT1],
+                    "turns": rows[:, battle.O_TURNS],
+                }
+            )
+        )
+    table = pd.concat(frames).sort_values(["game", "seat"], kind="stable").reset_index(drop=True)
+    for key in TABLE_PROVENANCE:
+        table[key] = prov[key]
+    table["seed"] = str(run.entropy)
+    by_strategy = score_summary(table)
+    by_seat = score_summary(table, by="seat")
+    summary = {
+        "schema_version": SCHEMA_VERSION,
+        "n_games": n,
+        "players": 2,
+        "strategies": by_strategy,
+        "seats": by_seat,
+        "draw_rate": float((result == 2).mean()),
+        "mean_turns": float(rows[:, battle.O_TURNS].mean()),
+        "strategies_by_seat": names,
+        "rotate_seats": rotate_seats,
+        "seed": run.entropy,
+        "block_size": BLOCK_SIZE,
+        "provenance": prov,
+    }
+    return PlayResult(game=GAME, seats=table, summary=summary, entropy=run.entropy, provenance=prov)
