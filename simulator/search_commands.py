@@ -257,7 +257,16 @@ def tune(
     "--population", required=True, metavar="a,b,...", help="2 to 8 strategy names of the scenario."
 )
 @click.option("--players", type=click.IntRange(2, 64), default=None, help="Players per table.")
-@click.option("-n", "games", type=TRIALS, required=True, help="Games per table of strategies.")
+@click.option(
+    "-n",
+    "games",
+    type=TRIALS,
+    required=True,
+    help=(
+        "Games per table of strategies (rounded up to whole seat-rotation slices; the output "
+        "says how many)."
+    ),
+)
 @click.option("--scenario", default=None, metavar="S", help="Scenario file or built-in name.")
 @click.option(
     "--iterate",

@@ -46,9 +46,7 @@ def compiled_outcomes(t, rules, st: State, seat: int, dice) -> set:
     assert WB[fast_moves.B_FLAGS][0] == 0, "leaf buffers overflowed"
     return {
         (
-            tuple(int(x) for x in WB[fast_moves.B_LEAF_NODE][j]),
-            tuple(int(x) for x in WB[fast_moves.B_LEAF_CARGO][j]),
-            tuple(int(x) for x in WB[fast_moves.B_LEAF_TREASURE][j]),
+            *(tuple(int(x) for x in a) for a in fast_moves.leaf_state(WB, len(t.ship_owner), j)),
             int(WB[fast_moves.B_LEAF_INFO][j, fast_moves.L_USED]),
         )
         for j in range(k)
@@ -69,3 +67,26 @@ def python_outcomes(t, st: State, seat: int, dice) -> set:
         )
         for o in turn_options(t, st, seat, tuple(sorted(dice)))
     }
+
+
+class SplitMixDice:
+    """Stands in for the dice generator of the readable engine: the compiled engine's SplitMix64
+    stream (:mod:`simulator.hunt.fast.rng`) in pure Python, so both engines roll the same dice."""
+
+    MASK = (1 << 64) - 1
+
+    def __init__(self, seed: int):
+        self.state = int(seed) & self.MASK
+
+    def _next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & self.MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self.MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self.MASK
+        return z ^ (z >> 31)
+
+    def integers(self, lo, hi, size):
+        n = hi - lo
+        return np.array(
+            [lo + int(((self._next() >> 11) * (1.0 / 9007199254740992.0)) * n) for _ in range(size)]
+        )

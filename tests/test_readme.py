@@ -31,7 +31,7 @@ CAPS = {
     "-n": 12,
     "--mc": 4000,
     "--max-games": 200,
-    "--budget": 200,
+    "--budget": 1000,
     "--iterate": 1,
     "--size": "test",
     "--limit": 10,

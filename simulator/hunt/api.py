@@ -60,7 +60,7 @@ from simulator.hunt.game import (
     play_game,
 )
 from simulator.hunt.moves import build_tables
-from simulator.hunt.players import make_player, strategy_names
+from simulator.hunt.players import make_player, needs_plan, strategy_names
 from simulator.hunt.variants import load_hunt
 from simulator.protocol import (
     SCHEMA_VERSION,
@@ -161,9 +161,9 @@ def _chunk(
     engine: str = "fast",
 ) -> pd.DataFrame:
     """Play the chunk's games; one row per game and seat."""
-    tables = build_tables(rules, players)
     unique = list(dict.fromkeys(specs))
     policies = [make_player(rules, s) for s in unique]
+    tables = build_tables(rules, players, plan=any(needs_plan(p) for p in policies))
     seat_pols = np.array(
         [
             [

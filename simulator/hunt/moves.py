@@ -71,10 +71,12 @@ class Tables:
     wrecks: bool
     dist: tuple  # dist[a][b] step distance ignoring ships
     anchorage_island: tuple  # node -> island index or -1
+    plan: object = None  # simulator.hunt.plan.PlanTables when a planner plays (else None)
 
 
-def build_tables(rules, num_players: int) -> Tables:
-    """Compile ``rules`` (a :class:`~simulator.hunt.rules.HuntRules`) for ``num_players``."""
+def build_tables(rules, num_players: int, plan: bool = False) -> Tables:
+    """Compile ``rules`` (a :class:`~simulator.hunt.rules.HuntRules`) for ``num_players``;
+    ``plan`` adds the planning tables of :mod:`simulator.hunt.plan` (for planner players)."""
     board = parse_board(rules.board)
     max_len = rules.die_sides * rules.movement.sum_dice
     single, sum_ = compute_legs(
@@ -96,7 +98,7 @@ def build_tables(rules, num_players: int) -> Tables:
     anch = [-1] * board.num_nodes
     for n, isl in board.anchorage_island.items():
         anch[n] = isl
-    return Tables(
+    tables = Tables(
         board=board,
         single=single,
         sum_=sum_,
@@ -113,6 +115,13 @@ def build_tables(rules, num_players: int) -> Tables:
         dist=dist,
         anchorage_island=tuple(anch),
     )
+    if plan:
+        from dataclasses import replace
+
+        from simulator.hunt.plan import build_plan
+
+        tables = replace(tables, plan=build_plan(tables, rules))
+    return tables
 
 
 def occupancy(t: Tables, st: State) -> dict[int, list[int]]:

@@ -13,27 +13,25 @@ from numba import njit
 
 from simulator.hunt.fast.moves import (
     B_FLAGS,
-    B_LEAF_CARGO,
+    B_LEAF,
     B_LEAF_INFO,
-    B_LEAF_NODE,
-    B_LEAF_TREASURE,
     L_LOADS,
     L_WON,
     enumerate_options,
     work_buffers,
 )
 from simulator.hunt.fast.packed import (
-    A_ANCHOR,
-    A_CELL_COL,
-    A_CELL_PTR,
-    A_CELL_ROW,
     A_DIST,
-    A_GRID,
-    A_HOME,
-    A_KIND,
-    A_OWNER,
-    A_SEAT_HI,
-    A_SEAT_LO,
+    P_AT_ANCHOR,
+    P_AT_CELL_COL,
+    P_AT_CELL_PTR,
+    P_AT_CELL_ROW,
+    P_AT_GRID,
+    P_AT_HOME,
+    P_AT_KIND,
+    P_AT_OWNER,
+    P_AT_SEAT_HI,
+    P_AT_SEAT_LO,
     P_CHECK,
     P_COLS,
     P_CYC,
@@ -51,6 +49,7 @@ from simulator.hunt.fast.packed import (
     P_ONETWO_CHAIN,
     P_ROWS,
     P_SIDES,
+    P_TRACE,
     P_WRECKS,
     initial_arrays,
     pack,
@@ -75,34 +74,35 @@ from simulator.hunt.fast.rng import randint
     O_FIXED,
 ) = range(13)  # then sunk_by[seat], lost[seat]
 END_CODES = ("win", "stalemate", "draw")
+# trace rows (play_one with P[P_TRACE] > 0): T_KIND, T_SEAT, then the data
+T_KIND, T_SEAT, T_DATA = 0, 1, 2
+T_ROLL = 0  # data: the chosen outcome as a packed state row (nodes, cargo, treasures)
+T_FIRE = 1  # data: the fire ship, the node where it explodes
 #: O_ERROR: 0 fine, 1..8 the broken invariant (numbers of simulator.hunt.game.INVARIANTS), or:
 ERR_BUFFERS = 9  # a roll had more distinct outcomes than the buffers hold (MAX_LEAVES)
 
 
 @njit(cache=True)
-def hit(A, a, b, radius):
-    cell_ptr, cell_r, cell_c = A[A_CELL_PTR], A[A_CELL_ROW], A[A_CELL_COL]
-    for i in range(cell_ptr[a], cell_ptr[a + 1]):
-        for j in range(cell_ptr[b], cell_ptr[b + 1]):
-            if max(abs(cell_r[i] - cell_r[j]), abs(cell_c[i] - cell_c[j])) <= radius:
+def hit(P, a, b, radius):
+    """Is any square of node ``a`` within Chebyshev ``radius`` of a square of node ``b``?"""
+    at_ptr, at_r, at_c = P[P_AT_CELL_PTR], P[P_AT_CELL_ROW], P[P_AT_CELL_COL]
+    for i in range(P[at_ptr + a], P[at_ptr + a + 1]):
+        for j in range(P[at_ptr + b], P[at_ptr + b + 1]):
+            if max(abs(P[at_r + i] - P[at_r + j]), abs(P[at_c + i] - P[at_c + j])) <= radius:
                 return True
     return False
 
 
 @njit(cache=True)
-def fire_targets(A, P, node, wreck, ship, length, out):
-    kind, cell_ptr, cell_r, cell_c, grid = (
-        A[A_KIND],
-        A[A_CELL_PTR],
-        A[A_CELL_ROW],
-        A[A_CELL_COL],
-        A[A_GRID],
-    )
+def fire_targets(P, node, wreck, ship, length, out):
+    """Mirror of :func:`simulator.hunt.game.fire_ship_targets`; returns the count in ``out``."""
+    at_kind, at_ptr, at_grid = P[P_AT_KIND], P[P_AT_CELL_PTR], P[P_AT_GRID]
+    at_r, at_c = P[P_AT_CELL_ROW], P[P_AT_CELL_COL]
     rows, cols = P[P_ROWS], P[P_COLS]
     n_out = 0
     f = node[ship]
-    for i in range(cell_ptr[f], cell_ptr[f + 1]):
-        r, c = cell_r[i], cell_c[i]
+    for i in range(P[at_ptr + f], P[at_ptr + f + 1]):
+        r, c = P[at_r + i], P[at_c + i]
         for d in range(4):
             dr = -1 if d == 0 else (1 if d == 2 else 0)
             dc = 1 if d == 1 else (-1 if d == 3 else 0)
@@ -113,8 +113,8 @@ def fire_targets(A, P, node, wreck, ship, length, out):
                 if rr < 0 or rr >= rows or cc < 0 or cc >= cols:
                     ok = False
                     break
-                m = grid[rr, cc]
-                if m < 0 or (kind[m] != 0 and kind[m] != 4) or wreck[m]:
+                m = P[at_grid + rr * cols + cc]
+                if m < 0 or (P[at_kind + m] != 0 and P[at_kind + m] != 4) or wreck[m]:
                     ok = False
                     break
                 if k < length:
@@ -148,11 +148,13 @@ def remove_ship(node, carry, tre, wreck, s, make_wreck):
 
 
 @njit(cache=True)
-def alive_seats(A, P, node):
+def alive_seats(P, node):
+    """How many seats have a ship afloat, and the last of them."""
+    at_lo, at_hi = P[P_AT_SEAT_LO], P[P_AT_SEAT_HI]
     n_alive = 0
     last = -1
     for seat in range(P[P_NSEATS]):
-        for s in range(A[A_SEAT_LO][seat], A[A_SEAT_HI][seat]):
+        for s in range(P[at_lo + seat], P[at_hi + seat]):
             if node[s] >= 0:
                 n_alive += 1
                 last = seat
@@ -165,7 +167,7 @@ def check_state(A, P, node, carry, tre, wreck, before_node):
     """0 when the state keeps the invariants of :func:`simulator.hunt.game.check_state`, else the
     number of the first one broken (1-based, as in :data:`simulator.hunt.game.INVARIANTS`; 8, a
     wreck disappearing, cannot happen here: the wreck array only grows)."""
-    owner = A[A_OWNER]
+    at_owner = P[P_AT_OWNER]
     ns = node.shape[0]
     n_nodes = P[P_NNODES]
     for s in range(ns):
@@ -177,7 +179,7 @@ def check_state(A, P, node, carry, tre, wreck, before_node):
             return 3
         for s2 in range(s + 1, ns):
             if node[s] >= 0 and node[s2] == node[s]:
-                if owner[s] != owner[s2]:
+                if P[at_owner + s] != P[at_owner + s2]:
                     return 4
                 if P[P_FLEET] == 0:
                     return 5
@@ -211,16 +213,18 @@ def play_one(
     pol_seed,
     WB,
     out,
+    trace,
 ):
-    """Play one game; write its record into ``out`` (see the O_* columns)."""
-    owner, home, seat_lo, seat_hi, anchor, dist = (
-        A[A_OWNER],
-        A[A_HOME],
-        A[A_SEAT_LO],
-        A[A_SEAT_HI],
-        A[A_ANCHOR],
-        A[A_DIST],
-    )
+    """Play one game; write its record into ``out`` (see the O_* columns).
+
+    With ``P[P_TRACE]`` > 0 every decision is also written to ``trace`` (``T_*`` rows: each
+    roll's chosen outcome, each fire ship), for the die-for-die comparison with the readable
+    engine (:func:`trace_game`).
+    """
+    dist = A[A_DIST]
+    at_owner, at_home, at_anchor = P[P_AT_OWNER], P[P_AT_HOME], P[P_AT_ANCHOR]
+    at_lo, at_hi = P[P_AT_SEAT_LO], P[P_AT_SEAT_HI]
+    leaf, leaf_info, flags = WB[B_LEAF], WB[B_LEAF_INFO], WB[B_FLAGS]
     n_seats = P[P_NSEATS]
     ns = init_node.shape[0]
     node = init_node.copy()
@@ -242,6 +246,7 @@ def play_one(
     seat = 0
     turns = 0
     check = P[P_CHECK]
+    n_trace = 0
     if check:
         e = check_state(A, P, node, carry, tre, wreck, node)
         if e:
@@ -253,7 +258,7 @@ def play_one(
             out[O_WINNER] = -1
             break
         alive = False
-        for s in range(seat_lo[seat], seat_hi[seat]):
+        for s in range(P[at_lo + seat], P[at_hi + seat]):
             if node[s] >= 0:
                 alive = True
         if not alive:
@@ -271,8 +276,8 @@ def play_one(
                 b = 1 + randint(drng, P[P_SIDES])
                 low = min(a, b)
                 radius = (low + 1) // 2 if P[P_FIRE_HALF] == 1 else low
-                nt = fire_targets(A, P, node, wreck, ship, a + b, targets)
-                centre = node[ship]
+                nt = fire_targets(P, node, wreck, ship, a + b, targets)
+                centre = node[ship]  # no line: it explodes where it is
                 if nt > 0:
                     if ptype == PT_RANDOM:
                         centre = targets[randint(prng, nt)]
@@ -283,22 +288,28 @@ def play_one(
                             for s in range(ns):
                                 if node[s] < 0 or s == ship:
                                     continue
-                                if hit(A, node[s], targets[i], radius):
+                                if hit(P, node[s], targets[i], radius):
                                     worth = 3.0 if carry[s] >= 0 else 1.0
-                                    v += worth if owner[s] != seat else -2.0 * worth
+                                    v += worth if P[at_owner + s] != seat else -2.0 * worth
                             if v > best_v:
                                 best_v = v
                                 centre = targets[i]
+                if n_trace < P[P_TRACE]:
+                    trace[n_trace, T_KIND] = T_FIRE
+                    trace[n_trace, T_SEAT] = seat
+                    trace[n_trace, T_DATA] = ship
+                    trace[n_trace, T_DATA + 1] = centre
+                    n_trace += 1
                 before[:] = node
                 node[ship] = centre
                 for s in range(ns):
-                    if node[s] >= 0 and hit(A, node[s], centre, radius):
+                    if node[s] >= 0 and hit(P, node[s], centre, radius):
                         remove_ship(node, carry, tre, wreck, s, P[P_WRECKS] == 1)
                 out[O_EXPLOSIONS] += 1
                 for s in range(ns):
                     if before[s] >= 0 and node[s] < 0:
-                        out[O_FIXED + n_seats + owner[s]] += 1
-                        if owner[s] != seat:
+                        out[O_FIXED + n_seats + P[at_owner + s]] += 1
+                        if P[at_owner + s] != seat:
                             out[O_FIXED + seat] += 1
                             out[O_EXPLODED] += 1
                 if check:
@@ -306,7 +317,7 @@ def play_one(
                     if e:
                         out[O_ERROR] = e
                         break
-                n_alive, last = alive_seats(A, P, node)
+                n_alive, last = alive_seats(P, node)
                 if n_alive <= 1:
                     out[O_END] = 0 if n_alive == 1 else 2
                     out[O_WINNER] = last if n_alive == 1 else -1
@@ -332,9 +343,9 @@ def play_one(
                 if most >= P[P_CYC_EQ]:
                     victim = -1
                     best_d = -1
-                    for s in range(seat_lo[seat], seat_hi[seat]):
+                    for s in range(P[at_lo + seat], P[at_hi + seat]):
                         if node[s] >= 0:
-                            dd = dist[anchor[home[s]], node[s]]
+                            dd = dist[P[at_anchor + P[at_home + s]], node[s]]
                             if dd > best_d:
                                 best_d = dd
                                 victim = s
@@ -348,14 +359,14 @@ def play_one(
                             out[O_ERROR] = e
                             done = True
                             break
-                    n_alive, last = alive_seats(A, P, node)
+                    n_alive, last = alive_seats(P, node)
                     if n_alive <= 1:
                         out[O_END] = 0 if n_alive == 1 else 2
                         out[O_WINNER] = last if n_alive == 1 else -1
                         done = True
                         break
                     mine = 0
-                    for s in range(seat_lo[seat], seat_hi[seat]):
+                    for s in range(P[at_lo + seat], P[at_hi + seat]):
                         if node[s] >= 0:
                             mine += 1
                     if P[P_CYC_PLAY] == 0 or mine == 0:
@@ -363,27 +374,35 @@ def play_one(
             # sorted dice (the enumeration deduplicates equal values in order)
             sd = np.sort(dice)
             n_leaves = enumerate_options(A, P, node, carry, tre, wreck, seat, sd, WB)
-            if WB[B_FLAGS][0] != 0:
+            if flags[0] != 0:
                 out[O_ERROR] = ERR_BUFFERS
-                WB[B_FLAGS][0] = 0
+                flags[0] = 0
                 done = True
                 break
             k = choose(A, P, WB, n_leaves, seat, ptype, w, prng)
             before[:] = node
-            won = WB[B_LEAF_INFO][k, L_WON]
-            out[O_LOADS] += WB[B_LEAF_INFO][k, L_LOADS]
-            node[:] = WB[B_LEAF_NODE][k]
-            carry[:] = WB[B_LEAF_CARGO][k]
-            tre[:] = WB[B_LEAF_TREASURE][k]
+            won = leaf_info[k, L_WON]
+            out[O_LOADS] += leaf_info[k, L_LOADS]
+            for i in range(ns):
+                node[i] = leaf[k, i]
+                carry[i] = leaf[k, ns + i]
+            for i in range(tre.shape[0]):
+                tre[i] = leaf[k, 2 * ns + i]
+            if n_trace < P[P_TRACE]:
+                trace[n_trace, T_KIND] = T_ROLL
+                trace[n_trace, T_SEAT] = seat
+                for i in range(leaf.shape[1]):
+                    trace[n_trace, T_DATA + i] = leaf[k, i]
+                n_trace += 1
             for s in range(ns):
                 if before[s] >= 0 and node[s] < 0:
                     if P[P_WRECKS] == 1:
                         wreck[before[s]] = 1
                     out[O_BOARDINGS] += 1
                     out[O_FIXED + seat] += 1
-                    out[O_FIXED + n_seats + owner[s]] += 1
+                    out[O_FIXED + n_seats + P[at_owner + s]] += 1
             if P[P_FLEET] == 1:
-                for s in range(seat_lo[seat], seat_hi[seat]):
+                for s in range(P[at_lo + seat], P[at_hi + seat]):
                     if node[s] >= 0:
                         k2 = 0
                         for s2 in range(ns):
@@ -402,7 +421,7 @@ def play_one(
                 out[O_WINNER] = seat
                 done = True
                 break
-            n_alive, last = alive_seats(A, P, node)
+            n_alive, last = alive_seats(P, node)
             if n_alive <= 1:
                 out[O_END] = 0 if n_alive == 1 else 2
                 out[O_WINNER] = last if n_alive == 1 else -1
@@ -434,6 +453,7 @@ def play_one(
 def play_many(
     A, P, init_node, init_carry, init_tre, init_wreck, ptypes, weights, seat_pols, seeds, WB, out
 ):
+    trace = np.zeros((1, 1), dtype=np.int64)  # (P[P_TRACE] == 0: nothing is traced)
     for g in range(seeds.shape[0]):
         play_one(
             A,
@@ -449,6 +469,7 @@ def play_many(
             seeds[g, 1],
             WB,
             out[g],
+            trace,
         )
 
 
@@ -478,3 +499,39 @@ def run_games(t, rules, st0, players, seat_pols, rng, check=False):
         out,
     )
     return out
+
+
+def trace_game(t, rules, st0, players, seat_pol, dice_seed: int, pol_seed: int, check=True):
+    """Play one game with the given seeds and return ``(record, trace rows)``: the ``O_*`` record
+    and every decision (``T_*`` rows), for the die-for-die comparison with the readable engine
+    (``tests/test_hunt_fast.py``)."""
+    A, P = pack(t, rules)
+    P[P_CHECK] = 1 if check else 0
+    width = 2 * len(t.ship_owner) + max(t.num_treasures, 1)
+    rows = 8 * rules.max_turns + 64
+    P[P_TRACE] = rows
+    ptypes, weights = policy_arrays(players)
+    init_node, init_carry, init_tre, init_wreck = initial_arrays(t, st0)
+    WB = work_buffers(len(t.ship_owner), max(t.num_treasures, 1), t.board.num_nodes)
+    out = np.zeros(O_FIXED + 2 * t.num_players, dtype=np.int64)
+    trace = np.full((rows, T_DATA + max(width, 2)), -9, dtype=np.int64)
+    play_one(
+        A,
+        P,
+        init_node,
+        init_carry,
+        init_tre,
+        init_wreck,
+        ptypes,
+        weights,
+        np.asarray(seat_pol, dtype=np.int64),
+        np.uint64(dice_seed),
+        np.uint64(pol_seed),
+        WB,
+        out,
+        trace,
+    )
+    used = int((trace[:, T_KIND] != -9).sum())
+    if used >= rows:
+        raise RuntimeError(f"trace buffer full ({rows} rows)")
+    return out, trace[:used]

@@ -17,24 +17,29 @@ import numpy as np
 from numba import njit
 
 from simulator.hunt.fast.packed import (
-    A_ANCH_ISLAND,
-    A_ANCHOR,
-    A_HOME,
-    A_HOME_SQUARES,
-    A_INTER,
-    A_INTER_PTR,
-    A_KIND,
-    A_LEG_CARRIER,
-    A_LEG_DEST,
-    A_LEG_PTR,
-    A_OWNER,
-    A_SEAT_HI,
-    A_SEAT_LO,
-    A_Z_CARGO,
-    A_Z_NODE,
-    A_Z_TREASURE,
+    A_ZOBRIST,
+    P_AT_ANCH_ISLAND,
+    P_AT_ANCHOR,
+    P_AT_HOME,
+    P_AT_HOME_SQUARES,
+    P_AT_INTER,
+    P_AT_INTER_PTR,
+    P_AT_KIND,
+    P_AT_LEG_CARRIER,
+    P_AT_LEG_DEST,
+    P_AT_LEG_PTR,
+    P_AT_OWNER,
+    P_AT_SEAT_HI,
+    P_AT_SEAT_LO,
+    P_AT_ZC,
+    P_AT_ZN,
+    P_AT_ZT,
     P_FLEET,
+    P_HOME_SQUARES_WIDTH,
     P_MAXL,
+    P_NISLANDS,
+    P_NNODES,
+    P_NSHIPS,
     P_NTRE,
     P_PASS_OWN,
     P_SINK_ALL,
@@ -66,63 +71,73 @@ L_HASH = 3  # Zobrist hash of the outcome (63 bits)
 B_STEPS = 0  # int64 [depth, k, S_*]: legs available at each depth
 B_NSTEPS = 1  # [depth] legs at that depth
 B_POS = 2  # [depth] next leg to try at that depth
-B_NODE = 3  # [depth, ship] ship nodes of the position at each depth
-B_CARGO = 4  # [depth, ship] cargo at each depth
-B_TREASURE = 5  # [depth, treasure] treasures at each depth
-B_LEAF_NODE = 6  # [leaf, ship] ship nodes of each distinct outcome
-B_LEAF_CARGO = 7  # [leaf, ship] cargo of each outcome
-B_LEAF_TREASURE = 8  # [leaf, treasure] treasures of each outcome
-B_LEAF_INFO = 9  # [leaf, L_*]
-B_VISITED = 10  # hash table flags of (position, dice left) already expanded
-B_VISITED_KEY = 11  # uint64 their keys
-B_OCC_OWNER = 12  # [node] occupant seat (-1 free), filled per expansion then cleared
-B_OCC_COUNT = 13  # [node] ships on it
-B_USED = 14  # [depth] dice mask used to reach that depth
-B_LOADS = 15  # [depth] treasures loaded to reach that depth
-B_VISITED_SLOTS = 16  # visited slots (to clear)
-B_LEAF_TABLE = 17  # hash table: leaf index + 1
-B_LEAF_SLOTS = 18  # leaf slots (to clear)
-B_FLAGS = 19  # [0] = 1 when the leaves overflowed (reported as error 9)
-B_WRECK_ADDED = 20  # [depth] wreck node added by the step into that depth (-1 none)
-B_HASH = 21  # uint64 [depth] Zobrist hash of the position at that depth
+B_STATE = 3  # [depth, W] the position at each depth (packed state rows, see packed.py)
+B_LEAF = 4  # [leaf, W] each distinct outcome (packed state rows)
+B_LEAF_INFO = 5  # [leaf, L_*]
+B_VISITED = 6  # hash table flags of (position, dice left) already expanded
+B_VISITED_KEY = 7  # uint64 their keys
+B_OCC = 8  # [2, node]: row 0 occupant seat (-1 free), row 1 ships on it (filled, then cleared)
+B_USED = 9  # [depth] dice mask used to reach that depth
+B_LOADS = 10  # [depth] treasures loaded to reach that depth
+B_VISITED_SLOTS = 11  # visited slots (to clear)
+B_LEAF_TABLE = 12  # hash table: leaf index + 1
+B_LEAF_SLOTS = 13  # leaf slots (to clear)
+B_FLAGS = 14  # [0] = 1 when the leaves overflowed (reported as error 9)
+B_WRECK_ADDED = 15  # [depth] wreck node added by the step into that depth (-1 none)
+B_HASH = 16  # uint64 [depth] Zobrist hash of the position at that depth
 
 
 @njit(cache=True, inline="always")
-def leg_ok(ldest, lcmask, iptr, inodes, pass_own, fleet, wreck, player, li, cbit, occ_owner):
-    if cbit != 0 and (lcmask[li] & cbit) == 0:
+def leg_ok(P, at_dest, at_cmask, at_iptr, at_inter, wreck, OCC, player, li, cbit):
+    """Can ``player``'s unit sail leg ``li``? (:func:`simulator.hunt.moves.leg_allowed`)"""
+    if cbit != 0 and (P[at_cmask + li] & cbit) == 0:
         return False
-    for k in range(iptr[li], iptr[li + 1]):
-        n = inodes[k]
+    for k in range(P[at_iptr + li], P[at_iptr + li + 1]):
+        n = P[at_inter + k]
         if wreck[n]:
             return False
-        o = occ_owner[n]
-        if o >= 0 and (o != player or pass_own == 0):
+        o = OCC[0, n]
+        if o >= 0 and (o != player or P[P_PASS_OWN] == 0):
             return False
-    d = ldest[li]
+    d = P[at_dest + li]
     if wreck[d]:
         return False
-    o = occ_owner[d]
-    if o == player and fleet == 0:
+    o = OCC[0, d]
+    if o == player and P[P_FLEET] == 0:
         return False
     return True
 
 
-@njit(cache=True)
-def gen_steps(A, P, SN, SC, ST, row, wreck, player, dice, used, OUT, orow, occ_owner, occ_count):
-    """Fill ``out[k] = (mode, ship, from, dest, dice_mask, load, boards)``; return the count.
+@njit(cache=True, inline="always")
+def _emit(OUT, orow, n_out, mode, s, f, d, mask, boards):
+    OUT[orow, n_out, S_MODE] = mode
+    OUT[orow, n_out, S_SHIP] = s
+    OUT[orow, n_out, S_FROM] = f
+    OUT[orow, n_out, S_DEST] = d
+    OUT[orow, n_out, S_DICE] = mask
+    OUT[orow, n_out, S_BOARDS] = boards
+    OUT[orow, n_out, S_LOAD] = 0
 
-    mode 0 moves ``ship`` alone, mode 1 moves every ship of ``player`` on ``from`` (a fleet).
+
+@njit(cache=True)
+def gen_steps(P, S, row, wreck, OCC, player, dice, used, OUT, orow):
+    """Fill ``OUT[orow, k] = (mode, ship, from, dest, dice_mask, load, boards)``; return the count.
+
+    Mirror of :func:`simulator.hunt.moves.unit_steps` on the position in state row ``row`` of
+    ``S`` (``OCC`` must hold its occupancy): mode 0 moves ``ship`` alone, mode 1 moves every ship
+    of ``player`` on ``from`` (a fleet).
     """
-    kind, ptr, ldest = A[A_KIND], A[A_LEG_PTR], A[A_LEG_DEST]
-    home, seat_lo, seat_hi, anch_isl = A[A_HOME], A[A_SEAT_LO], A[A_SEAT_HI], A[A_ANCH_ISLAND]
-    lcmask, iptr, inodes = A[A_LEG_CARRIER], A[A_INTER_PTR], A[A_INTER]
-    pass_own, fleet = P[P_PASS_OWN], P[P_FLEET]
+    ns = P[P_NSHIPS]
+    at_kind, at_ptr, at_dest = P[P_AT_KIND], P[P_AT_LEG_PTR], P[P_AT_LEG_DEST]
+    at_cmask, at_iptr, at_inter = P[P_AT_LEG_CARRIER], P[P_AT_INTER_PTR], P[P_AT_INTER]
+    at_home, at_isl = P[P_AT_HOME], P[P_AT_ANCH_ISLAND]
     maxl = P[P_MAXL]
+    n_tre = P[P_NTRE]
     nd = dice.shape[0]
     n_out = 0
-    lo, hi = seat_lo[player], seat_hi[player]
+    lo, hi = P[P[P_AT_SEAT_LO] + player], P[P[P_AT_SEAT_HI] + player]
     for s in range(lo, hi):
-        f = SN[row, s]
+        f = S[row, s]
         if f < 0:
             continue
         # which units start at f: ship s alone (skip a ship identical to an earlier one on f),
@@ -130,27 +145,27 @@ def gen_steps(A, P, SN, SC, ST, row, wreck, player, dice, used, OUT, orow, occ_o
         first_on_f = True
         dup = False
         for s2 in range(lo, s):
-            if SN[row, s2] == f:
+            if S[row, s2] == f:
                 first_on_f = False
-                if home[s2] == home[s] and SC[row, s2] == SC[row, s]:
+                if P[at_home + s2] == P[at_home + s] and S[row, ns + s2] == S[row, ns + s]:
                     dup = True
         for mode in range(2):
             if mode == 0 and dup:
                 continue
-            if mode == 1 and (P[P_FLEET] == 0 or not first_on_f or occ_count[f] < 2):
+            if mode == 1 and (P[P_FLEET] == 0 or not first_on_f or OCC[1, f] < 2):
                 continue
             cbit = 0
             free = False
             if mode == 0:
-                if SC[row, s] >= 0:
-                    cbit = 1 << home[s]
+                if S[row, ns + s] >= 0:
+                    cbit = 1 << P[at_home + s]
                 else:
                     free = True
             else:
                 for s2 in range(lo, hi):
-                    if SN[row, s2] == f:
-                        if SC[row, s2] >= 0:
-                            cbit = 1 << home[s2]
+                    if S[row, s2] == f:
+                        if S[row, ns + s2] >= 0:
+                            cbit = 1 << P[at_home + s2]
                         else:
                             free = True
             for i in range(nd):
@@ -163,37 +178,19 @@ def gen_steps(A, P, SN, SC, ST, row, wreck, player, dice, used, OUT, orow, occ_o
                         seen = True
                 if seen:
                     continue
-                base = (f * 2 + 0) * (maxl + 1) + v
-                for li in range(ptr[base], ptr[base + 1]):
+                base = at_ptr + (f * 2 + 0) * (maxl + 1) + v
+                for li in range(P[base], P[base + 1]):
                     if leg_ok(
-                        ldest,
-                        lcmask,
-                        iptr,
-                        inodes,
-                        pass_own,
-                        fleet,
-                        wreck,
-                        player,
-                        li,
-                        cbit,
-                        occ_owner,
+                        P, at_dest, at_cmask, at_iptr, at_inter, wreck, OCC, player, li, cbit
                     ):
-                        d = ldest[li]
-                        OUT[orow, n_out, S_MODE] = mode
-                        OUT[orow, n_out, S_SHIP] = s
-                        OUT[orow, n_out, S_FROM] = f
-                        OUT[orow, n_out, S_DEST] = d
-                        OUT[orow, n_out, S_DICE] = 1 << i
-                        OUT[orow, n_out, S_BOARDS] = (
-                            1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
-                        )
-                        OUT[orow, n_out, S_LOAD] = 0
+                        d = P[at_dest + li]
+                        boards = 1 if (OCC[0, d] >= 0 and OCC[0, d] != player) else 0
+                        _emit(OUT, orow, n_out, mode, s, f, d, 1 << i, boards)
                         n_out += 1
-                        if free and kind[d] == 4:
-                            isl = anch_isl[d]
-                            if isl < P[P_NTRE] and ST[row, isl] == isl:
-                                for q in range(S_LEN):
-                                    OUT[orow, n_out, q] = OUT[orow, n_out - 1, q]
+                        if free and P[at_kind + d] == 4:
+                            isl = P[at_isl + d]
+                            if isl < n_tre and S[row, 2 * ns + isl] == isl:
+                                _emit(OUT, orow, n_out, mode, s, f, d, 1 << i, boards)
                                 OUT[orow, n_out, S_LOAD] = 1
                                 n_out += 1
             for i in range(nd):
@@ -218,67 +215,42 @@ def gen_steps(A, P, SN, SC, ST, row, wreck, player, dice, used, OUT, orow, occ_o
                                 seen = True
                     if seen:
                         continue
-                    base = (f * 2 + 1) * (maxl + 1) + a + bv
-                    for li in range(ptr[base], ptr[base + 1]):
+                    base = at_ptr + (f * 2 + 1) * (maxl + 1) + a + bv
+                    mask = (1 << i) | (1 << j)
+                    for li in range(P[base], P[base + 1]):
                         if leg_ok(
-                            ldest,
-                            lcmask,
-                            iptr,
-                            inodes,
-                            pass_own,
-                            fleet,
-                            wreck,
-                            player,
-                            li,
-                            cbit,
-                            occ_owner,
+                            P, at_dest, at_cmask, at_iptr, at_inter, wreck, OCC, player, li, cbit
                         ):
-                            d = ldest[li]
-                            OUT[orow, n_out, S_MODE] = mode
-                            OUT[orow, n_out, S_SHIP] = s
-                            OUT[orow, n_out, S_FROM] = f
-                            OUT[orow, n_out, S_DEST] = d
-                            OUT[orow, n_out, S_DICE] = (1 << i) | (1 << j)
-                            OUT[orow, n_out, S_BOARDS] = (
-                                1 if (occ_owner[d] >= 0 and occ_owner[d] != player) else 0
-                            )
-                            OUT[orow, n_out, S_LOAD] = 0
+                            d = P[at_dest + li]
+                            boards = 1 if (OCC[0, d] >= 0 and OCC[0, d] != player) else 0
+                            _emit(OUT, orow, n_out, mode, s, f, d, mask, boards)
                             n_out += 1
-                            if free and kind[d] == 4:
-                                isl = anch_isl[d]
-                                if isl < P[P_NTRE] and ST[row, isl] == isl:
-                                    for q in range(S_LEN):
-                                        OUT[orow, n_out, q] = OUT[orow, n_out - 1, q]
+                            if free and P[at_kind + d] == 4:
+                                isl = P[at_isl + d]
+                                if isl < n_tre and S[row, 2 * ns + isl] == isl:
+                                    _emit(OUT, orow, n_out, mode, s, f, d, mask, boards)
                                     OUT[orow, n_out, S_LOAD] = 1
                                     n_out += 1
     return n_out
 
 
 @njit(cache=True)
-def apply_step(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h, wreck):
+def apply_step(P, Z, S, r0, r1, player, STEPS, srow, spos, h, wreck):
     """Write the state after step ``STEPS[srow, spos]`` of state row ``r0`` into row ``r1``.
 
-    (2-D buffers and row numbers rather than array views: views cost reference counting.)
-    ``h`` is the Zobrist hash of the state before; returns ``(won, hash after)`` where ``won`` is
-    1 when the step wins for ``player`` (its carrier reaches its home anchor, or no opponent
-    ship is left). With fleet ``sink = "one"`` the rest of a boarded fleet flees home
-    (:func:`home_square`).
+    Mirror of :func:`simulator.hunt.moves.apply_step`. ``Z`` is ``A[A_ZOBRIST]``; ``h`` the
+    Zobrist hash of the state before; returns ``(won, hash after)`` where ``won`` is 1 when the
+    step wins for ``player`` (its carrier reaches its home anchor, or no opponent ship is left).
+    With fleet ``sink = "one"`` the rest of a boarded fleet flees home (:func:`home_square`).
     """
-    owner, home, seat_lo, seat_hi, anchor, anch_isl = (
-        A[A_OWNER],
-        A[A_HOME],
-        A[A_SEAT_LO],
-        A[A_SEAT_HI],
-        A[A_ANCHOR],
-        A[A_ANCH_ISLAND],
-    )
-    zn, zc, zt = A[A_Z_NODE], A[A_Z_CARGO], A[A_Z_TREASURE]
-    ns = SN.shape[1]
-    for i in range(ns):
-        SN[r1, i] = SN[r0, i]
-        SC[r1, i] = SC[r0, i]
-    for i in range(ST.shape[1]):
-        ST[r1, i] = ST[r0, i]
+    ns = P[P_NSHIPS]
+    n_tre = P[P_NTRE]
+    at_owner, at_home, at_anchor = P[P_AT_OWNER], P[P_AT_HOME], P[P_AT_ANCHOR]
+    zn, zc, zt = P[P_AT_ZN], P[P_AT_ZC], P[P_AT_ZT]
+    wn, wc, wt = P[P_NNODES] + 1, n_tre + 1, P[P_NISLANDS] + 1  # key row widths
+    c0, t0 = ns, 2 * ns  # cargo and treasure columns
+    for i in range(S.shape[1]):
+        S[r1, i] = S[r0, i]
     mode, ms, f, d = (
         STEPS[srow, spos, S_MODE],
         STEPS[srow, spos, S_SHIP],
@@ -286,71 +258,71 @@ def apply_step(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h, wreck):
         STEPS[srow, spos, S_DEST],
     )
     load, boards = STEPS[srow, spos, S_LOAD], STEPS[srow, spos, S_BOARDS]
-    lo, hi = seat_lo[player], seat_hi[player]
+    lo, hi = P[P[P_AT_SEAT_LO] + player], P[P[P_AT_SEAT_HI] + player]
     victim_one = -1
     if boards == 1:
         # the opponent's ships on d (one of them with fleet sink = one: the carrier first)
         if P[P_FLEET] == 1 and P[P_SINK_ALL] == 0:
             for v in range(ns):
-                if SN[r1, v] == d and owner[v] != player:
-                    if victim_one < 0 or (SC[r1, v] >= 0 and SC[r1, victim_one] < 0):
+                if S[r1, v] == d and P[at_owner + v] != player:
+                    if victim_one < 0 or (S[r1, c0 + v] >= 0 and S[r1, c0 + victim_one] < 0):
                         victim_one = v
         for v in range(ns):
-            if SN[r1, v] != d or owner[v] == player:
+            if S[r1, v] != d or P[at_owner + v] == player:
                 continue
             if victim_one >= 0 and v != victim_one:
                 continue
-            SN[r1, v] = -1
-            h ^= zn[v, d + 1] ^ zn[v, 0]
-            cargo = SC[r1, v]
+            S[r1, v] = -1
+            h ^= Z[zn + v * wn + d + 1] ^ Z[zn + v * wn]
+            cargo = S[r1, c0 + v]
             if cargo >= 0:
-                SC[r1, v] = -1
-                h ^= zc[v, cargo + 1] ^ zc[v, 0]
+                S[r1, c0 + v] = -1
+                h ^= Z[zc + v * wc + cargo + 1] ^ Z[zc + v * wc]
                 taker = -1
                 for m in range(lo, hi):
-                    if SN[r1, m] == f and (mode == 1 or m == ms) and SC[r1, m] < 0:
+                    if S[r1, m] == f and (mode == 1 or m == ms) and S[r1, c0 + m] < 0:
                         taker = m
                         break
                 if taker >= 0:
-                    SC[r1, taker] = cargo
-                    h ^= zc[taker, 0] ^ zc[taker, cargo + 1]
+                    S[r1, c0 + taker] = cargo
+                    h ^= Z[zc + taker * wc] ^ Z[zc + taker * wc + cargo + 1]
                 else:
-                    ST[r1, cargo] = cargo
-                    h ^= zt[cargo, 0] ^ zt[cargo, cargo + 1]
+                    S[r1, t0 + cargo] = cargo
+                    h ^= Z[zt + cargo * wt] ^ Z[zt + cargo * wt + cargo + 1]
     loader = -1
     won = 0
     for m in range(lo, hi):
-        if SN[r1, m] == f and (mode == 1 or m == ms):
-            SN[r1, m] = d
-            h ^= zn[m, f + 1] ^ zn[m, d + 1]
-            if SC[r1, m] >= 0:
-                if d == anchor[home[m]]:
+        if S[r1, m] == f and (mode == 1 or m == ms):
+            S[r1, m] = d
+            h ^= Z[zn + m * wn + f + 1] ^ Z[zn + m * wn + d + 1]
+            if S[r1, c0 + m] >= 0:
+                if d == P[at_anchor + P[at_home + m]]:
                     won = 1
             elif load == 1 and loader < 0:
                 loader = m
     if boards == 1 and victim_one >= 0:  # the survivors of the boarded fleet flee home
         for v in range(ns):
-            if SN[r1, v] != d or owner[v] == player:
+            if S[r1, v] != d or P[at_owner + v] == player:
                 continue
-            sq = home_square(A, SN, r1, wreck, v)
-            SN[r1, v] = sq
-            h ^= zn[v, d + 1] ^ zn[v, sq + 1]
-            cargo = SC[r1, v]
+            sq = home_square(P, S, r1, wreck, v)
+            S[r1, v] = sq
+            h ^= Z[zn + v * wn + d + 1] ^ Z[zn + v * wn + sq + 1]
+            cargo = S[r1, c0 + v]
             if cargo >= 0:  # a second treasure aboard goes back to its island
-                SC[r1, v] = -1
-                h ^= zc[v, cargo + 1] ^ zc[v, 0]
-                ST[r1, cargo] = cargo
-                h ^= zt[cargo, 0] ^ zt[cargo, cargo + 1]
+                S[r1, c0 + v] = -1
+                h ^= Z[zc + v * wc + cargo + 1] ^ Z[zc + v * wc]
+                S[r1, t0 + cargo] = cargo
+                h ^= Z[zt + cargo * wt] ^ Z[zt + cargo * wt + cargo + 1]
     if load == 1:
-        isl = anch_isl[d]
-        SC[r1, loader] = isl
-        h ^= zc[loader, 0] ^ zc[loader, isl + 1]
-        ST[r1, isl] = -1
-        h ^= zt[isl, isl + 1] ^ zt[isl, 0]
+        isl = P[P[P_AT_ANCH_ISLAND] + d]
+        S[r1, c0 + loader] = isl
+        h ^= Z[zc + loader * wc] ^ Z[zc + loader * wc + isl + 1]
+        S[r1, t0 + isl] = -1
+        h ^= Z[zt + isl * wt + isl + 1] ^ Z[zt + isl * wt]
     if boards == 1 and won == 0:
         others = 0
         for m in range(ns):
-            if SN[r1, m] >= 0 and owner[m] != player:
+            if S[r1, m] >= 0 and P[at_owner + m] != player:
                 others += 1
                 break
         if others == 0:
@@ -359,21 +331,22 @@ def apply_step(A, P, SN, SC, ST, r0, r1, player, STEPS, srow, spos, h, wreck):
 
 
 @njit(cache=True)
-def home_square(A, SN, row, wreck, ship):
+def home_square(P, S, row, wreck, ship):
     """Mirror of :func:`simulator.hunt.moves.home_square`: the survivor's home anchor, else the
     first of its port's berths, free of wrecks and of other seats' ships; -1 (sunk) if none."""
-    owner, squares = A[A_OWNER], A[A_HOME_SQUARES]
-    me = owner[ship]
-    port = A[A_HOME][ship]
-    for k in range(squares.shape[1]):
-        sq = squares[port, k]
+    at_owner = P[P_AT_OWNER]
+    me = P[at_owner + ship]
+    width = P[P_HOME_SQUARES_WIDTH]
+    first = P[P_AT_HOME_SQUARES] + P[P[P_AT_HOME] + ship] * width
+    for k in range(width):
+        sq = P[first + k]
         if sq < 0:
             break
         if wreck[sq]:
             continue
         free = True
-        for x in range(SN.shape[1]):
-            if x != ship and SN[row, x] == sq and owner[x] != me:
+        for x in range(P[P_NSHIPS]):
+            if x != ship and S[row, x] == sq and P[at_owner + x] != me:
                 free = False
                 break
         if free:
@@ -388,34 +361,37 @@ def mix(h, x):
 
 
 @njit(cache=True)
-def zobrist(A, node, carry, tre):
-    zn, zc, zt = A[A_Z_NODE], A[A_Z_CARGO], A[A_Z_TREASURE]
+def zobrist(P, Z, S, row):
+    """The Zobrist hash of the position in state row ``row``."""
+    ns, n_tre = P[P_NSHIPS], P[P_NTRE]
+    zn, zc, zt = P[P_AT_ZN], P[P_AT_ZC], P[P_AT_ZT]
+    wn, wc, wt = P[P_NNODES] + 1, n_tre + 1, P[P_NISLANDS] + 1
     h = np.uint64(0)
-    for i in range(node.shape[0]):
-        h ^= zn[i, node[i] + 1] ^ zc[i, carry[i] + 1]
-    for k in range(tre.shape[0]):
-        h ^= zt[k, tre[k] + 1]
+    for i in range(ns):
+        h ^= Z[zn + i * wn + S[row, i] + 1] ^ Z[zc + i * wc + S[row, ns + i] + 1]
+    for k in range(n_tre):
+        h ^= Z[zt + k * wt + S[row, 2 * ns + k] + 1]
     return h
 
 
 @njit(cache=True)
-def occupancy(A, SN, row, occ_owner, occ_count):
-    """Mark the ships' nodes (``occ_owner`` must be all -1 and ``occ_count`` 0 before)."""
-    owner = A[A_OWNER]
-    for s in range(SN.shape[1]):
-        n = SN[row, s]
+def occupancy(P, S, row, OCC):
+    """Mark the ships' nodes (``OCC[0]`` must be all -1 and ``OCC[1]`` 0 before)."""
+    at_owner = P[P_AT_OWNER]
+    for s in range(P[P_NSHIPS]):
+        n = S[row, s]
         if n >= 0:
-            occ_owner[n] = owner[s]
-            occ_count[n] += 1
+            OCC[0, n] = P[at_owner + s]
+            OCC[1, n] += 1
 
 
 @njit(cache=True)
-def clear_occupancy(SN, row, occ_owner, occ_count):
-    for s in range(SN.shape[1]):
-        n = SN[row, s]
+def clear_occupancy(P, S, row, OCC):
+    for s in range(P[P_NSHIPS]):
+        n = S[row, s]
         if n >= 0:
-            occ_owner[n] = -1
-            occ_count[n] = 0
+            OCC[0, n] = -1
+            OCC[1, n] = 0
 
 
 @njit(cache=True)
@@ -423,25 +399,19 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, WB):
     """Every distinct legal outcome of ``dice`` for ``player``, keeping those using the most dice.
 
     ``WB`` is the tuple of work buffers from :func:`work_buffers`. Returns the number of leaves;
-    leaf ``k`` is ``WB[B_LEAF_NODE][k]`` (ship nodes), ``WB[B_LEAF_CARGO][k]`` (cargo),
-    ``WB[B_LEAF_TREASURE][k]`` (treasures) and ``WB[B_LEAF_INFO][k, L_*]``. Dice used is
-    ``len(dice) + 1`` for a win.
+    leaf ``k`` is the packed state row ``WB[B_LEAF][k]`` (:func:`leaf_state` splits it) with
+    ``WB[B_LEAF_INFO][k, L_*]``. Dice used is ``len(dice) + 1`` for a win.
     """
     (
         steps,
         nsteps,
         pos,
-        sn,
-        sc,
-        st_,
-        leaf_n,
-        leaf_c,
-        leaf_t,
+        S,
+        L,
         leaf_i,
         vtab,
         vkeys,
-        occ_o,
-        occ_c,
+        OCC,
         usedv,
         loadsv,
         vlist,
@@ -451,23 +421,30 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, WB):
         wadd,
         hs,
     ) = WB
+    Z = A[A_ZOBRIST]
+    ns = P[P_NSHIPS]
+    n_tre = P[P_NTRE]
+    at_home, at_anchor, zn = P[P_AT_HOME], P[P_AT_ANCHOR], P[P_AT_ZN]
+    wn = P[P_NNODES] + 1
+    lo, hi = P[P[P_AT_SEAT_LO] + player], P[P[P_AT_SEAT_HI] + player]
     nd = dice.shape[0]
-    ns = node.shape[0]
+    width = S.shape[1]
     full = (1 << nd) - 1
-    sn[0, :] = node
-    sc[0, :] = carry
-    st_[0, :] = tre
+    for i in range(ns):
+        S[0, i] = node[i]
+        S[0, ns + i] = carry[i]
+    for k in range(n_tre):
+        S[0, 2 * ns + k] = tre[k]
     usedv[0] = 0
     loadsv[0] = 0
-    hs[0] = zobrist(A, node, carry, tre)
-    occupancy(A, sn, 0, occ_o, occ_c)
-    nsteps[0] = gen_steps(A, P, sn, sc, st_, 0, wreck, player, dice, 0, steps, 0, occ_o, occ_c)
-    clear_occupancy(sn, 0, occ_o, occ_c)
+    hs[0] = zobrist(P, Z, S, 0)
+    occupancy(P, S, 0, OCC)
+    nsteps[0] = gen_steps(P, S, 0, wreck, OCC, player, dice, 0, steps, 0)
+    clear_occupancy(P, S, 0, OCC)
     pos[0] = 0
     if nsteps[0] == 0:
-        leaf_n[0, :] = node
-        leaf_c[0, :] = carry
-        leaf_t[0, :] = tre
+        for i in range(width):
+            L[0, i] = S[0, i]
         leaf_i[0, L_USED] = 0
         leaf_i[0, L_WON] = 0
         leaf_i[0, L_LOADS] = 0
@@ -477,14 +454,6 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, WB):
     n_visited = 0
     depth = 0
     make_wrecks = P[P_WRECKS] == 1
-    home, seat_lo, seat_hi, anchor, zn = (
-        A[A_HOME],
-        A[A_SEAT_LO],
-        A[A_SEAT_HI],
-        A[A_ANCHOR],
-        A[A_Z_NODE],
-    )
-    lo, hi = seat_lo[player], seat_hi[player]
     wadd[0] = -1
     while depth >= 0:
         if pos[depth] >= nsteps[depth]:
@@ -513,9 +482,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, WB):
             hq = hs[depth]
             quick_won = False
             for m in range(lo, hi):
-                if sn[depth, m] == s_from and (s_mode == 1 or m == s_ship):
-                    hq ^= zn[m, s_from + 1] ^ zn[m, s_dest + 1]
-                    if sc[depth, m] >= 0 and s_dest == anchor[home[m]]:
+                if S[depth, m] == s_from and (s_mode == 1 or m == s_ship):
+                    hq ^= Z[zn + m * wn + s_from + 1] ^ Z[zn + m * wn + s_dest + 1]
+                    if S[depth, ns + m] >= 0 and s_dest == P[at_anchor + P[at_home + m]]:
                         quick_won = True
             if not quick_won:
                 hq_l = np.int64(hq & np.uint64(0x7FFFFFFFFFFFFFFF))
@@ -532,9 +501,7 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, WB):
                         leaf_i[qfound, L_WON] = 0
                         leaf_i[qfound, L_LOADS] = loadsv[depth]
                     continue
-        won, hnew = apply_step(
-            A, P, sn, sc, st_, depth, d1, player, steps, depth, sp, hs[depth], wreck
-        )
+        won, hnew = apply_step(P, Z, S, depth, d1, player, steps, depth, sp, hs[depth], wreck)
         hs[d1] = hnew
         wadd[d1] = -1
         if make_wrecks and s_boards == 1:  # boarding leaves a wreck that later legs must respect
@@ -572,11 +539,9 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, WB):
                 vkeys[slot] = h
                 vlist[n_visited] = slot
                 n_visited += 1
-            occupancy(A, sn, d1, occ_o, occ_c)
-            nsub = gen_steps(
-                A, P, sn, sc, st_, d1, wreck, player, dice, used, steps, d1, occ_o, occ_c
-            )
-            clear_occupancy(sn, d1, occ_o, occ_c)
+            occupancy(P, S, d1, OCC)
+            nsub = gen_steps(P, S, d1, wreck, OCC, player, dice, used, steps, d1)
+            clear_occupancy(P, S, d1, OCC)
         if nsub > 0:
             nsteps[d1] = nsub
             pos[d1] = 0
@@ -605,11 +570,8 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, WB):
         else:
             ltab[lslot] = n_leaves + 1
             lslots[n_leaves] = lslot
-            for i in range(ns):
-                leaf_n[n_leaves, i] = sn[d1, i]
-                leaf_c[n_leaves, i] = sc[d1, i]
-            for i in range(st_.shape[1]):
-                leaf_t[n_leaves, i] = st_[d1, i]
+            for i in range(width):
+                L[n_leaves, i] = S[d1, i]
             leaf_i[n_leaves, L_USED] = n_used
             leaf_i[n_leaves, L_WON] = won
             leaf_i[n_leaves, L_LOADS] = loadsv[d1]
@@ -627,38 +589,41 @@ def enumerate_options(A, P, node, carry, tre, wreck, player, dice, WB):
     for k in range(n_leaves):
         if leaf_i[k, L_USED] == best or leaf_i[k, L_WON] == 1:
             if m != k:
-                leaf_n[m, :] = leaf_n[k]
-                leaf_c[m, :] = leaf_c[k]
-                leaf_t[m, :] = leaf_t[k]
-                leaf_i[m, :] = leaf_i[k]
+                for i in range(width):
+                    L[m, i] = L[k, i]
+                for i in range(4):
+                    leaf_i[m, i] = leaf_i[k, i]
             m += 1
     return m
 
 
 def work_buffers(n_ships, n_tre, n_nodes):
+    """The work buffers of :func:`enumerate_options` (``B_*`` above) for this table size."""
+    width = 2 * n_ships + n_tre
+    occ = np.zeros((2, n_nodes), dtype=np.int64)
+    occ[0] = -1
     return (
-        np.zeros(
-            (MAX_DEPTH, MAX_STEPS, S_LEN), dtype=np.int64
-        ),  # steps[depth, k]: mode, ship, from, dest, dice mask, load, boards
-        np.zeros(MAX_DEPTH, dtype=np.int64),  # nsteps[depth]
-        np.zeros(MAX_DEPTH, dtype=np.int64),  # pos[depth]
-        np.zeros((MAX_DEPTH, n_ships), dtype=np.int64),  # ship nodes per depth
-        np.zeros((MAX_DEPTH, n_ships), dtype=np.int64),  # cargo per depth
-        np.zeros((MAX_DEPTH, n_tre), dtype=np.int64),  # treasures per depth
-        np.zeros((MAX_LEAVES, n_ships), dtype=np.int64),  # leaf ship nodes
-        np.zeros((MAX_LEAVES, n_ships), dtype=np.int64),  # leaf cargo
-        np.zeros((MAX_LEAVES, n_tre), dtype=np.int64),  # leaf treasures
-        np.zeros((MAX_LEAVES, 4), dtype=np.int64),  # leaf (dice used, won, loads, hash)
-        np.zeros(HASH_SIZE, dtype=np.int64),  # visited flags
-        np.zeros(HASH_SIZE, dtype=np.uint64),  # visited keys
-        np.full(n_nodes, -1, dtype=np.int64),  # occupant seat per node (-1)
-        np.zeros(n_nodes, dtype=np.int64),  # ships per node
-        np.zeros(MAX_DEPTH, dtype=np.int64),  # dice mask used per depth
-        np.zeros(MAX_DEPTH, dtype=np.int64),  # treasure loads per depth
-        np.zeros(HASH_SIZE, dtype=np.int64),  # visited slots (to clear)
-        np.zeros(HASH_SIZE, dtype=np.int64),  # leaf table: leaf index + 1
-        np.zeros(HASH_SIZE, dtype=np.int64),  # leaf slots (to clear)
-        np.zeros(1, dtype=np.int64),  # flags[0] = 1 when leaves overflowed (reported as error 9)
-        np.full(MAX_DEPTH, -1, dtype=np.int64),  # wreck node added by the step into each depth
-        np.zeros(MAX_DEPTH, dtype=np.uint64),  # Zobrist hash of the state at each depth
+        np.zeros((MAX_DEPTH, MAX_STEPS, S_LEN), dtype=np.int64),  # B_STEPS
+        np.zeros(MAX_DEPTH, dtype=np.int64),  # B_NSTEPS
+        np.zeros(MAX_DEPTH, dtype=np.int64),  # B_POS
+        np.zeros((MAX_DEPTH, width), dtype=np.int64),  # B_STATE
+        np.zeros((MAX_LEAVES, width), dtype=np.int64),  # B_LEAF
+        np.zeros((MAX_LEAVES, 4), dtype=np.int64),  # B_LEAF_INFO
+        np.zeros(HASH_SIZE, dtype=np.int64),  # B_VISITED
+        np.zeros(HASH_SIZE, dtype=np.uint64),  # B_VISITED_KEY
+        occ,  # B_OCC
+        np.zeros(MAX_DEPTH, dtype=np.int64),  # B_USED
+        np.zeros(MAX_DEPTH, dtype=np.int64),  # B_LOADS
+        np.zeros(HASH_SIZE, dtype=np.int64),  # B_VISITED_SLOTS
+        np.zeros(HASH_SIZE, dtype=np.int64),  # B_LEAF_TABLE
+        np.zeros(HASH_SIZE, dtype=np.int64),  # B_LEAF_SLOTS
+        np.zeros(1, dtype=np.int64),  # B_FLAGS
+        np.full(MAX_DEPTH, -1, dtype=np.int64),  # B_WRECK_ADDED
+        np.zeros(MAX_DEPTH, dtype=np.uint64),  # B_HASH
     )
+
+
+def leaf_state(WB, n_ships: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Leaf ``k`` of the last :func:`enumerate_options` as (ship nodes, cargo, treasures)."""
+    row = WB[B_LEAF][k]
+    return row[:n_ships], row[n_ships : 2 * n_ships], row[2 * n_ships :]
