@@ -198,7 +198,7 @@ def strong_play(
     plainly when the game has no population (or cannot play one). Returns the strong-play
     measures by claim key (``GAME/first-seat/Pp``, ``GAME/strategy/Pp/NAME``: P the
     population's player count, so a claim meets only a measurement at its own table size) with
-    their anchors, from the first usable file.
+    their anchors, from the first usable file (by name) of each table size.
     """
     from reports import strong_play as sp
     from reports.findings import Measure
@@ -245,7 +245,8 @@ def strong_play(
         return {}
     seat_rows, gain_rows = [], []
     out: dict[str, tuple] = {}
-    for i, f in enumerate(usable):
+    sizes: set[int] = set()  # table sizes already feeding the claims
+    for f in usable:
         pop = f.population
         words = f"equilibrium population {f.name} ({sp.mixture_words(pop)})"
         seats = sp.play_under(
@@ -284,7 +285,8 @@ def strong_play(
         )
         sec.text(line[0].upper() + line[1:])
         sec.strong_play.append((line, anchor))
-        if i == 0:
+        if pop.players not in sizes:  # the first file (by name) of each table size
+            sizes.add(pop.players)
             stem_s, stem_g = f"{stem_prefix}_strong_seats", f"{stem_prefix}_strong_gains"
             out[f"{game}/first-seat/{pop.players}p"] = (
                 Measure.from_row(
