@@ -41,6 +41,8 @@ GAMES = {"test": 12, "quick": 300, "standard": 5_000, "full": 50_000}  # deals; 
 CARD_DEALS = {"test": 2, "quick": 60, "standard": 1_000, "full": 5_000}
 #: games per strategy tried against an equilibrium population (and games with every seat drawn)
 STRONG_GAMES = {"test": 32, "quick": 320, "standard": 4_000, "full": 20_000}
+#: deals replayed with the players' decision records (x rotations), for the engagement table
+ENGAGE_DEALS = {"test": 2, "quick": 50, "standard": 1_000, "full": 5_000}
 SOURCE_LABELS = {
     "plunder": "plunder",
     "burying": "burying treasure",
@@ -163,7 +165,8 @@ def build(ctx, seed: int) -> Section:
 
     _fame_by_source(ctx, sec, seats, n_games, who, strat)
     leth = _lethality(ctx, sec, scen)
-    _pirate_record(ctx, sec, scen, battles, n_games, leth, who)
+    engage = _engagement(ctx, sec, scen, mix, seed, who)
+    _pirate_record(ctx, sec, scen, battles, n_games, leth, who, engage)
     tavern = _tavern(ctx, sec, seats, mix, scen, seed, deals, who)
     cards = _card_values(ctx, sec, scen, mix, seed, who)
     sec.data("cove_seats", seats, key=SEAT_KEY)
@@ -589,7 +592,83 @@ def _lethality(ctx, sec: Section, scen) -> pd.DataFrame:
     return table
 
 
-def _pirate_record(ctx, sec: Section, scen, battles, n_games: int, leth, who: str) -> None:
+def _engagement(ctx, sec: Section, scen, mix, seed: int, who: str) -> pd.DataFrame:
+    """Why each Legendary Pirate is (not) fought, from the players' own decision records
+    (:func:`simulator.cove.player_study.play_recorded` and ``engagement_table``): how often
+    its island was the best option and the expected values and odds behind the choice."""
+    from simulator.cove import player_study
+    from simulator.runner import derive_seed
+
+    deals = ENGAGE_DEALS[ctx.size]
+    _seats, battles, decisions, _entropy = player_study.play_recorded(
+        scen,
+        mix,
+        len(mix),
+        deals,
+        seed=derive_seed(seed, "engagement"),
+        n_jobs=ctx.jobs,
+        rotate_seats=True,
+        quiet=True,
+    )
+    eng = player_study.engagement_table(scen.rules, battles, decisions)
+    eng.insert(0, "opponent", eng["pirate"].map(_label))
+    eng["games"] = deals * len(mix)
+    sec.table(
+        "cove_engagement",
+        eng,
+        f"Why each Legendary Pirate is (not) fought, from the players' decision records "
+        f"({deals * len(mix):,} games, {deals:,} deals under every rotation, the {who}): "
+        "pirate_months = months its card was face up on a black ship; engagement_rate = share "
+        "of those months in which a player ship fought it (95% Wilson interval); decisions = "
+        "navigation choices that could sail at it; chosen_share = how often sailing at it was "
+        "the best option; mean_value_gap = its island's expected value minus the chosen "
+        "island's (fame; 0 when chosen); p_sink = the odds the players computed with their hand, "
+        "alone (exact) or with the company they expected.",
+        key=("opponent",),
+        columns=[
+            "opponent",
+            "pirate_months",
+            "months_fought",
+            "engagement_rate",
+            "ci95_low",
+            "ci95_high",
+            "decisions",
+            "chosen_share",
+            "mean_value_gap",
+            "best_p_sink_lone",
+            "best_p_sink_company",
+        ],
+    )
+    return eng
+
+
+def _engagement_words(eng: pd.DataFrame | None, pirate: str) -> str:
+    """The decision records' account of one pirate ("" when it has none)."""
+    if eng is None or pirate not in set(eng["pirate"]):
+        return ""
+    r = eng.set_index("pirate").loc[pirate]
+    if int(r["decisions"]) == 0:
+        return (
+            f"in {int(r['games']):,} recorded games no player could sail at it "
+            f"({int(r['pirate_months'])} months face up)"
+        )
+    words = (
+        f"in {int(r['games']):,} recorded games the players weighed sailing at it "
+        f"{int(r['decisions']):,} times and found it the best option in "
+        f"{r['chosen_share']:.1%} of them (its island's expected value "
+        f"{r['mean_value_gap']:+.2f} fame against the island chosen, on average)"
+    )
+    if not math.isnan(r["best_p_sink_lone"]):
+        words += (
+            f"; the best odds they computed were {r['best_p_sink_lone']:.2g} alone with their "
+            f"hand and {r['best_p_sink_company']:.2g} with the company they expected"
+        )
+    return words
+
+
+def _pirate_record(
+    ctx, sec: Section, scen, battles, n_games: int, leth, who: str, engage=None
+) -> None:
     from reports import figures
 
     opponents = [*scen.rules.pirates, "royal_navy"]
@@ -690,11 +769,15 @@ def _pirate_record(ctx, sec: Section, scen, battles, n_games: int, leth, who: st
                 + ", ".join(f"{k} {v:g}" for k, v in thresholds.items())
                 + f" (their `pirate_odds_min`: {note})"
             )
-        text = line + ("; measured: " + "; ".join(why) if why else "")
-        text += (
-            ". Not measured: each player's reasons at the islands where it waited (these "
-            "players keep no decision record)."
-        )
+        records = _engagement_words(engage, r.pirate)
+        if records:
+            why.insert(0, records)
+        text = line + ("; measured: " + "; ".join(why) if why else "") + "."
+        if not records:
+            text += (
+                " Not measured: each player's reasons at the islands where it waited (no "
+                "decision record for it)."
+            )
         sec.text(text, "explain", anchor=f"cove-never-{r.pirate}")
         sec.absences.append(
             ("cove", f"{r.opponent} never fought in {n_games:,} games", f"cove-never-{r.pirate}")
