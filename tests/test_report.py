@@ -442,6 +442,38 @@ def test_every_absence_is_explained_where_it_appears(report_dir):
         assert re.search(r"\d", m.group(1)), f"{anchor}: an explanation without a number"
 
 
+def test_every_saved_population_is_measured_or_its_refusal_said(report_dir):
+    """Each file of scenarios/<game>/populations/ is listed in the game's populations table; a
+    used one has its strong-play rows (seats and gains), a refused one its one-line reason."""
+    from scenarios.loader import SCENARIO_ROOT
+
+    for game in ("cove", "express", "hunt"):
+        files = {p.stem for p in (SCENARIO_ROOT / game / "populations").glob("*.toml")}
+        if not files:
+            continue
+        pops = pd.read_csv(report_dir / f"{game}_populations.csv", keep_default_na=False)
+        assert set(pops["population"]) == files, game
+        used = set(pops.loc[pops["status"] == "used", "population"])
+        refused = pops[pops["status"] != "used"]
+        assert all(refused["status"].str.contains("scenario")), refused
+        if used:
+            for what in ("seats", "gains"):
+                t = pd.read_csv(report_dir / f"{game}_strong_{what}.csv")
+                assert set(t["population"]) == used, (game, what)
+
+
+def test_never_fought_pirates_are_explained_from_the_decision_records(report_dir):
+    eng = pd.read_csv(report_dir / "cove_engagement.csv")
+    rec = pd.read_csv(report_dir / "cove_pirate_record.csv")
+    html = (report_dir / "index.html").read_text(encoding="utf-8")
+    assert set(eng["opponent"]) | {"Royal Navy"} >= set(rec["opponent"])
+    for r in rec[rec["battles"] == 0].itertuples():
+        if r.pirate not in set(eng["pirate"]):
+            continue
+        m = re.search(rf'<p class="explain" id="cove-never-{r.pirate}">(.*?)</p>', html)
+        assert m and "recorded games" in m.group(1), r.pirate
+
+
 @pytest.mark.slow
 def test_same_seed_reproduces_the_tables_whatever_the_jobs(report_dir):
     from reports.sections import dice
