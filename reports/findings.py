@@ -247,6 +247,16 @@ def sentence_of(claim: Claim, tag: str) -> str:
         else f"inconclusive at this n: its interval is clear of {claim.null_words}, but not "
         f"after {claim.correction}",
     }[tag]
+    if (
+        tag == "players"
+        and b.excludes(claim.null)
+        and b.excludes(claim.null) == s.excludes(claim.null)
+    ):  # same side of no effect, a significant difference in size
+        gap = abs(b.value - s.value) / math.hypot(b.se, s.se)
+        verdict = (
+            f"it holds under both sets of players (no effect would be {claim.null_words}), but "
+            f"its size depends on them: the two differ by {gap:.1f} standard errors"
+        )
     return f"{text}: {verdict}."
 
 

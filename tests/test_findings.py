@@ -82,6 +82,16 @@ def test_sentence_carries_value_interval_strong_play_and_verdict():
     assert text.endswith(".") and "holds under both" in text
 
 
+def test_same_side_but_different_size_is_players_and_says_so():
+    """30% [29%, 31%] against 40% [39%, 41%], fair share 25%: both above it, the difference
+    about 14 SE: tagged players, the sentence says the effect holds and its size differs."""
+    found = select([c(m(0.3, 0.01), m(0.4, 0.01), null=0.25)])
+    assert found[0].tag == "players"
+    assert "holds under both" in found[0].text and "its size depends on them" in found[0].text
+    found = select([c(m(0.3, 0.01), m(0.2, 0.01), null=0.25)])
+    assert found[0].tag == "players" and "disagree" in found[0].text
+
+
 def test_selection_ranks_caps_and_keeps_every_game():
     claims = []
     for g, game in enumerate(("cove", "express", "hunt")):
