@@ -187,8 +187,8 @@ def run_report(
     total = time.perf_counter() - started
     page = render_page(
         "Broadside balance report",
-        f"Size {size}, seed {entropy} (replay: `broadside report --size {size} --seed "
-        f"{entropy}`). Every number on this page is a row of one of the CSV files beside it.",
+        f"Size {size}, seed {entropy} (replay: `{provenance.replay_command(ctx, sections)}`). "
+        "Every number on this page is a row of one of the CSV files beside it.",
         sections,
     )
     index = write_text(out / "index.html", page)

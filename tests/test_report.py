@@ -170,6 +170,9 @@ def test_provenance_records_seed_scenarios_versions_and_wall_time(report_dir):
     run = pd.read_csv(report_dir / "provenance_run.csv").set_index("item")["value"]
     assert run["root seed entropy"] == str(SEED)
     assert run["command line"].startswith("broadside")
+    replay = run["replay with"].split()  # a command the CLI accepts: --game takes one value
+    assert replay[:2] == ["broadside", "report"] and replay[replay.index("--game") + 1] == "all"
+    assert replay[replay.index("--seed") + 1] == str(SEED)
     sections = pd.read_csv(report_dir / "provenance_sections.csv")
     assert {"Dice odds", "Pirate's Cove", "Pirates express", "Les Pirates"} <= set(
         sections["section"]
