@@ -67,13 +67,15 @@ class ReportContext:
         n: str,
         n_value: int | None = None,
         method: str = "monte-carlo",
+        players: str = "",
     ) -> None:
-        """Save a figure (PNG + SVG), embed it, and record its n for the provenance table."""
+        """Save a figure (PNG + SVG), embed it, and record its n and the players who produced it
+        (``players``: in words; empty only for dice and exact odds) for the provenance table."""
         from reports.figures import save_figure
 
         png = save_figure(fig, self.out, stem)
         section.blocks.append(
-            FigureBlock(stem=stem, png=png, caption=caption, csv=f"{csv}.csv", n=n)
+            FigureBlock(stem=stem, png=png, caption=caption, csv=f"{csv}.csv", n=n, players=players)
         )
         section.figures_n.append(
             {
@@ -82,38 +84,45 @@ class ReportContext:
                 "n": n_value,
                 "n_in_words": n,
                 "method": method,
+                "players": players or "none (no players: dice or exact odds)",
                 "table": f"{csv}.csv",
             }
         )
 
 
 def package_versions() -> pd.DataFrame:
-    rows = [
-        {"package": "python", "version": platform.python_version()},
-        {"package": "platform", "version": platform.platform()},
-    ]
-    from importlib.metadata import PackageNotFoundError, version  # installed versions
+    """Python, the platform, and every installed package Broadside depends on: its declared
+    requirements (every extra) and theirs, recursively, with their environment markers
+    evaluated; a declared package that is not installed says so."""
+    from importlib.metadata import PackageNotFoundError, metadata, requires, version
 
-    for name in (
-        "broadside",
-        "numpy",
-        "pandas",
-        "scipy",
-        "matplotlib",
-        "seaborn",
-        "joblib",
-        "pyarrow",
-        "click",
-        "numba",
-        "tqdm",
-        "optuna",
-        "dask",
-        "distributed",
-    ):
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    rows = [
+        {"package": "python", "version": platform.python_version(), "required_by": ""},
+        {"package": "platform", "version": platform.platform(), "required_by": ""},
+    ]
+    seen: set[str] = set()
+    own_extras = tuple(metadata("broadside").get_all("Provides-Extra") or ())
+    queue: list[tuple[str, tuple[str, ...], str]] = [("broadside", own_extras, "")]
+    while queue:
+        name, extras, parent = queue.pop(0)
+        key = canonicalize_name(name)
         try:
-            rows.append({"package": name, "version": version(name)})
-        except PackageNotFoundError:  # pragma: no cover - a missing optional package
-            rows.append({"package": name, "version": "not installed"})
+            ver = version(name)
+        except PackageNotFoundError:
+            ver = None
+        if key not in seen:
+            seen.add(key)
+            rows.append({"package": key, "version": ver or "not installed", "required_by": parent})
+        if ver is None:
+            continue
+        for text in requires(name) or ():
+            req = Requirement(text)
+            envs = [{"extra": e} for e in extras] or [{"extra": ""}]
+            if req.marker is None or any(req.marker.evaluate(env) for env in envs):
+                queue.append((req.name, tuple(req.extras), key))
     return pd.DataFrame(rows)
 
 
@@ -160,8 +169,15 @@ def run_report(
         for stem, df in sec.tables.items():
             write_table(df, out, stem, key=sec.keys[stem])
         sections.append(sec)
+    from reports.sections import findings as findings_section
     from reports.sections import provenance
 
+    t0 = time.perf_counter()
+    found = findings_section.build(ctx, sections)
+    found.wall_time_s = time.perf_counter() - t0
+    for stem, df in found.tables.items():
+        write_table(df, out, stem, key=found.keys[stem])
+    sections.insert(0, found)
     prov = provenance.build(
         ctx, sections, command_line=command_line, started=started, versions=package_versions()
     )
@@ -171,7 +187,7 @@ def run_report(
     total = time.perf_counter() - started
     page = render_page(
         "Broadside balance report",
-        f"Size {size}, seed {entropy} (replay: broadside report --size {size} --seed {entropy}). "
+        f"Size {size}, seed {entropy} (replay: `{provenance.replay_command(ctx, sections)}`). "
         "Every number on this page is a row of one of the CSV files beside it.",
         sections,
     )

@@ -29,6 +29,7 @@ ranges: one line naming the file and key) and checks the scenario hash, so ``com
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -150,12 +151,28 @@ def load_population(ref: str | Path, scenario: Any, *, check_hash: bool = True) 
                 "population",
                 unknown_name_message("strategy", name, [*known, *pop.strategies]),
             )
+    extra = _as_game_strategies(pop.strategies, known)
     try:
-        full = with_strategies(scenario, pop.strategies) if pop.strategies else scenario
+        full = with_strategies(scenario, extra) if extra else scenario
     except ScenarioError as exc:
         raise ScenarioError(path, exc.key, exc.problem) from None
     weights = tuple(float(pop.equilibrium.get(n, 0.0)) for n in pop.population)
     return Population(pop.population, weights, pop.players, full, pop, str(path))
+
+
+def _as_game_strategies(
+    extra: Mapping[str, StrategyDecl], known: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The file's strategies as the game's own declaration class (Pirates express seats are
+    ``ExpressStrategy``, with ``nation`` and ``fleet`` left at their defaults), so the game's
+    ``validate`` reads them like its own."""
+    cls = type(next(iter(known.values()))) if known else StrategyDecl
+    if cls is StrategyDecl or not dataclasses.is_dataclass(cls):
+        return dict(extra)
+    return {
+        name: cls(**{f.name: getattr(d, f.name) for f in dataclasses.fields(d)})
+        for name, d in extra.items()
+    }
 
 
 def population_text(

@@ -1,27 +1,48 @@
 """Report section "Pirate's Cove": strategies, seats, fame by source, Legendary Pirates, Tavern
-cards.
+cards, and balance under strong play.
 
 Full games come from :func:`simulator.cove.api.play`, the game protocol (seats rotated, so seat and
-strategy effects separate); the exact lethality table from :mod:`simulator.cove.lethality` when
-that module is in the build.
+strategy effects separate); the exact lethality table from :mod:`simulator.cove.lethality`; the
+population games from :mod:`reports.strong_play`. Every explanation on the page is computed from
+these tables (and the scenario's data), never written by hand.
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pandas as pd
+from scipy import stats as sps
 
 from reports.html import Section
 from reports.sections.common import (
+    claim,
+    conclusive,
+    describe_strategies,
+    description_column,
+    is_random,
     mean_table,
+    players_words,
     rate_table,
     scenario_row,
     seat_advantage,
+    strong_play,
 )
 from simulator.cove import api
 from simulator.cove.lethality import lethality_table
 from simulator.protocol import SEAT_KEY
+from simulator.sequential import holm
+from simulator.stats import Z95, wilson_interval
 
-GAMES = {"test": 12, "quick": 250, "standard": 5_000, "full": 50_000}  # deals; x players rotations
+GAMES = {"test": 12, "quick": 300, "standard": 5_000, "full": 50_000}  # deals; x players rotations
+#: deals of the per-card study (each played as dealt, then once per Tavern card drawn in it:
+#: about 24 games a deal at 4 players)
+CARD_DEALS = {"test": 2, "quick": 60, "standard": 1_000, "full": 5_000}
+#: games per strategy tried against an equilibrium population (and games with every seat drawn)
+STRONG_GAMES = {"test": 32, "quick": 320, "standard": 4_000, "full": 20_000}
+#: deals replayed with the players' decision records (x rotations), for the engagement table
+ENGAGE_DEALS = {"test": 2, "quick": 50, "standard": 1_000, "full": 5_000}
 SOURCE_LABELS = {
     "plunder": "plunder",
     "burying": "burying treasure",
@@ -59,9 +80,7 @@ def build(ctx, seed: int) -> Section:
             "house rules with `broadside compare`.",
             "note",
         )
-    mix = list(
-        getattr(scen.rules, "default_mix", None) or ["plunderer", "brawler", "tavern", "balanced"]
-    )
+    mix = list(api.default_mix(scen))
     n_players = len(mix)
     deals = GAMES[ctx.size]
     result = api.play(
@@ -76,20 +95,26 @@ def build(ctx, seed: int) -> Section:
     )
     seats, battles = result.seats, result.tables["battles"]
     n_games = int(seats["game"].nunique())
+    who = players_words(mix)
     sec.text(
         f"{n_games:,} full {n_players}-player games ({deals:,} deals, each played under every "
         f"rotation of seats, so a strategy's record does not depend on where it sits) with the "
-        f"strategies {', '.join(mix)} from scenario '{scen.name}' (rules {scen.rules_version}). "
-        "Wins are shared when the top fame is tied and no duel breaks it. Intervals are 95% Wilson "
-        "intervals; fame intervals are normal intervals of the mean."
+        f"{who} from scenario '{scen.name}' (rules {scen.rules_version}). "
+        "Wins are shared when the top fame is tied and no duel breaks it (a share of 1/k each). "
+        "Intervals are 95% Wilson intervals; fame intervals are normal intervals of the mean. "
+        "conclusive = the interval excludes the fair share (or zero for a difference)."
     )
+    describe_strategies(sec, scen, mix)
 
+    fair = 1 / n_players
     strat = rate_table(seats, ["strategy"], "score")
     strat = strat.merge(
         seats.groupby("strategy", as_index=False)["fame"]
         .mean()
         .rename(columns={"fame": "mean_fame"})
     )
+    strat["conclusive"] = conclusive(strat, fair)
+    strat["description"] = description_column(scen, strat["strategy"])
     ctx.figure(
         sec,
         "cove_strategy_win_rates",
@@ -98,15 +123,31 @@ def build(ctx, seed: int) -> Section:
             label="strategy",
             title="Win rate by strategy",
             xlabel="games won",
-            reference=1 / n_players,
+            reference=fair,
             reference_label=f"fair share (1 in {n_players})",
         ),
-        caption="How often each scripted strategy wins, with 95% intervals.",
+        caption="How often each strategy wins, with 95% intervals.",
         csv="cove_strategy_win_rates",
-        n=f"{len(seats) // n_players:,} games, {strat['n'].iloc[0]:,} seats per strategy",
+        n=f"{n_games:,} games, {int(strat['n'].iloc[0]):,} seats per strategy",
         n_value=n_games,
+        players=who,
     )
-    sec.table("cove_strategy_win_rates", strat, "Win rate by strategy.", key=("strategy",))
+    sec.table(
+        "cove_strategy_win_rates",
+        strat,
+        "Win rate (share of the win) by strategy.",
+        key=("strategy",),
+        columns=[
+            "strategy",
+            "wins",
+            "n",
+            "win_rate",
+            "ci_low",
+            "ci_high",
+            "conclusive",
+            "mean_fame",
+        ],
+    )
 
     seat_advantage(
         ctx,
@@ -119,7 +160,220 @@ def build(ctx, seed: int) -> Section:
         title="Win rate by seat (1 = first player)",
         caption="Does sitting first help? Win rate by seat, strategies rotated through every seat.",
         table_title="Win rate by seat (1 = first in turn order).",
+        players=who,
     )
+
+    _fame_by_source(ctx, sec, seats, n_games, who, strat)
+    leth = _lethality(ctx, sec, scen)
+    engage = _engagement(ctx, sec, scen, mix, seed, who)
+    _pirate_record(ctx, sec, scen, battles, n_games, leth, who, engage)
+    tavern = _tavern(ctx, sec, seats, mix, scen, seed, deals, who)
+    cards = _card_values(ctx, sec, scen, mix, seed, who)
+    sec.data("cove_seats", seats, key=SEAT_KEY)
+    sec.data("cove_pirate_battles", battles, key=("game", "battle", "pirate"))
+
+    strong = strong_play(
+        ctx,
+        sec,
+        api,
+        scen,
+        seed,
+        game="cove",
+        n=STRONG_GAMES[ctx.size],
+        mix=mix,
+        stem_prefix="cove",
+    )
+    seat_tab = sec.tables["cove_seat_advantage"]
+    sec.claims.append(
+        claim(
+            seat_tab,
+            "cove_seat_advantage",
+            {"seat_in_turn_order": 1},
+            "win_rate",
+            game="cove",
+            claim_key=f"cove/first-seat/{n_players}p",
+            sentence=f"The first player of {n_players} wins {{value}} {{ci}} of {{n}} games",
+            null=fair,
+            null_words=f"the fair share of {fair:.0%}",
+            players=who,
+            n=n_games,
+            anchor="fig-cove_seat_advantage",
+            unit="share of games won by seat 1",
+            strong=strong.get(f"cove/first-seat/{n_players}p"),
+        )
+    )
+    for name in strat["strategy"]:
+        if is_random(scen, name):  # a reference baseline, not a verdict on the game
+            continue
+        sec.claims.append(
+            claim(
+                strat,
+                "cove_strategy_win_rates",
+                {"strategy": name},
+                "win_rate",
+                game="cove",
+                claim_key=f"cove/strategy/{n_players}p/{name}",
+                sentence=f"The {name} strategy wins {{value}} {{ci}} of its games ({{n}} seats, "
+                f"against the other strategies of the default mix)",
+                null=fair,
+                null_words=f"the fair share of {fair:.0%}",
+                players=who,
+                n=int(strat.loc[strat["strategy"] == name, "n"].iloc[0]),
+                anchor="fig-cove_strategy_win_rates",
+                unit="share of games won (win share)",
+                strong=strong.get(f"cove/strategy/{n_players}p/{name}"),
+            )
+        )
+    if tavern is not None:
+        for measure, words, unit, scale, short in (
+            ("win rate", "win share", "difference in win share (0..1)", 100.0, " points"),
+            ("final fame", "final fame", "difference in final fame (fame points)", 1.0, " fame"),
+        ):
+            if measure not in set(tavern["measure"]):
+                continue
+            sec.claims.append(
+                claim(
+                    tavern,
+                    "cove_tavern_card_value",
+                    {"measure": measure},
+                    "difference",
+                    game="cove",
+                    claim_key=f"cove/tavern-cards/{measure}",
+                    sentence=f"Buying Tavern cards changes the tavern strategy's {words} by "
+                    "{value} {ci} (same games replayed without buying, {n} pairs)",
+                    null=0.0,
+                    null_words="zero",
+                    players=who,
+                    n=int(tavern["paired_games"].iloc[0]),
+                    anchor="fig-cove_tavern_card_value",
+                    unit=unit,
+                    scale=scale,
+                    unit_short=short,
+                    decimals=1 if scale == 100.0 else 2,
+                )
+            )
+    for r in cards.itertuples():
+        if r.n < 2:
+            continue
+        sec.claims.append(
+            claim(
+                cards,
+                "cove_card_value",
+                {"card": r.card},
+                "win_rate_effect",
+                game="cove",
+                claim_key=f"cove/card/{r.card}",
+                sentence=f"Holding the Tavern card {r.card} changes its holder's win share by "
+                "{value} {ci} (the same deals replayed with a blank card, {n} pairs)",
+                null=0.0,
+                null_words="zero",
+                players=who,
+                n=int(r.n),
+                anchor="fig-cove_card_value",
+                unit="difference in the holder's win share (0..1)",
+                low="ci95_low",
+                high="ci95_high",
+                unit_short=" points",
+            )
+        )
+    return sec
+
+
+def _card_values(ctx, sec: Section, scen, mix, seed: int, who: str) -> pd.DataFrame:
+    """Each Tavern card's value to its holder: ``cove card-value``'s paired intervention (the
+    first copy drawn replaced by a blank card, the deal replayed on the same streams)."""
+    from reports import figures
+    from simulator.cove.card_value import card_table, card_value
+    from simulator.runner import derive_seed
+
+    deals = CARD_DEALS[ctx.size]
+    pairs, summary = card_value(
+        scen,
+        deals,
+        strategies=mix,
+        seed=derive_seed(seed, "cards"),
+        n_jobs=ctx.jobs,
+        quiet=True,
+    )
+    table = card_table(pairs, list(summary["cards"]))
+    # 23 cards tested at once: Holm's correction over the cards drawn at least twice
+    se = (table["ci95_high"] - table["ci95_low"]) / (2 * Z95)
+    z = np.where(se > 0, table["win_rate_effect"] / se.where(se > 0, 1.0), 0.0)
+    table["p_value"] = 2 * sps.norm.sf(np.abs(z))
+    tested = (table["n"] >= 2) & (se > 0)
+    table["p_holm"] = np.nan
+    if tested.any():
+        table.loc[tested, "p_holm"] = holm(table.loc[tested, "p_value"].tolist())
+    table["conclusive"] = table["p_holm"] <= 0.05
+    shown = table[table["n"] >= 2]
+    sec.heading("Each Tavern card's value", anchor="cove-cards")
+    sec.text(
+        f"Each Tavern card's effect on the player who draws it, from `cove card-value`: in "
+        f"{deals:,} deals ({summary['games']:,} games) of the default mix, the first copy of each "
+        "card drawn was replaced by a blank card for its drawer and the deal replayed on the same "
+        "random streams; the difference in the holder's win share and fame is the card's value "
+        "to it, with 95% normal intervals over the pairs (n: deals in which the card was drawn; "
+        "changed: pairs whose winner changed; conclusive: Holm-corrected p at most 0.05 over "
+        "the cards, since 23 cards tested at once would show one or two 95% intervals clear "
+        "of zero by chance)."
+    )
+    if not shown.empty:
+        ctx.figure(
+            sec,
+            "cove_card_value",
+            figures.forest(
+                shown,
+                label="card",
+                panels=[
+                    ("win_rate_effect", "ci95_low", "ci95_high", "change in win share (points)"),
+                    ("fame_effect", "fame_ci95_low", "fame_ci95_high", "change in final fame"),
+                ],
+                scale=[100.0, 1.0],
+                title="What each Tavern card is worth to its holder",
+            ),
+            caption="Each card's effect on its holder: the same deal with the card and with a "
+            "blank card in its place (95% intervals; zero = worth nothing).",
+            csv="cove_card_value",
+            n=f"{deals:,} deals, {summary['games']:,} games",
+            n_value=int(summary["games"]),
+            players=who,
+        )
+    never_changed = table[(table["n"] >= 2) & (table["changed"] == 0)]
+    if len(never_changed):
+        names = ", ".join(never_changed["card"])
+        sec.text(
+            f"{names}: drawn in {int(never_changed['n'].min()):,} or more deals, yet no replay "
+            "with a blank card in its place changed the winner: at this n the players never "
+            "made it decide a game (their fame moved by "
+            + ", ".join(f"{r.card} {r.fame_effect:+.2f}" for r in never_changed.itertuples())
+            + ").",
+            "explain",
+            anchor="cove-cards-unchanged",
+        )
+    sec.table(
+        "cove_card_value",
+        table,
+        "Each Tavern card's effect on its holder (paired replays with a blank card).",
+        key=("card",),
+        columns=[
+            "card",
+            "n",
+            "win_rate_effect",
+            "ci95_low",
+            "ci95_high",
+            "p_holm",
+            "conclusive",
+            "fame_effect",
+            "fame_ci95_low",
+            "fame_ci95_high",
+            "changed",
+        ],
+    )
+    return table
+
+
+def _fame_by_source(ctx, sec: Section, seats, n_games: int, who: str, strat) -> pd.DataFrame:
+    from reports import figures
 
     src_cols = [c for c in seats.columns if c.startswith("fame_")]
     long = seats.melt(
@@ -145,41 +399,83 @@ def build(ctx, seed: int) -> Section:
         csv="cove_fame_by_source",
         n=f"{n_games:,} games",
         n_value=n_games,
+        players=who,
     )
+    # the weakest strategy's fame gap, source by source, against the others' mean (from the table)
+    weakest = str(strat.loc[strat["win_rate"].idxmin(), "strategy"])
+    wide = fame.pivot(index="source", columns="strategy", values="mean")
+    others = wide.drop(columns=[weakest]).mean(axis=1)
+    gap = (wide[weakest] - others).sort_values()
+    total_gap = float(gap.sum())
+    parts = ", ".join(f"{src} {v:+.1f}" for src, v in gap.items() if abs(v) >= 0.5)
+    sec.text(
+        f"Why the {weakest} strategy wins least: its mean fame is {total_gap:+.1f} against the "
+        f"other strategies' average; by source: {parts} (fame points per game, from "
+        "`cove_fame_by_source.csv`).",
+        "explain",
+        anchor="cove-explain-weakest",
+    )
+    # the strategy with the least plunder fame: where its fame comes from instead
+    if "plunder" in wide.index:
+        least = str(wide.loc["plunder"].idxmin())
+        top_src = str(wide[least].idxmax())
+        sec.text(
+            f"The {least} strategy earns the least fame from plunder "
+            f"({wide.loc['plunder', least]:.1f} per game, others "
+            f"{wide.loc['plunder'].drop(least).min():.1f}–{wide.loc['plunder'].drop(least).max():.1f}"
+            f"); its largest source is {top_src} ({wide.loc[top_src, least]:.1f}, others "
+            f"{wide.loc[top_src].drop(least).min():.1f}–{wide.loc[top_src].drop(least).max():.1f})"
+            + _deck_note(ctx)
+            + ".",
+            "explain",
+            anchor="cove-explain-plunder",
+        )
     sec.table(
         "cove_fame_by_source",
         fame,
         "Mean fame per game by source and strategy.",
         key=("source", "strategy"),
+        columns=["source", "strategy", "mean", "ci_low", "ci_high", "n"],
+    )
+    return fame
+
+
+def _deck_note(ctx) -> str:
+    """What the Treasure deck says about fame against loot (scenario data)."""
+    from scenarios.loader import load_scenario
+    from simulator.cove.rules import CoveRules
+
+    files = ctx.scenarios.get("cove") or [None]
+    rules = load_scenario(files[0], CoveRules).rules
+    cards = getattr(getattr(rules, "treasure", None), "cards", None)
+    if not cards:
+        return ""
+    df = pd.DataFrame(
+        [
+            {
+                "fame": int(getattr(c, "fame", 0)),
+                "loot": int(getattr(c, "gold", 0)) + int(getattr(c, "chests", 0)),
+            }
+            for c in cards
+        ]
+    )
+    by = df.groupby("fame")["loot"].mean()
+    lo, hi = int(by.index.min()), int(by.index.max())
+    return (
+        f"; in the scenario's Treasure deck the cards worth {lo} fame carry {by.loc[lo]:.1f} gold "
+        f"and chests on average and those worth {hi} fame {by.loc[hi]:.1f}, so taking the "
+        "richest cards means taking the least plunder fame"
     )
 
-    _lethality(ctx, sec, scen)
-    _pirate_record(ctx, sec, battles, n_games)
-    _tavern(ctx, sec, seats, mix, api, scen, seed, deals)
-    sec.data("cove_seats", seats, key=SEAT_KEY)
-    sec.data("cove_pirate_battles", battles, key=("game", "battle", "pirate"))
-    return sec
 
-
-def _lethality(ctx, sec: Section, scen) -> None:
+def _lethality(ctx, sec: Section, scen) -> pd.DataFrame:
     from reports import figures
 
-    table = lethality_table(scen)
-    if not isinstance(table, pd.DataFrame) or not {"pirate", "build", "p_sink"} <= set(
-        table.columns
-    ):
-        sec.text(
-            "Legendary Pirate lethality: the engine's table lacks the pirate/build/p_sink columns; "
-            "not shown.",
-            "warning",
-        )
-        return
-    table = table.copy()
+    table = lethality_table(scen).copy()
     table["pirate_name"] = table["pirate"].map(_label)
     methods = sorted(set(table["method"])) if "method" in table else ["unknown"]
-    value = "p_sink"
     grid = table.pivot_table(
-        index="build", columns="pirate_name", values=value, aggfunc="first", sort=False
+        index="build", columns="pirate_name", values="p_sink", aggfunc="first", sort=False
     )
     ctx.figure(
         sec,
@@ -198,77 +494,359 @@ def _lethality(ctx, sec: Section, scen) -> None:
         n=f"{' / '.join(methods)} computation per cell",
         n_value=None,
         method="/".join(methods),
+        players="none: each duel's policy column says how the ship fights",
     )
+    # builds whose odds equal the start ship's against every opponent, and why (their dice)
+    mat = scen.rules.ship_mat  # crew and cannons columns are ring positions (1..8)
+    table["dice"] = [
+        min(mat.crew[int(c) - 1], mat.cannons[int(k) - 1])
+        for c, k in zip(table["crew"], table["cannons"])
+    ]
+    start = grid.loc["start"] if "start" in grid.index else None
+    if start is not None:
+        same = [b for b in grid.index if b != "start" and np.allclose(grid.loc[b], start)]
+        if same:
+            d = table[table["build"].isin(["start", *same])].drop_duplicates("build")
+            dice = ", ".join(f"{r.build} {int(r.dice)}" for r in d.itertuples())
+            sec.text(
+                f"{', '.join(same)}: exactly the start ship's odds against every opponent. A "
+                "ship rolls min(crew, cannons) dice (crew and cannons values of its ring "
+                "positions; docs/rules-cove-combat.md), so raising only one of the two, or "
+                f"only the sails, leaves its dice where they were (dice: {dice}); against a "
+                "pirate that never flees, sails only matter for fleeing.",
+                "explain",
+                anchor="cove-explain-lethality",
+            )
+    # lethality with cards: the best pair of Tavern cards for each duel
+    gridc = table.pivot_table(
+        index="build",
+        columns="pirate_name",
+        values="p_sink_best_pair",
+        aggfunc="first",
+        sort=False,
+    )
+    ctx.figure(
+        sec,
+        "cove_lethality_cards",
+        figures.heatmap(
+            gridc,
+            title="The same, holding the best pair of Tavern cards for the fight",
+            xlabel="opponent",
+            ylabel="ship build",
+            cbar="chance to sink it (%)",
+            cmap="rocket_r",
+        ),
+        caption="Lethality with cards: each cell is the lone ship's chance of sinking the "
+        "opponent when it holds the pair of battle and volley cards that helps most "
+        "(best_pair in the table), played optimally; exact.",
+        csv="cove_lethality",
+        n=f"{' / '.join(methods)} computation per cell",
+        n_value=None,
+        method="/".join(methods),
+        players="none: each duel's policy and card_policy columns say how the ship fights",
+    )
+    rows = []
+    for key, d in table.groupby("pirate", sort=True):
+        b = d.loc[d["p_sink"].idxmax()]
+        row = {
+            "pirate": key,
+            "pirate_name": _label(key),
+            "best_build": b["build"],
+            "best_p_sink": float(b["p_sink"]),
+            "method": b["method"],
+        }
+        c = d.loc[d["p_sink_best_pair"].idxmax()]
+        row.update(
+            best_build_with_cards=c["build"],
+            best_pair=c["best_pair"],
+            best_p_sink_with_cards=float(c["p_sink_best_pair"]),
+        )
+        rows.append(row)
+    best = pd.DataFrame(rows)
+    sec.table(
+        "cove_lethality_best",
+        best,
+        "The best lone odds of any build in the grid, per opponent, without cards and with the "
+        "best pair of cards (exact).",
+        key=("pirate",),
+    )
+    cols = [
+        "pirate",
+        "build",
+        "hull",
+        "crew",
+        "cannons",
+        "sails",
+        "artisan",
+        "p_sink",
+        "best_pair",
+        "p_sink_best_pair",
+    ]
     sec.table(
         "cove_lethality",
         table,
         "Lethality of each Legendary Pirate by ship build.",
         key=("pirate", "build"),
+        columns=[*cols[:6], "dice", *cols[6:]],
     )
+    return table
 
 
-def _pirate_record(ctx, sec: Section, battles: pd.DataFrame, n_games: int) -> None:
+def _engagement(ctx, sec: Section, scen, mix, seed: int, who: str) -> pd.DataFrame:
+    """Why each Legendary Pirate is (not) fought, from the players' own decision records
+    (:func:`simulator.cove.player_study.play_recorded` and ``engagement_table``): how often
+    its island was the best option and the expected values and odds behind the choice."""
+    from simulator.cove import player_study
+    from simulator.runner import derive_seed
+
+    deals = ENGAGE_DEALS[ctx.size]
+    _seats, battles, decisions, _entropy = player_study.play_recorded(
+        scen,
+        mix,
+        len(mix),
+        deals,
+        seed=derive_seed(seed, "engagement"),
+        n_jobs=ctx.jobs,
+        rotate_seats=True,
+        quiet=True,
+    )
+    eng = player_study.engagement_table(scen.rules, battles, decisions)
+    eng.insert(0, "opponent", eng["pirate"].map(_label))
+    eng["games"] = deals * len(mix)
+    sec.table(
+        "cove_engagement",
+        eng,
+        f"Why each Legendary Pirate is (not) fought, from the players' decision records "
+        f"({deals * len(mix):,} games, {deals:,} deals under every rotation, the {who}): "
+        "pirate_months = months its card was face up on a black ship; engagement_rate = share "
+        "of those months in which a player ship fought it (95% Wilson interval); decisions = "
+        "navigation choices that could sail at it; chosen_share = how often sailing at it was "
+        "the best option; mean_value_gap = its island's expected value minus the chosen "
+        "island's (fame; 0 when chosen); p_sink = the odds the players computed with their hand, "
+        "alone (exact) or with the company they expected.",
+        key=("opponent",),
+        columns=[
+            "opponent",
+            "pirate_months",
+            "months_fought",
+            "engagement_rate",
+            "ci95_low",
+            "ci95_high",
+            "decisions",
+            "chosen_share",
+            "mean_value_gap",
+            "best_p_sink_lone",
+            "best_p_sink_company",
+        ],
+    )
+    return eng
+
+
+def _engagement_words(eng: pd.DataFrame | None, pirate: str) -> str:
+    """The decision records' account of one pirate ("" when it has none)."""
+    if eng is None or pirate not in set(eng["pirate"]):
+        return ""
+    r = eng.set_index("pirate").loc[pirate]
+    if int(r["decisions"]) == 0:
+        return (
+            f"in {int(r['games']):,} recorded games no player could sail at it "
+            f"({int(r['pirate_months'])} months face up)"
+        )
+    words = (
+        f"in {int(r['games']):,} recorded games the players weighed sailing at it "
+        f"{int(r['decisions']):,} times and found it the best option in "
+        f"{r['chosen_share']:.1%} of them (its island's expected value "
+        f"{r['mean_value_gap']:+.2f} fame against the island chosen, on average)"
+    )
+    if not math.isnan(r["best_p_sink_lone"]):
+        words += (
+            f"; the best odds they computed were {r['best_p_sink_lone']:.2g} alone with their "
+            f"hand and {r['best_p_sink_company']:.2g} with the company they expected"
+        )
+    return words
+
+
+def _pirate_record(
+    ctx, sec: Section, scen, battles, n_games: int, leth, who: str, engage=None
+) -> None:
     from reports import figures
 
-    if battles.empty:
-        sec.text(
-            "No battle against a Legendary Pirate or the Royal Navy happened in these games.",
-            "note",
-        )
-        return
+    opponents = [*scen.rules.pirates, "royal_navy"]
     b = battles.copy()
     b["opponent"] = b["pirate"].map(_label)
     b["beaten"] = b["outcome"].isin(["sunk", "captured"]).astype(float)
-    rec = rate_table(b, ["opponent"], "beaten").rename(
-        columns={"wins": "times_beaten", "n": "battles", "win_rate": "beaten_rate"}
+    rows = []
+    for key in opponents:
+        d = b[b["pirate"] == key]
+        games_with = int(d["game"].nunique())
+        lo, hi = wilson_interval(games_with, n_games)
+        rows.append(
+            {
+                "opponent": _label(key),
+                "pirate": key,
+                "battles": len(d),
+                "times_beaten": int(d["beaten"].sum()),
+                "games_fought": games_with,
+                "games": n_games,
+                "share_of_games_fought": games_with / n_games,
+                "games_ci_low": float(lo),
+                "games_ci_high": float(hi),
+                "player_ships_routed": int(d["player_ships_routed"].sum()),
+                "ships": int(d["ships"].sum()),
+            }
+        )
+    rec = pd.DataFrame(rows)
+    rec["beaten_rate"] = np.where(
+        rec["battles"] > 0, rec["times_beaten"] / rec["battles"].clip(1), np.nan
     )
-    routed = b.groupby("opponent", as_index=False)[["player_ships_routed", "ships"]].sum()
-    rec = rec.merge(routed, on="opponent")
-    rec["player_ships_routed_per_battle"] = rec["player_ships_routed"] / rec["battles"]
+    lo, hi = wilson_interval(rec["times_beaten"].to_numpy(float), rec["battles"].to_numpy(float))
+    rec["ci_low"] = np.where(rec["battles"] > 0, lo, np.nan)
+    rec["ci_high"] = np.where(rec["battles"] > 0, hi, np.nan)
+    rec["player_ships_routed_per_battle"] = rec["player_ships_routed"] / rec["battles"].clip(1)
     rec["battles_per_game"] = rec["battles"] / n_games
-    ctx.figure(
-        sec,
-        "cove_pirate_record",
-        figures.rates_with_intervals(
-            rec,
-            label="opponent",
-            rate="beaten_rate",
-            title="In-game record: how often the pirate is sunk (or the Cacafuego taken)",
-            xlabel="battles the players won",
-        ),
-        caption="Share of battles against each Legendary Pirate / the Royal Navy that the players "
-        "won, with 95% intervals (all battles of the games above).",
-        csv="cove_pirate_record",
-        n=f"{len(b):,} battles in {n_games:,} games",
-        n_value=len(b),
-    )
+    fought = rec[rec["battles"] > 0]
+    if not fought.empty:
+        ctx.figure(
+            sec,
+            "cove_pirate_record",
+            figures.rates_with_intervals(
+                fought,
+                label="opponent",
+                rate="beaten_rate",
+                title="In-game record: how often the pirate is sunk (or the Cacafuego taken)",
+                xlabel="battles the players won",
+            ),
+            caption="Share of battles against each Legendary Pirate / the Royal Navy that the "
+            "players won, with 95% intervals (all battles of the games above; opponents never "
+            "fought are listed below the figure).",
+            csv="cove_pirate_record",
+            n=f"{len(b):,} battles in {n_games:,} games",
+            n_value=len(b),
+            players=who,
+        )
+    never = rec[rec["battles"] == 0]
+    best = leth.sort_values("p_sink", ascending=False, kind="stable").drop_duplicates("pirate")
+    best = best.set_index("pirate")
+    bestc = leth.sort_values("p_sink_best_pair", ascending=False, kind="stable")
+    bestc = bestc.drop_duplicates("pirate").set_index("pirate")
+    thresholds = _attack_thresholds(scen)
+    for r in never.itertuples():
+        line = (
+            f"{r.opponent}: never fought in {n_games:,} games (so in at most "
+            f"{r.games_ci_high:.2%} of games, 95% upper bound)"
+        )
+        why = []
+        if r.pirate in best.index:
+            bb = best.loc[r.pirate]
+            why.append(
+                f"the best lone odds of any build in the lethality grid are {bb['p_sink']:.2g} "
+                f"({bb['build']}, {bb['method']})"
+            )
+        if r.pirate in bestc.index:
+            bc = bestc.loc[r.pirate]
+            why.append(
+                f"best lone odds with cards {bc['p_sink_best_pair']:.2g} ({bc['build']} holding "
+                f"{bc['best_pair']}, exact)"
+            )
+        if thresholds:
+            plain = float(best.loc[r.pirate, "p_sink"]) if r.pirate in best.index else 0.0
+            carded = (
+                float(bestc.loc[r.pirate, "p_sink_best_pair"]) if r.pirate in bestc.index else 0.0
+            )
+            reach = [k for k, v in thresholds.items() if v <= carded]
+            note = (
+                "every one above the best odds without cards"
+                if min(thresholds.values()) > plain
+                else "some within the best odds without cards"
+            )
+            note += (
+                f"; the best pair of cards reaches the thresholds of {', '.join(reach)}"
+                if reach
+                else "; even the best pair of cards reaches none of them"
+            )
+            why.append(
+                "the players attack a Legendary Pirate only at lone odds of at least "
+                + ", ".join(f"{k} {v:g}" for k, v in thresholds.items())
+                + f" (their `pirate_odds_min`: {note})"
+            )
+        records = _engagement_words(engage, r.pirate)
+        if records:
+            why.insert(0, records)
+        text = line + ("; measured: " + "; ".join(why) if why else "") + "."
+        if not records:
+            text += (
+                " Not measured: each player's reasons at the islands where it waited (no "
+                "decision record for it)."
+            )
+        sec.text(text, "explain", anchor=f"cove-never-{r.pirate}")
+        sec.absences.append(
+            ("cove", f"{r.opponent} never fought in {n_games:,} games", f"cove-never-{r.pirate}")
+        )
     sec.table(
         "cove_pirate_record",
         rec,
-        "In-game record of each Legendary Pirate and the Royal Navy.",
+        "In-game record of each Legendary Pirate and the Royal Navy (an opponent never fought "
+        "has no beaten rate).",
         key=("opponent",),
+        columns=[
+            "opponent",
+            "battles",
+            "games_fought",
+            "share_of_games_fought",
+            "times_beaten",
+            "beaten_rate",
+            "ci_low",
+            "ci_high",
+            "player_ships_routed_per_battle",
+        ],
     )
 
 
-def _tavern(
-    ctx, sec: Section, seats: pd.DataFrame, mix: list[str], api, scen, seed: int, deals: int
-) -> None:
+def _attack_thresholds(scen) -> dict[str, float]:
+    """Each default-mix strategy's declared minimum lone odds for attacking a pirate, if its
+    parameters have one (scenario data)."""
+    out = {}
+    for name in api.default_mix(scen):
+        decl = scen.rules.strategies.get(name)
+        if decl is not None and "pirate_odds_min" in decl.params:
+            out[name] = float(decl.params["pirate_odds_min"])
+    return out
+
+
+def _paired_row(label: str, a: np.ndarray, b: np.ndarray) -> dict:
+    d = a - b
+    n = d.size
+    mean = float(d.mean())
+    se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    if se > 0 and math.isfinite(se):
+        tq = float(sps.t.isf(0.025, n - 1))
+        p = float(2 * sps.t.sf(abs(mean / se), n - 1))
+    else:
+        tq, p, se = 0.0, (1.0 if mean == 0 else 0.0), 0.0
+    lo, hi = mean - tq * se, mean + tq * se
+    return {
+        "measure": label,
+        "buying_cards": float(a.mean()),
+        "never_buying": float(b.mean()),
+        "difference": mean,
+        "ci_low": lo,
+        "ci_high": hi,
+        "p_value": p,
+        "conclusive": bool(lo > 0 or hi < 0),
+        "paired_games": n,
+    }
+
+
+def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str):
     """Value of Tavern cards to the card-buying strategy: the same games with it never buying any.
 
-    The engine keeps no per-card ledger, so single cards are not valued. Instead the 'tavern'
-    strategy is replayed on the same seeds (same deals, same seats, same dice streams until the
-    games diverge) with ``buy_cards = 0``; the paired difference in its win rate and fame is what
+    The 'tavern' strategy is replayed on the same seeds (same deals, same seats, same dice
+    streams until the games diverge) as a strategy of the same kind with ``buy_cards = 0``; the
+    paired difference in its win share and fame (by source), and in its opponents' fame, is what
     buying and playing Tavern cards is worth to it.
     """
-    import dataclasses
-    import json
-    import math
-    import types
-
-    from scipy import stats as sps
-
     from reports import figures
-    from scenarios.loader import content_hash
+    from scenarios.strategies import StrategyDecl, with_strategies
 
     t = mean_table(seats, ["strategy"], "fame_fame_cards") if "fame_fame_cards" in seats else None
     if t is not None:
@@ -279,33 +857,25 @@ def _tavern(
             key=("strategy",),
         )
     if "tavern" not in mix or "tavern" not in scen.rules.strategies:
-        return
+        return None
     tav = scen.rules.strategies["tavern"]
     if "buy_cards" not in tav.params:
         sec.text(
             "Tavern card value: the tavern strategy has no buy_cards parameter; not estimated.",
             "note",
         )
-        return
+        return None
     name = "tavern-no-cards"
-    params = dict(tav.params)
-    params["buy_cards"] = 0
-    strategies = dict(scen.rules.strategies)
-    strategies[name] = dataclasses.replace(
-        tav,
-        params=types.MappingProxyType(params),
-        description="the tavern strategy, never buying Tavern cards",
-    )
-    raw = json.loads(
-        json.dumps(dict(scen.raw), default=lambda o: dict(o) if hasattr(o, "keys") else list(o))
-    )
-    raw.setdefault("strategies", {})[name] = {"kind": tav.kind, "params": params}
-    no_cards = dataclasses.replace(
+    params = {**dict(tav.params), "buy_cards": 0}
+    no_cards = with_strategies(
         scen,
-        name=f"{scen.name} (tavern never buys cards)",
-        rules=dataclasses.replace(scen.rules, strategies=types.MappingProxyType(strategies)),
-        raw=types.MappingProxyType(raw),
-        content_hash=content_hash(raw),
+        {
+            name: StrategyDecl(
+                kind=tav.kind,
+                description="the tavern strategy, never buying Tavern cards",
+                params=params,
+            )
+        },
     )
     mix2 = [name if m == "tavern" else m for m in mix]
     seats2 = api.play(
@@ -318,48 +888,59 @@ def _tavern(
         rotate_seats=True,
         quiet=True,
     ).seats
-    sec.scenarios.append(scenario_row(no_cards))
+    sec.scenarios.append(
+        {**scenario_row(no_cards), "name": f"{scen.name} + {name}", "path": str(scen.path)}
+    )
     key = ["game", "rotation", "seat"]
     a = seats[seats["strategy"] == "tavern"].set_index(key).sort_index()
     b = seats2[seats2["strategy"] == name].set_index(key).sort_index()
     a, b = a.align(b, join="inner", axis=0)
-    rows = []
-    for label, col in (
-        ("win rate", "score"),
-        ("final fame", "fame"),
-        ("fame from fame cards", "fame_fame_cards"),
-    ):
-        if col not in a:
-            continue
-        d = a[col].to_numpy(float) - b[col].to_numpy(float)
-        n = d.size
-        mean = float(d.mean())
-        se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-        tq = float(sps.t.isf(0.025, n - 1)) if n > 1 else math.nan
-        p = (
-            float(2 * sps.t.sf(abs(mean / se), n - 1))
-            if se and math.isfinite(se)
-            else (1.0 if mean == 0 else 0.0)
+    opp_a = seats[seats["strategy"] != "tavern"].groupby("game")["fame"].mean()
+    opp_b = seats2[seats2["strategy"] != name].groupby("game")["fame"].mean()
+    games = a.index.get_level_values("game")
+    rows = [
+        _paired_row("win rate", a["score"].to_numpy(float), b["score"].to_numpy(float)),
+        _paired_row("final fame", a["fame"].to_numpy(float), b["fame"].to_numpy(float)),
+    ]
+    for src, label in SOURCE_LABELS.items():
+        col = f"fame_{src}"
+        if col in a:
+            rows.append(
+                _paired_row(f"fame from {label}", a[col].to_numpy(float), b[col].to_numpy(float))
+            )
+    rows.append(
+        _paired_row(
+            "opponents' mean final fame",
+            opp_a.loc[games].to_numpy(float),
+            opp_b.loc[games].to_numpy(float),
         )
-        rows.append(
-            {
-                "measure": label,
-                "buying_cards": float(a[col].mean()),
-                "never_buying": float(b[col].mean()),
-                "difference": mean,
-                "ci_low": mean - tq * se,
-                "ci_high": mean + tq * se,
-                "p_value": p,
-                "paired_games": n,
-            }
-        )
+    )
     value = pd.DataFrame(rows)
+    v = value.set_index("measure")
+    opp = v.loc["opponents' mean final fame"]
+    wr, ff = v.loc["win rate"], v.loc["final fame"]
+    sources = v[v.index.str.startswith("fame from ")]
+    moved = ", ".join(
+        f"{m.removeprefix('fame from ')} {r.difference:+.2f}"
+        for m, r in sources.sort_values("difference").iterrows()
+        if r.conclusive
+    )
     sec.text(
-        "Tavern card value: the engine keeps no per-card ledger, so single cards are not valued. "
-        f"Instead the same {len(a):,} games were replayed with the tavern strategy never buying "
-        "Tavern cards (same deals, seats and dice streams until the games diverge); the difference "
-        "is what buying and playing cards is worth to that strategy, with 95% intervals from the "
-        "paired games."
+        f"Tavern cards, by a paired replay: the same {len(a):,} games were replayed with the "
+        "tavern strategy never buying Tavern cards (same deals, seats and dice streams until the "
+        "games diverge); the difference is what buying and playing cards is worth to that "
+        "strategy, with 95% intervals from the paired games (each card's own value is below)."
+    )
+    sec.text(
+        f"Buying cards moves the tavern strategy's win share by {wr['difference']:+.1%} "
+        f"[{wr['ci_low']:+.1%}, {wr['ci_high']:+.1%}] and its final fame by "
+        f"{ff['difference']:+.2f} [{ff['ci_low']:+.2f}, {ff['ci_high']:+.2f}]; the "
+        f"fame moves between sources ({moved or 'no source changes conclusively'}), and its "
+        f"opponents' mean final fame moves by {opp['difference']:+.2f} "
+        f"[{opp['ci_low']:+.2f}, {opp['ci_high']:+.2f}]: the win "
+        "share depends on fame relative to the table, not on fame alone.",
+        "explain",
+        anchor="cove-explain-tavern",
     )
     ctx.figure(
         sec,
@@ -376,10 +957,22 @@ def _tavern(
         csv="cove_tavern_card_value",
         n=f"{len(a):,} paired games",
         n_value=len(a),
+        players=f"{who}; replayed with {name} in the tavern seats",
     )
     sec.table(
         "cove_tavern_card_value",
         value,
         "Tavern strategy with and without buying Tavern cards (paired).",
         key=("measure",),
+        columns=[
+            "measure",
+            "buying_cards",
+            "never_buying",
+            "difference",
+            "ci_low",
+            "ci_high",
+            "conclusive",
+            "paired_games",
+        ],
     )
+    return value

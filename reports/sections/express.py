@@ -1,30 +1,98 @@
-"""Report section "Pirates express": nation matrix, best fleet per nation, crew-role and
-nation-power values.
+"""Report section "Pirates express": nation matrix, nation strength, side advantage, crew-role and
+nation-power values, best fleet per nation, and balance under strong play.
 
 Numbers come from :mod:`simulator.express.api`: ``nation_matrix`` (mirrored study fleets),
-``best_fleets`` (a race over every legal full fleet of each nation, validated on fresh games) and
-``crew_value`` (each crew role and nation power against a no-power mirror).
+``crew_value`` (each crew role and nation power against a no-power mirror), ``battle_stats``
+(the VP split behind a role that costs) and ``best_fleets`` (a race over every legal full fleet
+of each nation, validated on fresh games). Nation strength and the side advantage are pooled from
+the matrix's own counts (every ordered pair is played both ways, so the nations' strength cancels
+out of the side advantage).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 
 from reports.html import Section
-from reports.sections.common import scenario_row
+from reports.sections.common import (
+    claim,
+    conclusive,
+    describe_strategies,
+    scenario_row,
+    strong_play,
+)
 from simulator.express import api
 from simulator.runner import derive_seed
+from simulator.stats import Z95
 
 TITLE = "Pirates express"
-MATRIX_N = {"test": 20, "quick": 200, "standard": 5_000, "full": 50_000}  # battles per cell
-CREW_N = {"test": 40, "quick": 600, "standard": 20_000, "full": 200_000}  # battles per row
+MATRIX_N = {"test": 20, "quick": 400, "standard": 5_000, "full": 50_000}  # battles per cell
+CREW_N = {"test": 40, "quick": 1_200, "standard": 20_000, "full": 200_000}  # battles per row
 SEARCH = {
     "test": (4, 14, 14),
     "quick": (64, 14, 280),
     "standard": (None, 28, 1_400),
     "full": (None, 56, 5_600),
 }  # fleets raced per nation (None: every legal full fleet), first-rung games, validation games
+STRONG_GAMES = {"test": 32, "quick": 2_000, "standard": 20_000, "full": 100_000}
+
+
+def _pooled(parts: list[tuple[int, float, float]]) -> tuple[int, float, float, float]:
+    """Pool cells of (battles, score, mean squared score): (n, score, ci_low, ci_high)."""
+    n = sum(p[0] for p in parts)
+    if n == 0:
+        return 0, math.nan, math.nan, math.nan
+    m = sum(p[0] * p[1] for p in parts) / n
+    m2 = sum(p[0] * p[2] for p in parts) / n
+    se = math.sqrt(max(m2 - m * m, 0.0) / n)
+    return n, m, m - Z95 * se, m + Z95 * se
+
+
+def side_tables(df: pd.DataFrame, nations: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(side advantage, nation strength) from the matrix's counts.
+
+    A battle scores 1 for a win, 1/2 for a draw. Side advantage: each nation's score as the first
+    seat (its row) and as the second seat (its column), then all nations pooled; nation
+    strength: its score against the other nations, both seats pooled (the mirror left out).
+    """
+    cells = df.set_index(["nation", "vs"])
+
+    def first(a, b):
+        r = cells.loc[(a, b)]
+        return int(r["n"]), float(r["win"] + r["draw"] / 2), float(r["win"] + r["draw"] / 4)
+
+    def second(a, b):  # nation a in the second seat against b: row b, column a
+        r = cells.loc[(b, a)]
+        return int(r["n"]), float(r["loss"] + r["draw"] / 2), float(r["loss"] + r["draw"] / 4)
+
+    side, strength = [], []
+    for a in nations:
+        for seat, fn in (("first", first), ("second", second)):
+            n, m, lo, hi = _pooled([fn(a, b) for b in nations])
+            side.append(
+                {"nation": a, "seat": seat, "battles": n, "score": m, "ci_low": lo, "ci_high": hi}
+            )
+        n, m, lo, hi = _pooled([f(a, b) for b in nations if b != a for f in (first, second)])
+        strength.append({"nation": a, "battles": n, "score": m, "ci_low": lo, "ci_high": hi})
+    for seat, fn in (("first", first), ("second", second)):
+        n, m, lo, hi = _pooled([fn(a, b) for a in nations for b in nations])
+        side.append(
+            {
+                "nation": "all nations",
+                "seat": seat,
+                "battles": n,
+                "score": m,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+    side_df, strength_df = pd.DataFrame(side), pd.DataFrame(strength)
+    side_df["conclusive"] = conclusive(side_df, 0.5)
+    strength_df["conclusive"] = conclusive(strength_df, 0.5)
+    return side_df, strength_df.sort_values("score", ascending=False, kind="stable")
 
 
 def build(ctx, seed: int) -> Section:
@@ -40,12 +108,17 @@ def build(ctx, seed: int) -> Section:
     n = MATRIX_N[ctx.size]
     df, summary = api.nation_matrix(n=n, scenario=scen, seed=s_matrix, jobs=ctx.jobs, quiet=True)
     nations = list(summary["nations"])
+    commanders = list(summary["commanders"])
+    who = f"hand-written commanders {' vs '.join(commanders)}"
     sec.text(
         f"Battles between two fleets (scenario '{scen.name}', rules {scen.rules_version}), every "
         f"nation fielding the same study fleet ({rules.studies.mirrored_fleet}) so only the "
-        f"nation's powers differ; commanders {', '.join(summary['commanders'])}. {n:,} battles "
-        "per cell; the row nation is the first seat. Intervals are 95% Wilson intervals."
+        f"nation's powers differ; both fleets are led by the {who}. {n:,} battles per cell; the "
+        "row nation is the first seat. A battle scores 1 for a win and 1/2 for a draw. Intervals "
+        "are 95% Wilson intervals for rates and normal intervals for scores; conclusive = the "
+        "interval excludes an even score (1/2) or zero for a gain."
     )
+    describe_strategies(sec, scen, commanders, "Commanders")
     table = df.pivot(index="nation", columns="vs", values="win").loc[nations, nations]
     annot = df.assign(
         text=[
@@ -71,29 +144,157 @@ def build(ctx, seed: int) -> Section:
         csv="express_nation_matrix",
         n=f"{n:,} battles per cell ({n * len(nations) ** 2:,} in all)",
         n_value=n,
+        players=who,
     )
+    df = df.copy()
+    df["conclusive"] = conclusive(df, 0.5, "win_lo", "win_hi")
     sec.table(
         "express_nation_matrix",
         df,
-        "Nation matrix: win, loss and draw rates with 95% intervals.",
+        "Nation matrix: win, loss and draw rates with 95% intervals (conclusive: the win "
+        "interval excludes 1/2).",
         key=("nation", "vs"),
+        columns=[
+            "nation",
+            "vs",
+            "n",
+            "win",
+            "win_lo",
+            "win_hi",
+            "draw",
+            "mean_vp_margin",
+            "conclusive",
+        ],
     )
 
+    side, strength = side_tables(df, nations)
+    sec.table(
+        "express_nation_strength",
+        strength,
+        "Each nation's score against the six others (both seats pooled, the mirror left out).",
+        key=("nation",),
+    )
+    ctx.figure(
+        sec,
+        "express_side_advantage",
+        figures.rates_with_intervals(
+            side,
+            label="nation",
+            rate="score",
+            hue="seat",
+            title="Score by seat: the first seat (side A) against the second",
+            xlabel="score (win = 1, draw = 1/2)",
+            reference=0.5,
+            reference_label="even (1/2)",
+        ),
+        caption="Initiative / side advantage: each nation's score as the first seat (its row of "
+        "the matrix) and as the second seat (its column), and all nations pooled, where the "
+        "nations' strength cancels out because every pair is played both ways.",
+        csv="express_side_advantage",
+        n=f"{n * len(nations) ** 2:,} battles",
+        n_value=n * len(nations) ** 2,
+        players=who,
+    )
+    sec.table(
+        "express_side_advantage",
+        side,
+        "Score by seat (first = side A, the row nation of the matrix).",
+        key=("nation", "seat"),
+    )
+
+    crew = _crew(ctx, sec, scen, s_crew, who)
+    _best_fleets(ctx, sec, scen, rules, s_search)
+    strong = strong_play(
+        ctx,
+        sec,
+        api,
+        scen,
+        seed,
+        game="express",
+        n=STRONG_GAMES[ctx.size],
+        mix=list(getattr(rules, "default_mix", ()) or ()),
+        stem_prefix="express",
+    )
+
+    sec.claims.append(
+        claim(
+            side,
+            "express_side_advantage",
+            {"nation": "all nations", "seat": "first"},
+            "score",
+            game="express",
+            claim_key="express/first-seat/2p",
+            sentence="The first seat (side A) scores {value} {ci} over {n} battles of every "
+            "nation pairing played both ways",
+            null=0.5,
+            null_words="an even 50%",
+            players=who,
+            n=int(side["battles"].iloc[-1]),
+            anchor="fig-express_side_advantage",
+            unit="score of the first seat (win 1, draw 1/2)",
+            strong=strong.get("express/first-seat/2p"),
+        )
+    )
+    for nat in strength["nation"]:
+        sec.claims.append(
+            claim(
+                strength,
+                "express_nation_strength",
+                {"nation": nat},
+                "score",
+                game="express",
+                claim_key=f"express/nation/{nat}",
+                sentence=f"With the same study fleet, {nat} scores {{value}} {{ci}} against the "
+                "six other nations ({n} battles, both seats)",
+                null=0.5,
+                null_words="an even 50%",
+                players=who,
+                n=int(strength.loc[strength["nation"] == nat, "battles"].iloc[0]),
+                anchor="tbl-express_nation_strength",
+                unit="score against the other nations (win 1, draw 1/2)",
+            )
+        )
+    for role in crew[crew["kind"] == "crew"]["name"]:
+        sec.claims.append(
+            claim(
+                crew,
+                "express_crew_value",
+                {"kind": "crew", "name": role},
+                "score_gain",
+                game="express",
+                claim_key=f"express/crew/{role}",
+                sentence=f"A {role} on one ship changes its fleet's score by {{value}} {{ci}} "
+                "against the same fleet without it ({n} battles)",
+                null=0.0,
+                null_words="zero",
+                players=who,
+                n=int(crew.loc[crew["name"] == role, "n"].iloc[0]),
+                anchor="fig-express_crew_value",
+                unit="change in score (win 1, draw 1/2)",
+                low="score_gain_lo",
+                high="score_gain_hi",
+                unit_short=" points",
+            )
+        )
+    return sec
+
+
+def _crew(ctx, sec: Section, scen, seed: int, who: str) -> pd.DataFrame:
+    from reports import figures
+
     crew, csum = api.crew_value(
-        n=CREW_N[ctx.size], scenario=scen, seed=s_crew, jobs=ctx.jobs, quiet=True
+        n=CREW_N[ctx.size], scenario=scen, seed=seed, jobs=ctx.jobs, quiet=True
     )
     crew = crew.copy()
+    crew["conclusive"] = conclusive(crew, 0.0, "score_gain_lo", "score_gain_hi")
     crew["what"] = np.where(
         crew["kind"] == "crew", "crew: " + crew["name"], "nation: " + crew["name"]
-    )
-    crew_plot = crew.assign(
-        gain=crew["score_gain"], lo=crew["score_gain_lo"], hi=crew["score_gain_hi"]
     )
     ctx.figure(
         sec,
         "express_crew_value",
         figures.forest(
-            crew_plot,
+            crew,
             label="what",
             panels=[
                 (
@@ -115,27 +316,110 @@ def build(ctx, seed: int) -> Section:
         csv="express_crew_value",
         n=f"{CREW_N[ctx.size]:,} battles per row",
         n_value=CREW_N[ctx.size],
+        players=who,
     )
+    crew = crew.drop(columns=["what"])
+    # a crew role that costs its fleet: where its VP go (the same battles' VP split)
+    costly = crew[(crew["kind"] == "crew") & (crew["score_gain_hi"] < 0)]
+    split_rows = []
+    for k, r in enumerate(costly.itertuples()):
+        battles, _ = api.battle_stats(
+            r.fleet,
+            r.baseline,
+            n=CREW_N[ctx.size],
+            scenario=scen,
+            seed=derive_seed(seed, "costly-role", k),
+            jobs=ctx.jobs,
+            quiet=True,
+        )
+        row = {"role": r.name, "battles": len(battles)}
+        for what, a, b in (
+            ("vp", "vp_a", "vp_b"),
+            ("mast_vp", "mast_vp_a", "mast_vp_b"),
+            ("sink_vp", "sink_vp_a", "sink_vp_b"),
+            ("ships_sunk", "sunk_by_a", "sunk_by_b"),
+        ):
+            d = battles[a].to_numpy(float) - battles[b].to_numpy(float)
+            se = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else math.nan
+            row[f"{what}_with_role"] = float(battles[a].mean())
+            row[f"{what}_without"] = float(battles[b].mean())
+            row[f"{what}_difference"] = float(d.mean())
+            row[f"{what}_ci_low"] = float(d.mean()) - Z95 * se
+            row[f"{what}_ci_high"] = float(d.mean()) + Z95 * se
+        row["mean_turns"] = float(battles["turns"].mean())
+        split_rows.append(row)
+        sec.text(
+            f"Why a {r.name} costs its fleet {abs(r.score_gain):.1%} of score "
+            f"[{abs(r.score_gain_hi):.1%}, {abs(r.score_gain_lo):.1%}]: in {len(battles):,} more "
+            f"battles of the same pairing, the fleet with it scores "
+            f"{row['mast_vp_with_role']:.2f} VP from masts and hull against "
+            f"{row['mast_vp_without']:.2f} for the fleet without ({row['mast_vp_difference']:+.2f} "
+            f"[{row['mast_vp_ci_low']:+.2f}, {row['mast_vp_ci_high']:+.2f}]) and sinks "
+            f"{row['ships_sunk_with_role']:.2f} ships against {row['ships_sunk_without']:.2f} "
+            f"({row['ships_sunk_difference']:+.2f} [{row['ships_sunk_ci_low']:+.2f}, "
+            f"{row['ships_sunk_ci_high']:+.2f}]). Measured: where the victory points go. Not "
+            "measured: which of the commander's choices (speed put to use) leads there; these "
+            "commanders keep no decision record.",
+            "explain",
+            anchor=f"express-explain-{r.name}",
+        )
+    helm = crew[(crew["kind"] == "crew") & (crew["name"] == "helmsman")]
+    if len(helm) and helm["score_gain_hi"].iloc[0] >= 0:
+        h = helm.iloc[0]
+        verdict = "worth something" if h["score_gain_lo"] > 0 else "not clearly worth anything"
+        sec.text(
+            f"The Helmsman on one ship is {verdict} with these commanders: "
+            f"{h['score_gain']:+.1%} of score [{h['score_gain_lo']:+.1%}, "
+            f"{h['score_gain_hi']:+.1%}] and {h['vp_gain']:+.2f} VP [{h['vp_gain_lo']:+.2f}, "
+            f"{h['vp_gain_hi']:+.2f}] over {int(h['n']):,} battles. Its negative value under the "
+            "earlier default commander (gunline: the faster ship left the line and was shot "
+            "alone) is a study of docs/rules-express.md ('The Helmsman's negative value'), not a "
+            "measurement of this run.",
+            "explain",
+            anchor="express-explain-helmsman",
+        )
     sec.table(
         "express_crew_value",
-        crew.drop(columns=["what"]),
-        "Crew-role and nation-power values.",
+        crew,
+        "Crew-role and nation-power values (conclusive: the score interval excludes zero).",
         key=("kind", "name"),
+        columns=[
+            "kind",
+            "name",
+            "n",
+            "score_gain",
+            "score_gain_lo",
+            "score_gain_hi",
+            "vp_gain",
+            "vp_gain_lo",
+            "vp_gain_hi",
+            "conclusive",
+        ],
     )
-    helm = crew[(crew["kind"] == "crew") & (crew["name"] == "helmsman")].iloc[0]
-    sec.text(
-        f"Commanders {', '.join(csum['commanders'])}: the Helmsman on the 5-mast flagship is worth "
-        f"{helm['score_gain'] * 100:+.1f} score points [{helm['score_gain_lo'] * 100:+.1f}, "
-        f"{helm['score_gain_hi'] * 100:+.1f}]. Under the previous default commander (gunline) it "
-        "measured -5.9 points: its 2 cm more let the flagship see a shot one turn earlier, so it "
-        "left the line and opened fire at 26-30 cm (6+) alone (54% of first shots against 44%), "
-        "and lost 2.20 masts by turn 3 instead of 1.73 (docs/rules-express.md, Helmsman). The "
-        "admiral also first misplayed it (a lone flagship charging on its 2 cm edge, sunk in 73% "
-        "of games); it now counts the enemy's answer to its next strike, and the Helmsman's edge "
-        "(out-ranging by 2 cm) pays.",
-        "note",
-    )
+    if split_rows:
+        sec.table(
+            "express_costly_roles",
+            pd.DataFrame(split_rows),
+            "Victory points by source for each crew role that costs its fleet (with role minus "
+            "without, same battles).",
+            key=("role",),
+            columns=[
+                "role",
+                "battles",
+                "vp_difference",
+                "mast_vp_difference",
+                "mast_vp_ci_low",
+                "mast_vp_ci_high",
+                "sink_vp_difference",
+                "ships_sunk_difference",
+                "mean_turns",
+            ],
+        )
+    return crew
 
+
+def _best_fleets(ctx, sec: Section, scen, rules, seed: int) -> None:
+    s_search = seed
     candidates, n0, n_val = SEARCH[ctx.size]
     found = api.best_fleets(
         scenario=scen,
@@ -180,5 +464,22 @@ def build(ctx, seed: int) -> Section:
         "better fleet exists (docs/rules-express.md shows the rungs and a second seed).",
         "note",
     )
-    sec.table("express_best_fleets", best, "Best fleet found per nation.", key=("nation",))
-    return sec
+    best["conclusive"] = (best["gain_lo"] > 0) | (best["gain_hi"] < 0)
+    sec.table(
+        "express_best_fleets",
+        best,
+        "Best fleet found per nation (conclusive: the gain over the study fleet, on the same fresh "
+        "games, excludes zero).",
+        key=("nation",),
+        columns=[
+            "nation",
+            "best_fleet_found",
+            "score",
+            "score_lo",
+            "score_hi",
+            "mirrored_score",
+            "gain_lo",
+            "gain_hi",
+            "conclusive",
+        ],
+    )

@@ -12,6 +12,16 @@ import pandas as pd
 
 from reports.html import Section
 
+GAMES = ("cove", "express", "hunt")
+
+
+def replay_command(ctx, sections: list[Section]) -> str:
+    """The command that replays this page: ``--game all`` or the one game it holds (``--game``
+    takes one value; the dice odds and provenance are always there)."""
+    games = [s.key for s in sections if s.key in GAMES]
+    game = games[0] if len(games) == 1 else "all"
+    return f"broadside report --size {ctx.size} --seed {ctx.entropy} --game {game}"
+
 
 def build(
     ctx, sections: list[Section], *, command_line: str, started: float, versions: pd.DataFrame
@@ -23,13 +33,9 @@ def build(
             {"item": "command line", "value": command_line},
             {"item": "size", "value": ctx.size},
             {"item": "root seed entropy", "value": str(ctx.entropy)},
-            {
-                "item": "replay with",
-                "value": f"broadside report --size {ctx.size} --seed {ctx.entropy} "
-                f"--game {' '.join(s.key for s in sections if s.key != 'dice') or 'dice'}",
-            },
+            {"item": "replay with", "value": replay_command(ctx, sections)},
             {"item": "jobs", "value": str(ctx.jobs)},
-            {"item": "total wall time before this section (s)", "value": f"{total:.1f}"},
+            {"item": "total wall time before this section (s)", "value": f"{total:.2f}"},
         ]
     )
     sec.text(
@@ -77,8 +83,16 @@ def build(
     sec.table(
         "provenance_figures",
         figs,
-        "What each figure rests on (n) and how its numbers were computed.",
+        "What each figure rests on (n), how its numbers were computed and which players produced "
+        "them.",
         key=("figure",),
+        columns=["figure", "n", "method", "players", "table"],
     )
-    sec.table("provenance_packages", versions, "Package versions.", key=("package",))
+    sec.table(
+        "provenance_packages",
+        versions,
+        "Package versions: Python, the platform, and every package Broadside depends on "
+        "(directly or through another package).",
+        key=("package",),
+    )
     return sec
