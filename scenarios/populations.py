@@ -194,6 +194,20 @@ def population_text(
     for name in population:
         if name in extra:
             decl = extra[name]
+            seat = {
+                f.name: getattr(decl, f.name)
+                for f in dataclasses.fields(decl)
+                if f.name not in ("kind", "description", "params", "tuned")
+                and getattr(decl, f.name) not in (None, "", f.default)
+            }
+            if seat:  # never lose a seat's nation or fleet silently
+                raise ScenarioError(
+                    "--save-population",
+                    f"strategies.{name}",
+                    f"sets {', '.join(sorted(seat))}, which a population file cannot hold "
+                    "(allowed: strategies given by kind and params; keep this one in a tuned "
+                    "overlay, broadside tune --out)",
+                )
             table: dict[str, Any] = {"kind": decl.kind}
             if decl.description:
                 table["description"] = decl.description

@@ -420,3 +420,27 @@ def test_metagame_saves_a_population_and_refuses_bad_input(tmp_path, capsys):
         cli.main(["metagame", "--game", "cove2", "--population", "a,b", "-n", "10"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and "is not a game" in err
+
+
+def test_a_population_never_drops_a_seats_nation_or_fleet():
+    """A best response that carries a game's seat fields (Pirates express: nation, fleet) is
+    refused by name rather than saved without them; one with the defaults is saved."""
+    from scenarios.loader import FrozenMap
+    from simulator.express.rules import ExpressStrategy
+
+    scen = toy.load()
+    kw = {
+        "scenario": scen,
+        "players": 2,
+        "population": ["rock", "br1"],
+        "equilibrium": {"rock": 0.5, "br1": 0.5},
+        "method": "linprog",
+        "games_per_table": 64,
+        "command": "broadside metagame ...",
+        "verdict": "v",
+    }
+    plain = ExpressStrategy(kind="matrix", params=FrozenMap({"row": "paper"}))
+    assert "[strategies.br1]" in population_text(**kw, extra={"br1": plain})
+    seated = ExpressStrategy(kind="matrix", params=FrozenMap({"row": "paper"}), nation="spain")
+    with pytest.raises(ScenarioError, match=r"strategies\.br1: sets nation, which a population"):
+        population_text(**kw, extra={"br1": seated})
