@@ -23,6 +23,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -248,9 +249,14 @@ def run_compare(
     n_done = cmp.done
     stopped_early = n_done < max_games
     decided = [r["name"] for r in rows if r["decided"]]
+    if pop is None:
+        played_by = f"players {', '.join(strats)}"
+    else:
+        mix = ", ".join(f"{n} {w:.2f}" for n, w in pop.mixture().items() if w > 0)
+        played_by = f"players drawn from the population {Path(pop.path).stem} ({mix})"
     headline = (
-        f"{variant} vs {base} ({game}): stopped after {n_done:,} of at most "
-        f"{max_games:,} paired games"
+        f"{variant} vs {base} ({game}, {n_players} {played_by}): stopped after {n_done:,} of at "
+        f"most {max_games:,} paired games"
         f"{' (early)' if stopped_early else ''}; "
         + (
             f"differences found in: {', '.join(decided)}"
