@@ -335,6 +335,14 @@ def test_command_without_out_checkpoints_with_checkpoint_option(tmp_path):
 # A real process killed mid-run (SIGINT = Ctrl-C, SIGKILL = no chance to clean up)
 
 
+def _default_sigint() -> None:
+    """In the child before exec: Ctrl-C's default disposition, as a command run from a terminal
+    has it. A test run started in the background by a non-interactive shell (``cmd &``, as a CI
+    script may) ignores SIGINT, a child inherits an ignored signal, and Python then never raises
+    KeyboardInterrupt: the run would finish instead of stopping."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _slow(args, sleep: str, **kw):
     env = {**os.environ, "BROADSIDE_TEST_SLEEP": sleep, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
@@ -344,6 +352,7 @@ def _slow(args, sleep: str, **kw):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_default_sigint,
         **kw,
     )
 
