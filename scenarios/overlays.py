@@ -11,6 +11,7 @@ from typing import Any
 
 from scenarios import writer
 from scenarios.loader import GAMES, SCENARIO_ROOT, ScenarioError
+from scenarios.strategies import seat_fields
 
 
 def base_reference(base_path: str | Path, out_dir: str | Path, game: str) -> str:
@@ -55,12 +56,8 @@ def overlay_text(scenario: Any, base_ref: str, name: str, decl: Any, header: str
     if decl.description:
         table["description"] = decl.description
     table["params"] = dict(decl.params)
-    for f in dataclasses.fields(decl):  # a game's seat fields (Pirates express: nation, fleet)
-        if f.name in ("kind", "description", "params", "tuned"):
-            continue
-        value = getattr(decl, f.name)
-        if value not in (None, "", f.default):
-            table[f.name] = _plain(value)
+    for key, value in seat_fields(decl).items():  # Pirates express: nation, fleet
+        table[key] = _plain(value)
     if decl.tuned is not None:
         table["tuned"] = _plain(decl.tuned)
     data = {

@@ -44,7 +44,12 @@ from scenarios.loader import (
     _read_toml,
     convert_dataclass,
 )
-from scenarios.strategies import StrategyDecl, unknown_name_message, with_strategies
+from scenarios.strategies import (
+    StrategyDecl,
+    seat_fields,
+    unknown_name_message,
+    with_strategies,
+)
 
 FORMAT = "broadside-population/1"
 MAX_MEMBERS = 8
@@ -194,12 +199,7 @@ def population_text(
     for name in population:
         if name in extra:
             decl = extra[name]
-            seat = {
-                f.name: getattr(decl, f.name)
-                for f in dataclasses.fields(decl)
-                if f.name not in ("kind", "description", "params", "tuned")
-                and getattr(decl, f.name) not in (None, "", f.default)
-            }
+            seat = seat_fields(decl)
             if seat:  # never lose a seat's nation or fleet silently
                 raise ScenarioError(
                     "--save-population",

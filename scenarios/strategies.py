@@ -334,6 +334,23 @@ def with_strategies(scenario: Any, extra: Mapping[str, Any]) -> Any:
     )
 
 
+#: the fields of every strategy declaration; a game's own class may add seat fields after them
+STRATEGY_FIELDS = ("kind", "description", "params", "tuned")
+
+
+def seat_fields(decl: Any) -> dict[str, Any]:
+    """The seat fields a game's strategy declaration sets (Pirates express: ``nation``,
+    ``fleet``): every field beyond :data:`STRATEGY_FIELDS` that is neither empty nor its
+    default."""
+    import dataclasses
+
+    return {
+        f.name: getattr(decl, f.name)
+        for f in dataclasses.fields(decl)
+        if f.name not in STRATEGY_FIELDS and getattr(decl, f.name) not in (None, "", f.default)
+    }
+
+
 def _as_table(decl: Any) -> dict[str, Any]:
     """A strategy declaration as the TOML table that would define it."""
     import dataclasses

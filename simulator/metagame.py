@@ -576,14 +576,10 @@ def metagame(
 
             raise UserError("--tune-kind: " + unknown_name_message("kind", kd, known_kinds))
     if iterate:
-        from scenarios.strategies import search_space
         from simulator.search import plan, starting_points
 
         for kd in kinds:  # a budget too small for one batch stops here, before work
-            space = search_space(known_kinds, kd)
-            defaults = {p: d.coerce(d.default, f"kinds.{kd}") for p, d in space.items()}
-            starts = starting_points(scenario, known_kinds, kd, space, defaults)
-            plan(tune_budget, players, starts=1 + len(starts))
+            plan(tune_budget, players, starts=1 + len(starting_points(scenario, known_kinds, kd)))
     manifest = {
         "search": "metagame",
         "population": population,

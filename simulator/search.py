@@ -518,8 +518,8 @@ def tune(
     if field is None:
         field = Field.of(game.default_mix(scenario), players)
     check_strategies(game, base_scenario, field.mixture.names, "--field")
-    defaults = {p: d.coerce(d.default, f"kinds.{kind}") for p, d in space.items()}
-    starting = starting_points(scenario, kinds, kind, space, defaults)
+    defaults = kind_defaults(space, kind)
+    starting = starting_points(scenario, kinds, kind)
     schedule = plan(budget, players, validation_games, starts=1 + len(starting))
     s = schedule.slice_games
     name = name or f"{kind}_tuned"
@@ -710,18 +710,20 @@ def tune(
     )
 
 
+def kind_defaults(space: Mapping[str, ParamDecl], kind: str) -> dict[str, Any]:
+    """The default value of every parameter of ``space`` (KIND's searched parameters)."""
+    return {p: d.coerce(d.default, f"kinds.{kind}") for p, d in space.items()}
+
+
 def starting_points(
-    scenario: Any,
-    kinds: Mapping[str, Any],
-    kind: str,
-    space: Mapping[str, ParamDecl],
-    defaults: Mapping[str, Any],
+    scenario: Any, kinds: Mapping[str, Any], kind: str
 ) -> dict[str, dict[str, Any]]:
     """The scenario's strategies of ``kind`` (hand-written, or tuned by an earlier search) whose
     searched parameters differ from the defaults and from each other: ``{name: {param: value}}``
     in name order."""
+    space = search_space(kinds, kind)
     out: dict[str, dict[str, Any]] = {}
-    seen = [dict(defaults)]
+    seen = [kind_defaults(space, kind)]
     for sname in sorted(scenario.rules.strategies):
         decl = scenario.rules.strategies[sname]
         if decl.kind != kind:

@@ -158,9 +158,7 @@ def test_the_kinds_strategies_are_starting_points(planted):
     and the search's winner scores at least as well as each of them on the search's seeds."""
     scen, res = planted
     kinds = scen.rules.kinds
-    space = search_space_of(kinds, "tuner")
-    defaults = {p: d.coerce(d.default, "") for p, d in space.items()}
-    starts = starting_points(scen, kinds, "tuner", space, defaults)
+    starts = starting_points(scen, kinds, "tuner")
     assert starts == {
         "steady": {"x": 0.5, "k": 5, "mode": "b", "flag": False},
         "wild": {"x": 0.9, "k": 9, "mode": "c", "flag": True},
@@ -355,9 +353,7 @@ def test_real_games_once_they_speak_the_protocol(name, tmp_path):
     players = min(game.player_counts(scen))
     kinds = game.kinds(scen)
     kind = CHEAP_KIND.get(name) or next(k for k in kinds if search_space_of(kinds, k))
-    space = search_space_of(kinds, kind)
-    defaults = {p: d.coerce(d.default, "") for p, d in space.items()}
-    starts = 1 + len(starting_points(scen, kinds, kind, space, defaults))
+    starts = 1 + len(starting_points(scen, kinds, kind))
     budget = plan_minimum(players, starts)
     res = tune(
         game,
