@@ -218,7 +218,10 @@ class HeuristicPlayer(BattlePolicy):
         cards = tuple(sorted(c for c in hand if c in _PIRATE_CARDS))
         chests = ship.chests if "overboard" in cards else 0
         key = ("lone", npc, ship.ring, ship.artisans, ship.parrot, ship.parrot_wounds, cards)
-        key += (chests, round(stake, 1), round(hv_chest, 2)) if chests else ()
+        if chests or "favourable_wind" in cards:
+            # the plan weighs stake and chest value: both in the key, exact (a rounded key let
+            # one chunk's earlier query answer a later one, so results hung on the chunk size)
+            key += (chests, stake, hv_chest)
         got = self._cache.get(key)
         if got is None:
             st = ship_state(self.rules, ship.ring, ship.artisans, ship.parrot, ship.parrot_wounds)
