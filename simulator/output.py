@@ -233,3 +233,136 @@ def write_table(
             atomic_write(out_dir / f"{stem}.parquet", lambda p: df.to_parquet(p, index=False))
         )
     return written
+
+
+class TableStream:
+    """Write one table chunk by chunk as ``stem.csv`` (and ``stem.parquet``) in ``out_dir``.
+
+    For runs whose rows must not all sit in memory: each :meth:`write` appends one chunk's rows
+    to temporary files in ``out_dir`` (CSV rows, a Parquet row group); :meth:`close` renames them
+    into place, :meth:`abort` deletes them, so a failed run leaves no partial file. The files are
+    the ones :func:`write_table` writes for the whole table at once (same columns, same seed
+    strings; the Parquet schema is the first non-empty chunk's, every later chunk cast to it).
+
+    The key is checked within each chunk, and across chunks without keeping them: the first key
+    column must increase from chunk to chunk (every value of a chunk above every value of the
+    chunks before it), which is how a run numbers its games.
+    """
+
+    def __init__(
+        self,
+        out_dir: str | Path,
+        stem: str,
+        *,
+        key: tuple[str, ...] | list[str],
+        parquet: bool = True,
+    ):
+        self.out_dir = Path(out_dir)
+        self.stem = stem
+        self.key = list(key)
+        self.parquet = parquet
+        self._tmp: dict[str, Path] = {}
+        self._columns: list[str] | None = None
+        self._rows = 0
+        self._last: Any = None  # the largest first-key value written so far
+        self._writer: Any = None  # pyarrow.parquet.ParquetWriter, from the first non-empty chunk
+        self._schema: Any = None
+        self._empty: pd.DataFrame | None = None  # the table with no rows (written if none come)
+        self._made_dir = not self.out_dir.exists()  # abort removes the folder it made
+
+    @property
+    def rows(self) -> int:
+        return self._rows
+
+    def _open(self, suffix: str) -> Path:
+        path = self._tmp.get(suffix)
+        if path is None:
+            try:
+                self.out_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise OutputError(
+                    f"{self.out_dir}: cannot create the folder ({exc.strerror or exc})"
+                ) from None
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{self.stem}{suffix}.", suffix=".tmp", dir=self.out_dir
+            )
+            os.close(fd)
+            path = self._tmp[suffix] = Path(tmp)
+        return path
+
+    def write(self, df: pd.DataFrame) -> None:
+        """Append one chunk (its columns must be the first chunk's, in the same order)."""
+        name = f"{self.stem}.csv"
+        if self._columns is None:
+            self._columns = list(df.columns)
+            self._empty = seeds_as_text(df.head(0))
+        elif list(df.columns) != self._columns:
+            raise TableKeyError(
+                f"{name}: a chunk's columns {list(df.columns)} differ from the "
+                f"first chunk's {self._columns}"
+            )
+        check_key(df, self.key, name)
+        if len(df):
+            first = df[self.key[0]]
+            if self._last is not None and first.min() <= self._last:
+                raise TableKeyError(
+                    f"{name}: key {self.key} may repeat across chunks ({self.key[0]} "
+                    f"{first.min()} after {self._last})"
+                )
+            self._last = first.max()
+        df = seeds_as_text(df)
+        csv = self._open(".csv")
+        df.to_csv(csv, mode="a", header=self._rows == 0 and csv.stat().st_size == 0, index=False)
+        self._rows += len(df)
+        if self.parquet and len(df):
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            if self._writer is None:
+                table = pa.Table.from_pandas(df, preserve_index=False)
+                self._schema = table.schema
+                self._writer = pq.ParquetWriter(self._open(".parquet"), self._schema)
+            else:
+                table = pa.Table.from_pandas(df, schema=self._schema, preserve_index=False)
+            self._writer.write_table(table)
+
+    def close(self) -> list[Path]:
+        """Move the files into place (a table whose chunks had no row: its header, and a Parquet
+        file with its columns and no row)."""
+        if self._columns is None:
+            raise TableKeyError(f"{self.stem}.csv: no chunk was written (its columns are unknown)")
+        if self._rows == 0:
+            csv = self._open(".csv")
+            if csv.stat().st_size == 0:
+                self._empty.to_csv(csv, index=False)
+            if self.parquet and self._writer is None:
+                self._empty.to_parquet(self._open(".parquet"), index=False)
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        written = []
+        try:
+            for suffix, tmp in list(self._tmp.items()):
+                final = self.out_dir / f"{self.stem}{suffix}"
+                os.chmod(tmp, _new_file_mode())
+                os.replace(tmp, final)
+                del self._tmp[suffix]
+                written.append(final)
+        except BaseException:
+            self.abort()
+            raise
+        return written
+
+    def abort(self) -> None:
+        """Delete what was written (nothing of the table is left in the folder)."""
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
+            self._writer = None
+        for tmp in self._tmp.values():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        self._tmp.clear()
+        if self._made_dir:
+            with contextlib.suppress(OSError):  # only when empty (another table may be there)
+                self.out_dir.rmdir()

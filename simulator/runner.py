@@ -548,6 +548,7 @@ def run_chunks(
     backend: str | None = None,
     manifest: dict[str, Any] | None = None,
     compiled: CompiledEngine | None = None,
+    consume: Callable[[int, Any, int], Any] | None = None,
 ) -> RunResult:
     """Run ``task`` over ``n`` trials in seeded chunks; results come back in chunk order.
 
@@ -577,6 +578,11 @@ def run_chunks(
             here before the workers start (see :mod:`simulator.compiled`).
         manifest: what identifies the job besides seed and size (scenario provenance, command
             options); recorded in the result and in checkpoints so a resume can refuse a mismatch.
+        consume: ``consume(index, result, entropy)`` is called once per chunk in chunk order
+            (results that finish early wait for the ones before them), chunks loaded from a
+            checkpoint included; what it returns is kept in ``RunResult.results`` instead of
+            the chunk's result. A caller that writes each chunk out and returns ``None`` keeps
+            memory flat in ``n``: only the chunks waiting for an earlier one are held.
 
     Raises:
         RunError: absurd sizes (before any work), a dead worker (with what was saved), a
@@ -620,14 +626,30 @@ def run_chunks(
         )
     started = time.perf_counter()
     bar = _progress(n, desc, quiet, initial=sum(min(chunk_size, n - i * chunk_size) for i in done))
+    pending: dict[int, Any] = {}  # finished chunks waiting for an earlier one (consume only)
+    consumed = 0  # chunks 0 .. consumed - 1 have been handed to consume
+
+    def hand_over() -> None:
+        nonlocal consumed
+        while consumed in pending:
+            results[consumed] = consume(consumed, pending.pop(consumed), entropy)
+            consumed += 1
+
+    if consume is not None:
+        pending.update(results)
+        hand_over()
     try:
         todo = iter_chunks(n, chunk_size, entropy, skip=done, block_size=block_size, offset=offset)
         for index, size, res in _iter_results(
             task, todo, n_chunks - len(done), n_jobs=jobs, backend=backend
         ):
-            results[index] = res
             if saved is not None:
                 saved.save(index, size, res)
+            if consume is None:
+                results[index] = res
+            else:
+                pending[index] = res
+                hand_over()
             if bar is not None:
                 bar.update(size)
     except WorkerDied as exc:

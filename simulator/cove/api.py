@@ -34,7 +34,9 @@ chunk size or ``n_jobs``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -56,16 +58,21 @@ from simulator.cove.rules import CoveRules
 from simulator.errors import UserError
 from simulator.protocol import (
     SCHEMA_VERSION,
+    SEAT_KEY,
     TABLE_PROVENANCE,
     PlayResult,
     outcomes_from_scores,
 )
-from simulator.runner import Block, Chunk, run_chunks
+from simulator.runner import Block, Chunk, auto_chunk_size, run_chunks
 from simulator.stats import wilson_interval
 
 #: deals per block of random streams: one (a deal's dice and players' streams are its own, so
 #: results depend on neither the chunk size nor --jobs)
 BLOCK_SIZE = 1
+#: deals per chunk at most (the runner's choice otherwise): a chunk's rows are all a streamed
+#: run (:func:`play_to`) holds at once, so its peak memory stops growing with n past 32 such
+#: chunks; 250 deals are about 1,000 four-player games, under a second on the compiled engine
+MAX_CHUNK_DEALS = 250
 #: the engines of ``play(..., engine=...)`` / ``cove play --engine``: "fast" is the compiled game
 #: (:mod:`simulator.cove.fast`, die for die the readable one for the kinds it compiles), "python"
 #: the readable reference; ``None`` chooses (:func:`choose_engine`)
@@ -472,6 +479,65 @@ def play_games(
     return tables["seats"], tables["battles"], summary
 
 
+def _run_games(
+    scenario: Scenario,
+    names: tuple[str, ...],
+    n: int,
+    *,
+    seed: int | None,
+    n_jobs: int | None,
+    rotate_seats: bool,
+    quiet: bool,
+    check_invariants: bool,
+    cards: bool,
+    max_games: int | None,
+    chunk_size: int | None,
+    engine: str | None,
+    consume: Callable[[int, Any, int], Any] | None = None,
+    engine_note: str | None = None,
+):
+    """Play ``n`` deals of ``names`` through the runner: (RunResult, engine, engine_note); with
+    ``consume`` each chunk's engine tables go to it in chunk order (:func:`run_chunks`).
+    ``engine_note``: the engine was already chosen (``engine`` is :func:`choose_engine`'s)."""
+    rules = scenario.rules
+    if n < 1:
+        raise UserError(f"-n {n} (allowed: >= 1)")
+    if engine_note is None:
+        engine, engine_note = choose_engine(engine, rules, names)
+    task = functools.partial(
+        _chunk,
+        rules=rules,
+        names=names,
+        rotate=rotate_seats,
+        check=check_invariants,
+        n_games=max_games,
+        cards=cards,
+        engine=engine,
+    )
+    manifest = {
+        "scenario": scenario.provenance(),
+        "strategies": list(names),
+        "players": len(names),
+        "rotate_seats": rotate_seats,
+    }
+    if chunk_size is None:  # whole deals, at most MAX_CHUNK_DEALS: memory flat in n
+        chunk_size = auto_chunk_size(n, BLOCK_SIZE, max_size=MAX_CHUNK_DEALS)
+    run = run_chunks(
+        task,
+        n,
+        seed=seed,
+        chunk_size=chunk_size,
+        block_size=BLOCK_SIZE,
+        n_jobs=n_jobs,
+        quiet=quiet,
+        desc="games",
+        manifest=manifest,
+        compiled=compiled_engine() if engine == "fast" else None,
+        consume=consume,
+    )
+    return run, engine, engine_note
+
+
 def play_games_tables(
     scenario: Scenario | str | None,
     strategies: Sequence[str] | str,
@@ -496,36 +562,19 @@ def play_games_tables(
         scenario = load_scenario(scenario, CoveRules)
     rules = scenario.rules
     names = tuple(resolve_strategies(rules, strategies, n_players))
-    if n < 1:
-        raise UserError(f"-n {n} (allowed: >= 1)")
-    engine, engine_note = choose_engine(engine, rules, names)
-    task = functools.partial(
-        _chunk,
-        rules=rules,
-        names=names,
-        rotate=rotate_seats,
-        check=check_invariants,
-        n_games=max_games,
-        cards=cards,
-        engine=engine,
-    )
-    manifest = {
-        "scenario": scenario.provenance(),
-        "strategies": list(names),
-        "players": n_players,
-        "rotate_seats": rotate_seats,
-    }
-    run = run_chunks(
-        task,
+    run, engine, engine_note = _run_games(
+        scenario,
+        names,
         n,
         seed=seed,
-        chunk_size=chunk_size,
-        block_size=BLOCK_SIZE,
         n_jobs=n_jobs,
+        rotate_seats=rotate_seats,
         quiet=quiet,
-        desc="games",
-        manifest=manifest,
-        compiled=compiled_engine() if engine == "fast" else None,
+        check_invariants=check_invariants,
+        cards=cards,
+        max_games=max_games,
+        chunk_size=chunk_size,
+        engine=engine,
     )
     seats_df = pd.concat([res[0] for res in run.results], ignore_index=True)
     battles_df = pd.concat([res[1] for res in run.results], ignore_index=True)
@@ -626,51 +675,103 @@ def _seats_from_one(value: Any) -> str:
     return ",".join(str(int(x) + 1) for x in text.replace("+", ",").split(",") if x.strip())
 
 
+class SummaryTally:
+    """The summary of :func:`play` accumulated chunk by chunk (:meth:`add` each chunk's protocol
+    tables, :meth:`result` at the end), so a run need not keep its rows.
+
+    Exact, whatever the chunks: scores (1/k shares) are summed as exact fractions of their float
+    values and fame as integers, so the summary depends on the games only, never on the chunk
+    size. Games never straddle two chunks (ties and duels are counted on each game's first row).
+    """
+
+    def __init__(self, names: Sequence[str], pirates: Sequence[str]):
+        self.names = tuple(dict.fromkeys(names))
+        self.pirates = tuple(pirates)
+        cols = ["fame", *(f"fame_{s}" for s in FAME_SOURCES)]
+        self._cols = cols
+        self._strat = {n: [Fraction(0), 0, dict.fromkeys(cols, 0)] for n in self.names}
+        self._seat: dict[int, list] = {}
+        self._pir = {k: [0, 0, 0] for k in self.pirates}
+        self._games = self._ties = self._duels = 0
+
+    @staticmethod
+    def _score_sum(scores: pd.Series) -> Fraction:
+        counts = scores.value_counts(sort=False)
+        return sum((Fraction(float(v)) * int(c) for v, c in counts.items()), Fraction(0))
+
+    def add(self, seats: pd.DataFrame, battles: pd.DataFrame) -> None:
+        cols = self._cols
+        for name, d in seats.groupby("strategy", sort=False):
+            acc = self._strat.get(name)
+            if acc is None:
+                continue
+            acc[0] += self._score_sum(d["score"])
+            acc[1] += len(d)
+            for c in cols:
+                acc[2][c] += int(d[c].sum())
+        for seat, d in seats.groupby("seat", sort=False):
+            acc = self._seat.setdefault(int(seat), [Fraction(0), 0, 0])
+            acc[0] += self._score_sum(d["score"])
+            acc[1] += len(d)
+            acc[2] += int(d["fame"].sum())
+        if len(battles):
+            for key, d in battles.groupby("pirate", sort=False):
+                acc = self._pir.get(key)
+                if acc is None:
+                    continue
+                acc[0] += len(d)
+                acc[1] += int(d["player_ships_routed"].sum())
+                acc[2] += int(d["outcome"].isin(["sunk", "captured"]).sum())
+        if len(seats):
+            first = seats.drop_duplicates(["game"])
+            self._games += len(first)
+            self._ties += int(first["tie"].sum())
+            self._duels += int(first["duel"].sum())
+
+    def result(self) -> dict[str, Any]:
+        """The summary object (without provenance)."""
+        strat: dict[str, Any] = {}
+        for name, (k, m, sums) in self._strat.items():
+            lo, hi = wilson_interval(float(k), m)
+            strat[name] = {
+                "win_rate": float(k / m) if m else None,
+                "ci95": [lo, hi],
+                "mean_fame": sums["fame"] / m if m else None,
+                "games": m,
+                "fame_by_source": {s: sums[f"fame_{s}"] / m if m else None for s in FAME_SOURCES},
+            }
+        seat_summary: dict[str, Any] = {}
+        for seat in sorted(self._seat):
+            k, m, fame = self._seat[seat]
+            lo, hi = wilson_interval(float(k), m)
+            seat_summary[str(seat)] = {
+                "win_rate": float(k / m),
+                "ci95": [lo, hi],
+                "mean_fame": fame / m,
+                "games": m,
+            }
+        pir = {
+            key: {"battles": b, "player_ships_routed": r, "times_sunk": t}
+            for key, (b, r, t) in self._pir.items()
+        }
+        return {
+            "n_games": self._games,
+            "strategies": strat,
+            "seats": seat_summary,
+            "pirates": pir,
+            "ties": self._ties,
+            "duels": self._duels,
+        }
+
+
 def summarise_seats(
     seats: pd.DataFrame, battles: pd.DataFrame, names: Sequence[str], pirates: Sequence[str]
 ) -> dict[str, Any]:
-    """The summary object (without provenance) from the protocol's tables."""
-    strat: dict[str, Any] = {}
-    for name in dict.fromkeys(names):
-        d = seats[seats["strategy"] == name]
-        k, m = float(d["score"].sum()), len(d)
-        lo, hi = wilson_interval(k, m)
-        strat[name] = {
-            "win_rate": k / m if m else None,
-            "ci95": [lo, hi],
-            "mean_fame": float(d["fame"].mean()) if m else None,
-            "games": m,
-            "fame_by_source": {
-                s: float(d[f"fame_{s}"].mean()) if m else None for s in FAME_SOURCES
-            },
-        }
-    seat_summary: dict[str, Any] = {}
-    for seat, d in seats.groupby("seat"):
-        k, m = float(d["score"].sum()), len(d)
-        lo, hi = wilson_interval(k, m)
-        seat_summary[str(int(seat))] = {
-            "win_rate": k / m,
-            "ci95": [lo, hi],
-            "mean_fame": float(d["fame"].mean()),
-            "games": m,
-        }
-    pir: dict[str, Any] = {}
-    for key in pirates:
-        d = battles[battles["pirate"] == key] if len(battles) else battles
-        pir[key] = {
-            "battles": len(d),
-            "player_ships_routed": int(d["player_ships_routed"].sum()) if len(d) else 0,
-            "times_sunk": int(d["outcome"].isin(["sunk", "captured"]).sum()) if len(d) else 0,
-        }
-    first = seats.drop_duplicates(["game"]) if len(seats) else seats
-    return {
-        "n_games": int(seats["game"].nunique()) if len(seats) else 0,
-        "strategies": strat,
-        "seats": seat_summary,
-        "pirates": pir,
-        "ties": int(first["tie"].sum()) if len(first) else 0,
-        "duels": int(first["duel"].sum()) if len(first) else 0,
-    }
+    """The summary object (without provenance) from the protocol's tables (one
+    :class:`SummaryTally` chunk)."""
+    tally = SummaryTally(names, pirates)
+    tally.add(seats, battles)
+    return tally.result()
 
 
 def play(
@@ -702,6 +803,61 @@ def play(
         Tavern card a seat drew and its fate; key game, seat, draw) and the summary of
         ``cove play --format json``.
     """
+    parts: list[tuple[pd.DataFrame, dict[str, pd.DataFrame]]] = []
+
+    def keep(seats: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> None:
+        parts.append((seats, tables))
+
+    summary = _play_chunks(
+        scenario,
+        strategies,
+        keep,
+        n=n,
+        players=players,
+        seed=seed,
+        jobs=jobs,
+        rotate_seats=rotate_seats,
+        quiet=quiet,
+        check=check,
+        engine=engine,
+        chunk_size=chunk_size,
+        cards=cards,
+    )
+    seats = pd.concat([sp for sp, _ in parts], ignore_index=True)
+    out_tables = {
+        name: pd.concat([tp[name] for _, tp in parts], ignore_index=True) for name in parts[0][1]
+    }
+    prov = summary["provenance"]
+    return PlayResult(
+        game=GAME,
+        seats=seats,
+        summary=summary,
+        tables=out_tables,
+        entropy=summary["seed"],
+        provenance=prov,
+    )
+
+
+def _play_chunks(
+    scenario,
+    strategies,
+    consume: Callable[[pd.DataFrame, dict[str, pd.DataFrame]], None],
+    *,
+    n: int,
+    players: int | None,
+    seed: int | None,
+    jobs: int,
+    rotate_seats: bool,
+    quiet: bool,
+    check: bool,
+    engine: str | None,
+    chunk_size: int | None,
+    cards: bool,
+) -> dict[str, Any]:
+    """Play the games of :func:`play` and hand each chunk's protocol tables (seats, and
+    ``battles`` and with ``cards`` ``cards`` by name; provenance columns included) to
+    ``consume`` in chunk order; returns the summary, tallied chunk by chunk
+    (:class:`SummaryTally`), so nothing but what ``consume`` keeps stays in memory."""
     scen = load(scenario)
     rules = scen.rules
     names = resolve_strategies(rules, strategies, players)
@@ -709,10 +865,29 @@ def play(
     if n < 1:
         raise UserError(f"-n {n} (allowed: >= 1)")
     deals = -(-n // n_players) if rotate_seats else n
-    engine_tables, summ = play_games_tables(
+    pirates = [*rules.pirates, "royal_navy"]
+    tally = SummaryTally(names, pirates)
+    hashes = {k: strategy_hash(rules.strategies[k]) for k in dict.fromkeys(names)}
+    chosen: dict[str, str] = {}
+
+    def take(index: int, res: tuple, entropy: int) -> None:
+        prov = {**scen.provenance(), "strategy_hashes": hashes, "engine": chosen["engine"]}
+        seats = to_seats(res[0], n_players, rotate_seats)
+        tables = {"battles": to_battles(res[1], n_players, rotate_seats)}
+        if cards:
+            tables["cards"] = to_cards(res[2], n_players, rotate_seats)
+        for df in (seats, *tables.values()):
+            for key in TABLE_PROVENANCE:
+                df[key] = prov[key]
+            df["seed"] = str(entropy)
+        tally.add(seats, tables["battles"])
+        consume(seats, tables)
+
+    engine_used, engine_note = choose_engine(engine, rules, tuple(names))
+    chosen["engine"] = engine_used
+    run, engine_used, engine_note = _run_games(
         scen,
-        names,
-        n_players,
+        tuple(names),
         deals,
         seed=seed,
         n_jobs=jobs,
@@ -722,45 +897,89 @@ def play(
         cards=cards,
         max_games=n if rotate_seats else None,
         chunk_size=chunk_size,
-        engine=engine,
+        engine=engine_used,
+        consume=take,
+        engine_note=engine_note,
     )
-    seats_df, battles_df = engine_tables["seats"], engine_tables["battles"]
-    seats = to_seats(seats_df, n_players, rotate_seats)
-    battles = to_battles(battles_df, n_players, rotate_seats)
-    out_tables = {"battles": battles}
-    if cards:
-        out_tables["cards"] = to_cards(engine_tables["cards"], n_players, rotate_seats)
-    engine = summ["engine"]
-    prov = {
-        **scen.provenance(),
-        "strategy_hashes": {k: strategy_hash(rules.strategies[k]) for k in dict.fromkeys(names)},
-        "engine": engine,
-    }
-    summary = summarise_seats(seats, battles, names, [*rules.pirates, "royal_navy"])
+    prov = {**scen.provenance(), "strategy_hashes": hashes, "engine": engine_used}
+    summary = tally.result()
     summary.update(
         schema_version=SCHEMA_VERSION,
         n_deals=deals,
         n_players=n_players,
         strategies_by_seat=list(names),
         rotate_seats=rotate_seats,
-        seed=summ["seed"],
+        seed=run.entropy,
         provenance=prov,
         block_size=BLOCK_SIZE,
-        wall_time_s=summ["wall_time_s"],
-        battle_engine=summ["battle_engine"],
-        invariants_checked=summ["invariants_checked"],
-        engine=engine,
-        engine_note=summ["engine_note"],
+        wall_time_s=run.wall_time_s,
+        battle_engine=GAME_BATTLE_ENGINE if engine_used == "python" else FAST_BATTLE_ENGINE,
+        invariants_checked=bool(check),
+        engine=engine_used,
+        engine_note=engine_note,
     )
-    for df in (seats, *out_tables.values()):
-        for key in TABLE_PROVENANCE:
-            df[key] = prov[key]
-        df["seed"] = str(summ["seed"])
-    return PlayResult(
-        game=GAME,
-        seats=seats,
-        summary=summary,
-        tables=out_tables,
-        entropy=summ["seed"],
-        provenance=prov,
+    # schema_version first in every JSON output
+    return {"schema_version": SCHEMA_VERSION, **summary}
+
+
+#: the keys of the tables :func:`play_to` writes (docs/outputs.md)
+TABLE_KEYS = {"seats": SEAT_KEY, "battles": BATTLE_KEY, "cards": CARD_KEY}
+
+
+def play_to(
+    out: str | Path | None,
+    scenario=None,
+    strategies: Sequence[str] | str | None = None,
+    *,
+    n: int,
+    players: int | None = None,
+    seed: int | None = None,
+    jobs: int = 1,
+    rotate_seats: bool = False,
+    quiet: bool = True,
+    check: bool = False,
+    engine: str | None = None,
+    chunk_size: int | None = None,
+) -> dict[str, Any]:
+    """:func:`play` for long runs: memory flat in ``n``. Each chunk's seats, battles and cards
+    tables are appended to ``out/{seats,battles,cards}.csv|parquet`` as the chunk finishes and
+    then dropped (the files appear, complete, when the run ends; a failed run leaves none);
+    without ``out`` only the summary is kept. Returns the summary of :func:`play` (the same
+    object, value for value)."""
+    from simulator.output import TableStream
+
+    streams = (
+        {name: TableStream(out, name, key=key) for name, key in TABLE_KEYS.items()}
+        if out is not None
+        else {}
     )
+
+    def write(seats: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> None:
+        if streams:
+            streams["seats"].write(seats)
+            for name, df in tables.items():
+                streams[name].write(df)
+
+    try:
+        summary = _play_chunks(
+            scenario,
+            strategies,
+            write,
+            n=n,
+            players=players,
+            seed=seed,
+            jobs=jobs,
+            rotate_seats=rotate_seats,
+            quiet=quiet,
+            check=check,
+            engine=engine,
+            chunk_size=chunk_size,
+            cards=out is not None,
+        )
+        for stream in streams.values():
+            stream.close()
+    except BaseException:
+        for stream in streams.values():
+            stream.abort()
+        raise
+    return summary

@@ -2,7 +2,8 @@
 
 The ``cove`` click group lives in :mod:`simulator.cove.commands` (combat helper), which imports
 :data:`play` from here and adds it. No game logic here: options are parsed, the scenario loaded,
-:func:`simulator.cove.api.play_games` called and the result handed to :mod:`simulator.output`.
+:func:`simulator.cove.api.play_to` called (rows stream to ``--out`` chunk by chunk) and the
+summary handed to :mod:`simulator.output`.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ import pandas as pd
 
 from scenarios.loader import load_scenario
 from simulator.clitools import format_option, note, replay_note, simulation_options
-from simulator.cove.api import BATTLE_KEY, CARD_KEY, ENGINES, play
+from simulator.cove.api import ENGINES, play_to
 from simulator.cove.card_value import DEFAULT_N, card_table, card_value
 from simulator.cove.rules import CoveRules
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
-from simulator.protocol import SEAT_KEY
 
 
 def summary_tables(summary: dict) -> dict[str, pd.DataFrame]:
@@ -133,7 +133,10 @@ def play_command(
     scen = load_scenario(scenario, CoveRules)
     if out is not None:
         ensure_writable_dir(out)
-    result = play(
+    # rows stream to --out chunk by chunk; without --out only the summary is kept (memory flat
+    # in -n)
+    summary = play_to(
+        out,
         scen,
         strategies,
         n=n,
@@ -143,17 +146,12 @@ def play_command(
         rotate_seats=rotate_seats,
         quiet=quiet,
         check=check,
-        cards=out is not None,
         engine=engine,
     )
-    summary = result.summary
     n_players = summary["n_players"]
     replay_note(summary["seed"], seed is not None, quiet or fmt == "json")
     tables = summary_tables(summary)
     if out is not None:
-        write_table(result.seats, out, "seats", key=SEAT_KEY)
-        write_table(result.tables["battles"], out, "battles", key=BATTLE_KEY)
-        write_table(result.tables["cards"], out, "cards", key=CARD_KEY)
         write_text(f"{out}/summary.json", dumps(summary) + "\n")
         note(
             f"wrote {out}/seats.csv|parquet, {out}/battles.csv|parquet, {out}/cards.csv|parquet, "
