@@ -9,6 +9,8 @@ import click
 import pandas as pd
 
 from simulator.clitools import (
+    check_engine,
+    engine_option,
     format_option,
     jobs_option,
     note,
@@ -63,11 +65,12 @@ class _SizeChoice(click.Choice):
     show_default=True,
     help="Output folder: index.html, CSV/Parquet tables, PNG/SVG figures.",
 )
+@engine_option
 @seed_option
 @jobs_option
 @quiet_option
 @format_option
-def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
+def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
     """Write a self-contained HTML balance report (plus tables and figures) to --out."""
     from reports.engines import SCHEMAS
     from reports.report import GAMES, run_report
@@ -95,6 +98,7 @@ def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
         scenarios=scenarios,
         command_line=command_line,
         notes=lambda m: note(m, quiet),
+        engine=engine,
     )
     replay_note(summary["seed_entropy"], seed is not None, quiet)
     table = pd.DataFrame(summary["sections"])[["section", "wall_time_s"]]
@@ -177,6 +181,7 @@ def report(game, scenario_files, size, out, seed, jobs, quiet, fmt):
     help="Draw every table's seats from this metagame equilibrium (a population file, or a name "
     "in scenarios/GAME/populations/) instead of fixed --strategies.",
 )
+@engine_option
 @seed_option
 @jobs_option
 @quiet_option
@@ -194,6 +199,7 @@ def compare(
     strategies,
     pairing,
     population,
+    engine,
     seed,
     jobs,
     quiet,
@@ -205,7 +211,9 @@ def compare(
     `one-two`).
     """
     from reports.compare import run_compare, summary_table
+    from reports.engines import engine as game_engine
 
+    check_engine(game_engine(game).api(), engine)
     result = run_compare(
         base,
         variant,
@@ -223,6 +231,7 @@ def compare(
         quiet=quiet,
         notes=lambda m: note(m, quiet),
         population=population,
+        engine=engine,
     )
     replay_note(result["seed_entropy"], seed is not None, quiet)
     title = "\n".join(

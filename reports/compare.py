@@ -28,9 +28,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reports.engines import engine
+from reports.engines import engine as engine_of
 from scenarios.populations import load_population
 from simulator.errors import UserError
+from simulator.protocol import ENGINE_DEFAULT
 from simulator.runner import Block, derive_seed, fresh_entropy
 from simulator.search import Mixture, draw_seats
 from simulator.sequential import SequentialComparison
@@ -66,7 +67,7 @@ class Metric:
 
 def parse_metric(spec: str, game: str, strategies: Sequence[str]) -> Metric:
     kind, _, arg = spec.partition(":")
-    allowed = engine(game).metrics
+    allowed = engine_of(game).metrics
     if kind not in allowed:
         forms = [f"{k}:STRATEGY" if k in NEEDS_STRATEGY else k for k in allowed]
         raise UserError(f"--metric {spec!r}: not a {game} metric (allowed: {', '.join(forms)})")
@@ -153,14 +154,16 @@ def run_compare(
     quiet: bool = False,
     notes: Callable[[str], None] = lambda m: None,
     population: str | None = None,
+    engine: str | None = None,
 ) -> dict:
     """Play BASE and VARIANT on paired seeds look by look until the sequential test stops.
 
     With ``population`` (a metagame output: ``scenarios/<game>/populations/NAME.toml`` or a
     path), every table's seats are drawn from its equilibrium mixture instead of a fixed list of
-    strategies: the same draws and dice under both rule sets.
+    strategies: the same draws and dice under both rule sets. ``engine``: the game's engine for
+    every game (``None``: its default; the engines play the same games).
     """
-    eng = engine(game)
+    eng = engine_of(game)
     base_scen, var_scen = eng.resolve(base), eng.resolve(variant)
     pop = None
     if population is not None:
@@ -221,6 +224,7 @@ def run_compare(
                 quiet=quiet,
                 players=n_players,
                 strategies=strats,
+                engine=engine,
             )
             seats_v = eng.play(
                 var_scen,
@@ -230,10 +234,13 @@ def run_compare(
                 quiet=quiet,
                 players=n_players,
                 strategies=strats,
+                engine=engine,
             )
         else:
-            seats_b = _population_games(eng, base_scen, pop, batch, s_base, entropy, k, jobs)
-            seats_v = _population_games(eng, var_scen, pop, batch, s_var, entropy, k, jobs)
+            seats_b = _population_games(
+                eng, base_scen, pop, batch, s_base, entropy, k, jobs, engine
+            )
+            seats_v = _population_games(eng, var_scen, pop, batch, s_var, entropy, k, jobs, engine)
         cmp.add_look({m.name: (per_game(seats_b, m), per_game(seats_v, m)) for m in parsed})
         crossed = [s.name for s in cmp.metrics.values() if s.crossed_at is not None]
         notes(
@@ -284,6 +291,7 @@ def run_compare(
             "alpha_per_metric": cmp.design.alpha,
         },
         "seed_entropy": entropy,
+        "engine": engine or ENGINE_DEFAULT,
         "n_games": n_done,
         "stopped_early": stopped_early,
         "wall_time_s": time.perf_counter() - started,
@@ -297,7 +305,9 @@ def run_compare(
 POPULATION_TABLE_GAMES = 840
 
 
-def _population_games(eng, scen, pop, batch: int, seed: int, entropy: int, look: int, jobs: int):
+def _population_games(
+    eng, scen, pop, batch: int, seed: int, entropy: int, look: int, jobs: int, engine=None
+):
     """``batch`` games whose tables' seats are drawn from the population's equilibrium: table
     ``j`` of look ``look`` draws its seats from block ``j``'s ``sample`` stream of a root fixed
     by the run's entropy and the look (the same tables under both rule sets), and plays
@@ -319,6 +329,7 @@ def _population_games(eng, scen, pop, batch: int, seed: int, entropy: int, look:
             players=pop.players,
             strategies=table,
             rotate_seats=True,
+            engine=engine,
         )
         seats = seats.copy()
         seats["game"] = seats["game"] + done

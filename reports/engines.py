@@ -80,8 +80,10 @@ class Engine:
         players: int | None = None,
         strategies: tuple[str, ...] | None = None,
         rotate_seats: bool = False,
+        engine: str | None = None,
     ) -> pd.DataFrame:
-        """The protocol's seats table of ``n`` games (seats from 1, ``score`` the win share)."""
+        """The protocol's seats table of ``n`` games (seats from 1, ``score`` the win share);
+        ``engine``: the game's engine (``None``: its default)."""
         if not strategies:
             players, strategies = self.defaults(scenario, players)
         strategies = tuple(strategies)
@@ -102,6 +104,7 @@ class Engine:
             jobs=jobs,
             quiet=True,
             rotate_seats=rotate_seats,
+            engine=engine,
         )
         return result.seats
 

@@ -25,6 +25,7 @@ from reports.sections import dice as dice_section
 from reports.sections import express as express_section
 from reports.sections import hunt as hunt_section
 from simulator.output import ensure_writable_dir, write_table, write_text
+from simulator.protocol import ENGINE_DEFAULT
 from simulator.runner import derive_seed, fresh_entropy
 
 GAMES = ("cove", "express", "hunt")
@@ -50,6 +51,14 @@ class ReportContext:
     out: Path
     scenarios: dict[str, list[str]] = field(default_factory=dict)  # game -> scenario files given
     notes: Callable[[str], None] = lambda msg: None
+    engine: str | None = None  # --engine: for the games that have it (None: each game's default)
+
+    def engine_for(self, api: Any) -> str | None:
+        """The engine a game's ``play`` gets: ``--engine`` if the game has it, else its default
+        (Pirates express is compiled only: ``--engine python`` leaves it on its one engine)."""
+        if self.engine is not None and self.engine in getattr(api, "ENGINES", ("fast",)):
+            return self.engine
+        return None
 
     def section_seed(self, position: int) -> int:
         """The root seed of a section, fixed by the report's entropy and the section's position
@@ -147,8 +156,10 @@ def run_report(
     scenarios: dict[str, list[str]],
     command_line: str,
     notes: Callable[[str], None] = lambda m: None,
+    engine: str | None = None,
 ) -> dict:
-    """Build the whole report; returns a summary (paths, wall times, entropy)."""
+    """Build the whole report; returns a summary (paths, wall times, entropy). ``engine``: the
+    engine of the games that have it (:meth:`ReportContext.engine_for`)."""
     out = ensure_writable_dir(out)
     entropy = fresh_entropy() if seed is None else int(seed)
     ctx = ReportContext(
@@ -159,6 +170,7 @@ def run_report(
         out=out,
         scenarios=scenarios,
         notes=notes,
+        engine=engine,
     )
     started = time.perf_counter()
     sections: list[Section] = []
@@ -197,6 +209,7 @@ def run_report(
         "out": str(out),
         "size": size,
         "seed_entropy": entropy,
+        "engine": engine or ENGINE_DEFAULT,
         "wall_time_s": total,
         "sections": [
             {

@@ -91,7 +91,15 @@ def mixture_words(pop: Population) -> str:
 
 
 def _slices_chunk(
-    chunk: Chunk, *, play, scenario, tables: tuple[tuple[str, ...], ...], seeds, players, games
+    chunk: Chunk,
+    *,
+    play,
+    scenario,
+    tables: tuple[tuple[str, ...], ...],
+    seeds,
+    players,
+    games,
+    engine=None,
 ) -> pd.DataFrame:
     out = []
     with execution(quiet=True):
@@ -105,6 +113,7 @@ def _slices_chunk(
                 jobs=1,
                 rotate_seats=True,
                 quiet=True,
+                engine=engine,
             )
             seats = res.seats.copy()
             seats.insert(0, "slice", j)
@@ -114,7 +123,14 @@ def _slices_chunk(
 
 
 def play_under(
-    api: Any, pop: Population, *, n: int, seed: int, jobs: int, desc: str = "population"
+    api: Any,
+    pop: Population,
+    *,
+    n: int,
+    seed: int,
+    jobs: int,
+    desc: str = "population",
+    engine: str | None = None,
 ) -> pd.DataFrame:
     """The protocol's seats table of about ``n`` games (whole slices) with every seat drawn from
     the population's equilibrium; ``game`` counts across slices, ``slice`` says which."""
@@ -134,6 +150,7 @@ def play_under(
         seeds=seeds,
         players=players,
         games=s,
+        engine=engine,
     )
     run = run_chunks(task, slices, seed=seed, n_jobs=jobs, quiet=True, desc=desc)
     return pd.concat(run.results, ignore_index=True)
@@ -148,6 +165,7 @@ def gains_against(
     seed: int,
     jobs: int,
     extra: dict[str, Any] | None = None,
+    engine: str | None = None,
 ) -> pd.DataFrame:
     """``u(X, σ) - 1/P`` for each challenger X on paired slices (about ``n`` games each).
 
@@ -159,7 +177,7 @@ def gains_against(
     s = slice_games(players)
     slices = max(2, -(-n // s))
     scen = with_strategies(pop.scenario, extra) if extra else pop.scenario
-    player = Player(api, scen, players, jobs=jobs)
+    player = Player(api, scen, players, jobs=jobs, engine=engine)
     field = Field.drawn(Mixture.from_weights(pop.mixture()))
     means = against_field(player, dict.fromkeys(challengers), field, seed, slices, "gains")
     weights = dict(zip(pop.names, pop.weights))

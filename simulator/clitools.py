@@ -317,3 +317,30 @@ def replay_note(entropy: int, seed_given: bool, quiet: bool = False) -> None:
 
 def stderr_is_tty() -> bool:
     return sys.stderr.isatty()
+
+
+#: ``--engine`` of tune, metagame, compare and report: which of a game's engines plays.
+#: Pirate's Cove's two engines play die for die the same games (the option changes the time,
+#: never a number); Les Pirates' draw their dice from different streams (same rules, another
+#: sample of games for the same seed)
+ENGINE_CHOICES = ("fast", "python")
+
+
+def engine_option(func):
+    return click.option(
+        "--engine",
+        type=click.Choice(ENGINE_CHOICES),
+        default=None,
+        help="fast: the compiled engine; python: the readable reference (Pirate's Cove and Les "
+        "Pirates have both, Pirates express is compiled only). Pirate's Cove's engines play the "
+        "same games die for die; Les Pirates' draw other dice for the same seed. Default: each "
+        "game's own (Pirate's Cove: fast when every kind at the table is compiled).",
+    )(func)
+
+
+def check_engine(game: Any, engine: str | None) -> str | None:
+    """``engine`` if ``game`` has it (one line naming the allowed ones otherwise)."""
+    allowed = tuple(getattr(game, "ENGINES", ("fast",)))
+    if engine is not None and engine not in allowed:
+        raise UserError(f"--engine {engine}: {game.GAME} has {', '.join(allowed)} only")
+    return engine

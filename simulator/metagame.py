@@ -542,6 +542,7 @@ def metagame(
     epsilon: float = 0.005,
     command: str = "",
     on_note: Callable[[str], None] | None = None,
+    engine: str | None = None,
 ) -> MetagameResult:
     """Payoff table, equilibrium and regrets of ``population``; with ``iterate`` K, grow the
     population by up to K best responses (tuned against the equilibrium mixture: each
@@ -553,6 +554,7 @@ def metagame(
     Args:
         games: games per table (rounded up to whole slices).
         tune_kinds: kinds tuned for a best response (default: the population's kinds).
+        engine: the game's engine for every game (``None``: the game's default).
     """
     check_game(game)
     population = list(population)
@@ -588,7 +590,7 @@ def metagame(
         "scenario_hash": scenario.content_hash,
     }
     entropy = root_entropy(seed, manifest)
-    player = Player(game, scenario, players, jobs=jobs, manifest=manifest)
+    player = Player(game, scenario, players, jobs=jobs, manifest=manifest, engine=engine)
     s = slice_games(players)
     cache = TableCache(entropy, -(-games // s))
     iterations: list[dict[str, Any]] = []
@@ -620,6 +622,7 @@ def metagame(
                 name=f"br{index + 1}_{kd}",
                 extra=player.extra,
                 command=command,
+                engine=engine,
             )
             if best is None or res.validation["score"] > best.validation["score"]:
                 best = res
@@ -678,6 +681,7 @@ def play_population(
     seed: int | None = None,
     jobs: int | None = 1,
     extra: Mapping[str, Any] | None = None,
+    engine: str | None = None,
 ) -> pd.DataFrame:
     """Play ``n`` games (rounded up to whole slices) with every seat drawn from ``mixture``.
 
@@ -691,7 +695,7 @@ def play_population(
     s = slice_games(players)
     slices = -(-n // s)
     entropy = root_entropy(seed, {"search": "population", "players": players, "n": n})
-    player = Player(game, scenario, players, jobs=jobs, extra=dict(extra or {}))
+    player = Player(game, scenario, players, jobs=jobs, extra=dict(extra or {}), engine=engine)
     tables = [
         draw_seats(mixture, players, slice_block(entropy, j, s).rng("sample"))
         for j in range(slices)

@@ -11,6 +11,7 @@ game by ``tests/test_protocol.py``)::
     player_counts(scenario) -> tuple[int, ...]   # the table sizes the scenario allows
     play(scenario, strategies, *, n, players=None, seed=None, jobs=1, rotate_seats=False,
          quiet=True, check=False, engine=None) -> PlayResult
+    ENGINES: tuple[str, ...]                     # play's engines ("fast", and "python" if any)
 
 ``play`` plays ``n`` games (``n`` is always the number of games played, rotations included) and
 returns a :class:`PlayResult`. Its ``seats`` table has one row per game and seat, keyed by
@@ -41,6 +42,8 @@ from simulator.output import SCHEMA_VERSION  # noqa: F401  (re-exported for the 
 from simulator.stats import Z95, wilson_interval
 
 SEAT_KEY = ("game", "rotation", "seat")
+#: what an output records as its engine when ``--engine`` was not given (each game chose its own)
+ENGINE_DEFAULT = "default"
 SEAT_COLUMNS = ("game", "rotation", "seat", "strategy", "outcome", "score")
 OUTCOMES = ("win", "loss", "draw")
 #: scenario provenance written as columns of every per-seat table (beside ``seed``)

@@ -209,6 +209,7 @@ def _play_units(
     units: tuple[Unit, ...],
     players: int,
     games: int,
+    engine: str | None = None,
 ) -> list[np.ndarray]:
     """Chunk task: play the chunk's units; per unit the :func:`table_scores` array.
 
@@ -229,6 +230,7 @@ def _play_units(
                 jobs=1,
                 rotate_seats=True,
                 quiet=True,
+                engine=engine,
             )
             out.append(table_scores(res.seats, unit.table, games))
     return out
@@ -255,6 +257,9 @@ class Player:
     extra: dict[str, Any] = field(default_factory=dict)  # strategies added in memory
     manifest: dict[str, Any] = field(default_factory=dict)
     games_played: int = 0
+    #: the game's engine (``play(..., engine=...)``: ``None`` its default; never a number's cause:
+    #: a game's engines play die for die the same games)
+    engine: str | None = None
 
     @property
     def games(self) -> int:
@@ -272,6 +277,7 @@ class Player:
             units=tuple(units),
             players=self.players,
             games=self.games,
+            engine=self.engine,
         )
         run = run_chunks(
             task,
@@ -489,6 +495,7 @@ def tune(
     command: str = "",
     extra: Mapping[str, Any] | None = None,
     on_progress: Callable[[int, int, float], None] | None = None,
+    engine: str | None = None,
 ) -> TuneResult:
     """Search ``kind``'s parameter space for the best mean score against ``field``.
 
@@ -501,6 +508,7 @@ def tune(
         seed: root seed (``None``: fresh entropy, or the one recorded by a resumed run).
         extra: strategies added in memory (e.g. a meta-game's best responses) the field may name.
         on_progress: ``f(games_done, games_total, best_score)`` after every rung.
+        engine: the game's engine for every game played (``None``: the game's default).
 
     Returns:
         A :class:`TuneResult`; ``history`` has one row per candidate and rung (key ``trial, rung``).
@@ -534,7 +542,9 @@ def tune(
         "scenario_hash": scenario.content_hash,
     }
     entropy = root_entropy(seed, manifest)
-    player = Player(game, scenario, players, jobs=jobs, extra=dict(extra), manifest=manifest)
+    player = Player(
+        game, scenario, players, jobs=jobs, extra=dict(extra), manifest=manifest, engine=engine
+    )
 
     import optuna
 

@@ -21,6 +21,8 @@ from scenarios.strategies import strategy_hash
 from simulator.clitools import (
     EXECUTION_PARAMS,
     TRIALS,
+    check_engine,
+    engine_option,
     format_option,
     note,
     replay_note,
@@ -28,7 +30,7 @@ from simulator.clitools import (
 )
 from simulator.errors import UserError
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
-from simulator.protocol import SCHEMA_VERSION
+from simulator.protocol import ENGINE_DEFAULT, SCHEMA_VERSION
 
 
 def game_module(ctx: click.Context, name: str) -> Any:
@@ -139,6 +141,7 @@ def _progress(quiet: bool):
     help="Folder for the overlay NAME.toml, history.csv/.parquet and chunks (resumable). "
     "Without it the overlay goes beside the scenario file (the current folder for a built-in).",
 )
+@engine_option
 @format_option
 @simulation_options
 def tune(
@@ -151,6 +154,7 @@ def tune(
     validation_games,
     name,
     out,
+    engine,
     fmt,
     seed,
     jobs,
@@ -163,6 +167,7 @@ def tune(
 
     ctx = click.get_current_context()
     mod = game_module(ctx, game)
+    check_engine(mod, engine)
     scen = _load(mod, scenario)
     field_names = _names(field_, "--field")
     n_players = resolve_players(mod, scen, players)
@@ -185,6 +190,7 @@ def tune(
             validation_games=validation_games,
             name=name,
             on_progress=update,
+            engine=engine,
         )
     finally:
         if bar is not None:
@@ -210,6 +216,7 @@ def tune(
             **scen.provenance(),
             "seed": str(result.entropy),
             "command": cmd,
+            "engine": engine or ENGINE_DEFAULT,
             "players": result.players,
             "field": list(result.field.describe()),
             "budget": budget,
@@ -309,6 +316,7 @@ def tune(
     help="Folder for payoffs, strategies, exploitability (CSV + Parquet), population.toml, "
     "summary.json and chunks (resumable).",
 )
+@engine_option
 @format_option
 @simulation_options
 def metagame(
@@ -323,6 +331,7 @@ def metagame(
     epsilon,
     save_population,
     out,
+    engine,
     fmt,
     seed,
     jobs,
@@ -335,6 +344,7 @@ def metagame(
 
     ctx = click.get_current_context()
     mod = game_module(ctx, game)
+    check_engine(mod, engine)
     scen = _load(mod, scenario)
     names = _names(population, "--population")
     kinds = _names(tune_kind, "--tune-kind") or ()
@@ -363,6 +373,7 @@ def metagame(
         tune_budget=tune_budget,
         epsilon=epsilon,
         on_note=lambda m: note(m, quiet),
+        engine=engine,
     )
     cmd = command_line(ctx, result.entropy)
     table = result.table
@@ -375,6 +386,7 @@ def metagame(
                 **scen.provenance(),
                 "seed": str(result.entropy),
                 "command": cmd,
+                "engine": engine or ENGINE_DEFAULT,
                 "players": table.players,
                 "games_per_table": table.games_per_table,
                 "multisets": {

@@ -46,7 +46,7 @@ class _SyntheticEngine(Engine):
     def resolve(self, ref):
         return _Scenario(ref, {"fair": 0.5, "same": 0.5, "lopsided": 0.62}[ref])
 
-    def play(self, scenario, *, n, seed, jobs, quiet, players=None, strategies=None):
+    def play(self, scenario, *, n, seed, jobs, quiet, players=None, strategies=None, engine=None):
         rng = np.random.default_rng(seed)
         u = rng.random(n)
         turns = rng.poisson(20, n)
@@ -71,7 +71,7 @@ class _SyntheticEngine(Engine):
 @pytest.fixture
 def synthetic(monkeypatch):
     eng = _SyntheticEngine("hunt", ("win-rate", "seat-advantage", "game-length"))
-    monkeypatch.setattr(compare_mod, "engine", lambda game: eng)
+    monkeypatch.setattr(compare_mod, "engine_of", lambda game: eng)
     return eng
 
 

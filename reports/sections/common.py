@@ -250,7 +250,12 @@ def strong_play(
         pop = f.population
         words = f"equilibrium population {f.name} ({sp.mixture_words(pop)})"
         seats = sp.play_under(
-            api, pop, n=n, seed=sp.section_seed(seed, game, f.name, "seats"), jobs=ctx.jobs
+            api,
+            pop,
+            n=n,
+            seed=sp.section_seed(seed, game, f.name, "seats"),
+            jobs=ctx.jobs,
+            engine=ctx.engine_for(api),
         )
         games = int(seats["game"].nunique())
         st = rate_table(seats, ["seat"], "score")
@@ -269,6 +274,7 @@ def strong_play(
             n=n,
             seed=sp.section_seed(seed, game, f.name, "gains"),
             jobs=ctx.jobs,
+            engine=ctx.engine_for(api),
         )
         g.insert(0, "population", f.name)
         g["score_ci_low"] = g["ci_low"] + 1 / pop.players

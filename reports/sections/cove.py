@@ -92,6 +92,7 @@ def build(ctx, seed: int) -> Section:
         jobs=ctx.jobs,
         rotate_seats=True,
         quiet=True,
+        engine=ctx.engine_for(api),
     )
     seats, battles = result.seats, result.tables["battles"]
     n_games = int(seats["game"].nunique())
@@ -887,6 +888,7 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
         jobs=ctx.jobs,
         rotate_seats=True,
         quiet=True,
+        engine=ctx.engine_for(api),
     ).seats
     sec.scenarios.append(
         {**scenario_row(no_cards), "name": f"{scen.name} + {name}", "path": str(scen.path)}

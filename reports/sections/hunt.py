@@ -110,7 +110,15 @@ def build(ctx, seed: int) -> Section:
     mix = default[:n_players] if n_players <= len(default) else [default[0]] * n_players
     n = BASE_GAMES[ctx.size]
     games = api.play(
-        base, mix, n=n, seed=seed, jobs=ctx.jobs, rotate_seats=True, quiet=True, players=n_players
+        base,
+        mix,
+        n=n,
+        seed=seed,
+        jobs=ctx.jobs,
+        rotate_seats=True,
+        quiet=True,
+        players=n_players,
+        engine=ctx.engine_for(api),
     ).seats.copy()
     who = players_words(mix)
     sec.text(
@@ -148,6 +156,7 @@ def build(ctx, seed: int) -> Section:
             jobs=ctx.jobs,
             rotate_seats=True,
             quiet=True,
+            engine=ctx.engine_for(api),
             players=2,
         ).seats
         two = (mix2, n2)
@@ -416,7 +425,14 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int):
         pairable = _seats(base.rules, players)
         n_var = n if pairable else UNPAIRED_GAMES[ctx.size]
         var_games = api.play(
-            scen, [VARIANT_PLAYER], n=n_var, seed=vseed, jobs=ctx.jobs, quiet=True, players=players
+            scen,
+            [VARIANT_PLAYER],
+            n=n_var,
+            seed=vseed,
+            jobs=ctx.jobs,
+            quiet=True,
+            players=players,
+            engine=ctx.engine_for(api),
         ).seats
         var = _per_game(var_games)
         paired_base = None
@@ -430,6 +446,7 @@ def _variants(ctx, sec: Section, api, variants_mod, base, base_file, seed: int):
                     jobs=ctx.jobs,
                     quiet=True,
                     players=players,
+                    engine=ctx.engine_for(api),
                 ).seats
                 base_cache[players] = _per_game(b_games)
             paired_base = base_cache[players]

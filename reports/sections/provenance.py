@@ -20,7 +20,8 @@ def replay_command(ctx, sections: list[Section]) -> str:
     takes one value; the dice odds and provenance are always there)."""
     games = [s.key for s in sections if s.key in GAMES]
     game = games[0] if len(games) == 1 else "all"
-    return f"broadside report --size {ctx.size} --seed {ctx.entropy} --game {game}"
+    engine = f" --engine {ctx.engine}" if ctx.engine else ""
+    return f"broadside report --size {ctx.size} --seed {ctx.entropy} --game {game}{engine}"
 
 
 def build(

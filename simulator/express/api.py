@@ -1050,6 +1050,8 @@ def fleets_frame(
 # The game protocol (simulator/protocol.py): seated play for the report, compare and the search
 
 GAME = "express"
+#: the engines of ``play(..., engine=...)``: the compiled one only
+ENGINES = ("fast",)
 
 
 def _seated_chunk(chunk: Chunk, pairings: tuple[Pairing, ...], rotate: bool) -> np.ndarray:

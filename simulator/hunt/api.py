@@ -73,6 +73,8 @@ from simulator.runner import Chunk, RunError, run_chunks
 from simulator.stats import wilson_interval
 
 GAME = "hunt"
+#: the engines of ``play(..., engine=...)``: compiled (the default) and the readable reference
+ENGINES = ("fast", "python")
 #: measured cold compile: 49 s wall (30 s CPU) on 2 busy cores
 FAST_ENGINE_COMPILE_S = 60
 

@@ -1,0 +1,109 @@
+"""``--engine fast|python`` on compare, tune, metagame and report (issue 16, "Deliver" 1).
+
+A game's two engines play die for die the same games, so the option changes the time and never a
+number: the same command under both engines gives the same JSON (wall times aside). A game with
+one engine (Pirates express) refuses ``--engine python`` in one line; the report applies the
+option to the games that have it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from runner_tasks import run_main
+
+from reports.report import ReportContext
+from simulator.express import api as express_api
+from simulator.hunt import api as hunt_api
+
+TIMES = ("wall_time_s",)
+
+
+def _json(args: list[str]) -> dict:
+    code, out, err = run_main([*args, "--format", "json", "--quiet"])
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _drop_times(obj):
+    if isinstance(obj, dict):
+        return {k: _drop_times(v) for k, v in obj.items() if k not in TIMES}
+    if isinstance(obj, list):
+        return [_drop_times(v) for v in obj]
+    return obj
+
+
+COVE_V1 = "plunderer-v1,brawler-v1,random"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compare", "standard", "standard", "--game", "cove", "--max-games", "12", "--looks", "1"]
+        + ["--strategies", COVE_V1],
+        ["metagame", "--game", "cove", "--population", "plunderer-v1,brawler-v1,random"]
+        + ["--players", "3", "-n", "6"],
+    ],
+    ids=["compare-cove", "metagame-cove"],
+)
+def test_cove_fast_and_python_give_the_same_numbers(args):
+    """Pirate's Cove's engines play die for die: every number of the output is the same under
+    both (a difference of one game anywhere would change a payoff, a look's statistic or a win
+    rate); only the recorded engine differs."""
+    fast = _json([*args, "--engine", "fast", "--seed", "7", "--jobs", "1"])
+    slow = _json([*args, "--engine", "python", "--seed", "7", "--jobs", "1"])
+    for out, name in ((fast, "fast"), (slow, "python")):
+        where = out.get("provenance", out)
+        assert where.pop("engine") == name
+        if "provenance" in out:
+            out["provenance"].pop("command")
+    assert _drop_times(fast) == _drop_times(slow)
+
+
+def test_cove_tune_under_both_engines_finds_the_same_strategy(tmp_path):
+    """The search sees the same scores, so it keeps the same candidate and validates it alike."""
+    base = ["tune", "--game", "cove", "--strategy", "heuristic-v1", "--players", "3"]
+    base += ["--field", "brawler-v1,random", "--budget", "924", "--validation-games", "60"]
+    base += ["--seed", "3", "--jobs", "1"]
+    fast = _json([*base, "--engine", "fast", "--out", str(tmp_path / "fast")])
+    slow = _json([*base, "--engine", "python", "--out", str(tmp_path / "python")])
+    assert fast["provenance"].pop("engine") == "fast"
+    assert slow["provenance"].pop("engine") == "python"
+    for out in (fast, slow):
+        out["provenance"].pop("command")
+        out.pop("overlay")
+    assert _drop_times(fast) == _drop_times(slow)
+
+
+def test_hunt_python_engine_is_played_and_recorded():
+    """Les Pirates' engines draw their dice from different streams: --engine python plays the
+    readable engine (another sample for the seed) and says so; without --engine the output
+    records the default."""
+    args = ["compare", "standard", "one-two", "--game", "hunt", "--max-games", "40", "--looks", "1"]
+    slow = _json([*args, "--engine", "python", "--seed", "7", "--jobs", "1"])
+    dflt = _json([*args, "--seed", "7", "--jobs", "1"])
+    assert slow["engine"] == "python" and dflt["engine"] == "default"
+    assert slow["n_games"] == dflt["n_games"] == 40
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compare", "standard", "standard", "--game", "express", "--max-games", "10"],
+        ["metagame", "--game", "express", "--population", "admiral,patient", "-n", "10"],
+        ["tune", "--game", "express", "--strategy", "admiral", "--budget", "100"],
+    ],
+)
+def test_a_game_with_one_engine_refuses_python_in_one_line(args):
+    code, out, err = run_main([*args, "--engine", "python", "--quiet"])
+    assert code == 2 and out == ""
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1 and "express has fast only" in lines[0], err
+
+
+def test_report_applies_the_engine_to_the_games_that_have_it(tmp_path):
+    ctx = ReportContext(size="test", entropy=1, jobs=1, quiet=True, out=tmp_path, engine="python")
+    assert ctx.engine_for(hunt_api) == "python"
+    assert ctx.engine_for(express_api) is None  # compiled only: its one engine
+    assert ReportContext("test", 1, 1, True, tmp_path).engine_for(hunt_api) is None
