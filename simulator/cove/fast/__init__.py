@@ -16,8 +16,8 @@ from pathlib import Path
 
 #: the modules whose @njit(cache=True) code is cached (every one the compiled game calls)
 COMPILED_MODULES = (
-    "packed", "rng", "core", "odds", "lone_bridge", "company_bridge", "players_ev", "players",
-    "battle", "game",
+    "packed", "rng", "core", "odds", "lone", "lone_bridge", "company_bridge", "players_ev",
+    "players", "battle", "game",
 )  # fmt: skip
 
 
