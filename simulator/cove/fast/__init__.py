@@ -15,7 +15,16 @@ import hashlib
 from pathlib import Path
 
 #: the modules whose @njit(cache=True) code is cached (every one the compiled game calls)
-COMPILED_MODULES = ("packed", "rng", "core", "odds", "players", "battle", "game")
+COMPILED_MODULES = (
+    "packed",
+    "rng",
+    "core",
+    "odds",
+    "players",
+    "battle",
+    "game",
+    "players_ev_battle",
+)
 
 
 def _sources_digest(here: Path) -> str:
