@@ -16,8 +16,8 @@ from pathlib import Path
 
 #: the modules whose @njit(cache=True) code is cached (every one the compiled game calls)
 COMPILED_MODULES = (
-    "packed", "rng", "core", "odds", "seedseq", "lone", "company", "lone_bridge",
-    "company_bridge", "players_ev", "players", "battle", "game",
+    "packed", "rng", "core", "odds", "seedseq", "lone", "company", "players_ev",
+    "players_ev_battle", "players", "battle", "game",
 )  # fmt: skip
 #: compiled sources outside the package whose functions the package's cached code calls (and so
 #: freezes into its machine code): company.py calls the battle kernel's ``_run``

@@ -93,9 +93,12 @@ from simulator.cove.fast.packed import (
     PA_UNLIMITED,
     PP,
     PP_BUY_LAST_MONTH,
+    PP_GOLD_SEEN,
+    PP_HV_CHEST,
     PP_IS_EV,
     PP_IS_RANDOM,
     PP_PARROT0,
+    PP_STAKE,
     S_ART,
     S_CHESTS,
     S_CHOSEN,
@@ -751,12 +754,19 @@ def _bspeed(tab, bt, a):
 
 
 @njit(cache=True)
-def battle_card(tab, gs, bt, a, playable, npl):
+def battle_card(tab, gs, oc, bt, a, playable, npl):
     """``HeuristicPlayer.battle_card`` for ship ``a`` (its playable battle cards in
     ``playable[:npl]``, hand order): Smoke if not smoked; Favourable wind while not faster than
     every other ship present (the non-player ship's sails included); Grapple if crew > cannons;
     Becalmed from round 2 when another ship holds more cards. The random kind: uniform over
     None and its distinct cards."""
+    pp = gs[7]
+    seat = bt[0][a, BS_SEAT]
+    if pp[seat, PP_IS_EV] != 0.0:
+        return players_ev_battle.battle_card(
+            tab, gs, oc, bt, a, playable, npl, oc[4], oc[5], pp[seat, PP_STAKE],
+            pp[seat, PP_HV_CHEST],
+        )  # fmt: skip
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     rs, pp = gs[6], gs[7]
     bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
@@ -816,8 +826,14 @@ def battle_card(tab, gs, bt, a, playable, npl):
 
 
 @njit(cache=True)
-def overboard_chests(gs, bt, a, chests):
+def overboard_chests(tab, gs, oc, bt, a, chests):
     """``HeuristicPlayer.overboard_chests``: none (the random kind: uniform 0..chests)."""
+    pp = gs[7]
+    seat = bt[0][a, BS_SEAT]
+    if pp[seat, PP_IS_EV] != 0.0:
+        return players_ev_battle.overboard_chests(
+            tab, gs, oc, bt, a, chests, oc[4], oc[5], pp[seat, PP_STAKE], pp[seat, PP_HV_CHEST]
+        )
     rs, pp = gs[6], gs[7]
     seat = bt[0][a, BS_SEAT]
     if pp[seat, PP_IS_RANDOM] != 0.0:
@@ -880,6 +896,13 @@ def broadside(tab, gs, oc, bt, a, volley):
     padded). Flight: when a section is ``flee_hits_left`` hits from destruction and the ship was
     hit, or against a pirate when the odds of sinking it fell below ``flee_pirate_odds``. The
     random kind: uniform over its aims and flight, each distinct volley card with chance 1/2."""
+    pp = gs[7]
+    seat = bt[0][a, BS_SEAT]
+    if pp[seat, PP_IS_EV] != 0.0:
+        return players_ev_battle.broadside(
+            tab, gs, oc, bt, a, volley, oc[4], oc[5], oc[6], oc[7], pp[seat, PP_STAKE],
+            pp[seat, PP_GOLD_SEEN],
+        )  # fmt: skip
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
     ck, cv, V, trk = oc[:4]
@@ -984,6 +1007,8 @@ def navy_target(tab, gs, bt, controller):
     """``HeuristicPlayer.navy_target`` of the controller's seat: the weakest present ship at its
     weakest section (the random kind: a uniform present ship and section). Returns (ship,
     section)."""
+    if gs[7][controller, PP_IS_EV] != 0.0:
+        return players_ev_battle.navy_target(tab, gs, bt, controller)
     rs, pp = gs[6], gs[7]
     present = bt[6]
     S = bt[13][BG_S]
@@ -1031,4 +1056,4 @@ def default_navy_target(tab, bt):
 
 # the expected-value kinds (root "heuristic"): the decisions above dispatch to them for the seats
 # with pp[seat, PP_IS_EV] (imported last: players_ev uses this module's helpers)
-from simulator.cove.fast import players_ev  # noqa: E402
+from simulator.cove.fast import players_ev, players_ev_battle  # noqa: E402

@@ -30,8 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.cove.fast import company_bridge as company  # until ev-company's company.py
-from simulator.cove.fast import lone_bridge as lone  # until ev-lone's lone.py
+from simulator.cove.fast import company, lone
 from simulator.cove.fast.odds import new_cache, win_probability
 from simulator.cove.fast.packed import (
     C_GRAPESHOT,
@@ -243,40 +242,10 @@ def company_p(tab, gs, oc, me, others, m, npc_row):
 
 
 @njit(cache=True)
-def _hit(prm, par, s9, parrot, sec, k, out):
-    """``PirateOdds.hit``: ``k`` hits on one section (Artisan, the parrot there, the ring)."""
-    for i in range(9):
-        out[i] = s9[i]
-    if k <= 0:
-        return
-    a = min(k, out[4 + sec])
-    out[4 + sec] -= a
-    k -= a
-    if k and parrot >= 0 and out[8] > 0 and par[parrot, PA_SECTION] == sec:
-        p = min(k, out[8])
-        out[8] -= p
-        if prm[P_PARROT_ABSORBS]:
-            k -= p
-    if k:
-        out[sec] = max(out[sec] - k, 0)
-
-
-@njit(cache=True)
-def _dice(tab, s9, parrot):
-    """``PirateOdds.dice(st, parrot, False)``."""
-    val, par = tab[1], tab[5]
-    if parrot >= 0 and s9[8] > 0:
-        if par[parrot, 2] != 0:  # PA_FIXED_DICE
-            return par[parrot, 2]
-        if par[parrot, 3] != 0:  # PA_DICE_CANNONS
-            return val[CANNONS, s9[CANNONS]]
-    return min(val[CREW, s9[CREW]], val[CANNONS, s9[CANNONS]])
-
-
-@njit(cache=True)
-def duel_track(tab, gs, s, trk):
+def duel_track(tab, gs, oc, s, trk):
     """``HeuristicPlayer.duel_track``: hits that rout seat ``s`` at its weakest section (the
-    first of equals); its dice after 0..hits hits there in ``trk``."""
+    first of equals); its dice after 0..hits hits there in ``trk`` (the solver's ``hit`` and
+    ``dice``: :func:`simulator.cove.fast.lone.hit`, :func:`~simulator.cove.fast.lone.dice`)."""
     prm, par = tab[0], tab[5]
     st = gs[1]
     weak = 0
@@ -289,9 +258,10 @@ def duel_track(tab, gs, s, trk):
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
     tmp = np.empty(9, np.int64)
+    lt = oc[4]
     for t in range(hits + 1):
-        _hit(prm, par, s9, st[s, S_PARROT], weak, t, tmp)
-        trk[t] = _dice(tab, tmp, st[s, S_PARROT])
+        lone.hit(lt, s9, st[s, S_PARROT], weak, t, tmp)
+        trk[t] = lone.dice(lt, tmp, st[s, S_PARROT], 0)
     return hits
 
 
@@ -308,7 +278,7 @@ def duel_odds(tab, gs, oc, me, hits, trk, o):
         their = min(their, hits_to_rout(prm, par, st, o, sec))
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, o, s9)
-    their_dice = _dice(tab, s9, st[o, S_PARROT])
+    their_dice = lone.dice(oc[4], s9, st[o, S_PARROT], 0)
     my_speed = view_speed(val, par, st, me)
     osp = view_speed(val, par, st, o)
     if my_speed == osp:
@@ -525,7 +495,7 @@ def after_pirate(tab, gs, oc, seat, here, m, isl, base, mine):
         return base
     trk = oc[3]
     if mine[1] == 0:
-        mine[0] = duel_track(tab, gs, seat, trk)
+        mine[0] = duel_track(tab, gs, oc, seat, trk)
         mine[1] = 1
     win = 1.0
     for j in range(m):
