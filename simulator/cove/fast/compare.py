@@ -28,7 +28,7 @@ import numpy as np
 
 from simulator.cove.api import play_one
 from simulator.cove.fast.engine import FastGames
-from simulator.cove.fast.packed import compiled
+from simulator.cove.fast.packed import EV_ROOT, compiled, player_root
 from simulator.cove.fast.rng import DICE_BLOCK, state_of
 from simulator.cove.game import FAME_SOURCES
 from simulator.cove.rules import CoveRules
@@ -145,6 +145,12 @@ def compiled_strategies(rules: CoveRules) -> tuple[str, ...]:
     return tuple(name for name in rules.strategies if compiled(rules, name))
 
 
+def ev_strategies(rules: CoveRules) -> tuple[str, ...]:
+    """The scenario's expected-value strategies (root ``heuristic``, :mod:`.players_ev`), which
+    the compiled game plays when asked (``FastGames``) even while they are off by default."""
+    return tuple(name for name in rules.strategies if player_root(rules, name) == EV_ROOT)
+
+
 def compare_many(n: int, seed: int = 16, kinds: Sequence[str] | None = None) -> Report:
     """Play ``n`` random tables on both engines (deal ``i`` of a run with root ``seed``)."""
     from scenarios.loader import load_scenario
@@ -173,9 +179,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("-n", type=int, default=10_000, help="random tables (default 10000)")
     ap.add_argument("--seed", type=int, default=16)
+    ap.add_argument(
+        "--with-ev",
+        action="store_true",
+        help="seat the expected-value kinds too (compiled, not yet on by default)",
+    )
     args = ap.parse_args(argv)
     t = time.perf_counter()
-    rep = compare_many(args.n, args.seed)
+    kinds = None
+    if args.with_ev:
+        from scenarios.loader import load_scenario
+
+        rules = load_scenario(None, CoveRules).rules
+        kinds = tuple(dict.fromkeys(compiled_strategies(rules) + ev_strategies(rules)))
+    rep = compare_many(args.n, args.seed, kinds)
     for names, i, m in rep.mismatches[:10]:
         print(f"game {i} ({names}): {m.what}: {m.detail}", file=sys.stderr)
     print(
@@ -185,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                 "decisions": rep.decisions,
                 "games_differing": len(rep.mismatches),
                 "seed": args.seed,
+                "kinds": list(kinds) if kinds else "compiled",
                 "seconds": round(time.perf_counter() - t, 1),
             }
         )
