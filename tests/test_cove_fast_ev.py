@@ -7,21 +7,14 @@ the battle policy of ``players_ev_battle``), the same results and leave every ra
 the same state. Every check is exact (decisions, integers, stream states; the floats behind the
 decisions are compared through the decisions they make, ``==``).
 
-The compiled engine seats these kinds when asked (``FastGames``); ``choose_engine`` offers them
-only with ``BROADSIDE_COMPILED_EV=1`` (``packed.COMPILED_ROOTS``) until the 10,000-table script
-(``python -m simulator.cove.fast.compare -n 10000 --with-ev``) finds no game that differs.
+The default mix plays on the compiled engine (``choose_engine``); the 10,000-table
+script is ``python -m simulator.cove.fast.compare -n 10000`` (every compiled strategy).
 """
 
 from __future__ import annotations
 
-import json
-
-import pytest
-
 from scenarios.loader import load_scenario
-from simulator.cove import golden
 from simulator.cove.api import choose_engine
-from simulator.cove.fast import game as fg
 from simulator.cove.fast import packed
 from simulator.cove.fast.compare import (
     SCENARIOS,
@@ -42,19 +35,13 @@ EV = ("plunderer", "brawler", "tavern", "balanced")
 SAMPLE_N, SAMPLE_SEED = 24, 1617
 
 
-def test_ev_strategies_and_the_flag():
-    """The EV strategies are packable; the engine choice offers them only behind the flag."""
+def test_ev_kinds_are_compiled():
+    """The EV strategies are compiled (``packed.COMPILED_ROOTS``): the engine choice plays them
+    on the compiled game."""
     assert set(ev_strategies(RULES)) == set(EV)
-    assert packed.EV_ROOT in packed.PACKABLE_ROOTS
-    if packed.EV_ENABLED:
-        assert set(EV) <= set(compiled_strategies(RULES))
-        assert choose_engine(None, RULES, EV)[0] == "fast"
-    else:
-        assert not set(EV) & set(compiled_strategies(RULES))
-        assert choose_engine(None, RULES, EV) == (
-            "python",
-            "kinds plunderer, brawler, tavern, balanced are not compiled",
-        )
+    assert packed.EV_ROOT in packed.COMPILED_ROOTS
+    assert set(EV) <= set(compiled_strategies(RULES))
+    assert choose_engine(None, RULES, EV) == ("fast", "every kind at the table is compiled")
 
 
 def test_ev_rows_hold_the_parameters_and_the_start_state():
@@ -74,8 +61,9 @@ def test_ev_rows_hold_the_parameters_and_the_start_state():
 
 
 def test_ci_sample_of_ev_tables_is_die_for_die():
-    """24 random tables of the EV kinds with random and the v1 kinds (3-5 players, both Artisan
-    switches): same decisions, results and stream states on both engines."""
+    """24 random tables of the EV kinds with random and two v1 kinds (3-5 players, both Artisan
+    switches; the EV kinds seated more often than in the general sample): same decisions,
+    results and stream states on both engines."""
     kinds = (*EV, "random", "tavern-v1", "brawler-v1")
     tables = list(random_tables(SAMPLE_N, SAMPLE_SEED, kinds))
     assert {len(names) for _, names in tables} == {3, 4, 5}
@@ -95,28 +83,3 @@ def test_an_ev_comparison_sees_one_changed_stream():
     assert first_difference(py, fast_result(eng, names, deal)) is None
     other = Block(index=6, start=6, size=1, entropy=99)
     assert first_difference(py, fast_result(eng, names, other)) is not None
-
-
-@pytest.mark.parametrize(
-    "name", [n for n, (_, names, _) in golden.CASES.items() if set(names) <= set(EV)]
-)
-def test_compiled_game_replays_the_improved_goldens(name):
-    """The golden playthrough of the improved players: the compiled game, seeded as the
-    recording was, takes every recorded decision and ends in the recorded state."""
-    data = json.loads(golden.path_for(name).read_text())
-    rules = golden._rules(data["scenario"])
-    names = tuple(data["strategies"])
-    deal = Block(index=0, start=0, size=1, entropy=data["seed"])
-    fast = fast_result(FastGames(rules, names), names, deal)
-    assert fast["trace"] == data["decisions"]
-    final = data["final"]
-    assert fast["battles"] == [tuple(b.values()) for b in final["battles"]]
-    assert (fast["tie"], fast["duel"]) == (final["tie"], final["duel"])
-    for s, want in enumerate(final["seats"]):
-        got = fast["seats"][s]
-        assert got[0] == want["fame"]
-        assert list(got[1:7]) == list(want["fame_src"].values())
-        assert (got[fg.SR_GOLD], got[fg.SR_CHESTS]) == (want["gold"], want["chests"])
-        assert got[fg.SR_SUNK] == want["pirates_sunk"]
-    winners = [s for s in range(len(names)) if fast["seats"][s][-1] > 0]
-    assert winners == final["winners"]
