@@ -11,17 +11,21 @@ state (the tie-break draws). Exact throughout: no tolerance, nothing random in a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from scenarios.loader import load_scenario
-from simulator.cove.combat_policies import SECTIONS
+from simulator.cove.combat_policies import SECTIONS, NpcView, ShipView
+from simulator.cove.fast import battle as fb
 from simulator.cove.fast import company, lone
 from simulator.cove.fast import players_ev_battle as eb
 from simulator.cove.fast.odds import new_cache
-from simulator.cove.fast.packed import NONE
+from simulator.cove.fast.packed import NONE, pack_rules
+from simulator.cove.fast.rng import set_state, state_of
+from simulator.cove.odds import battle_ship_state
 from simulator.cove.rules import CoveRules
 from tests.cove_ev_battle_support import Decision, Packed, record_games
 
@@ -170,3 +174,152 @@ def test_battle_tracks_are_the_readable_ones(ctx):
             if got != h or tuple(trk[: h + 1]) != track:
                 bad.append((s, h, track, got, tuple(trk[: got + 1])))
     assert bad == []
+
+
+# ---------------------------------------------------------- situations the games rarely reach
+BATTLE_HANDS = (
+    ("smoke",),
+    ("favourable_wind",),
+    ("favourable_wind", "favourable_wind"),
+    ("grapple",),
+    ("overboard",),
+    ("becalmed",),
+    ("becalmed", "favourable_wind", "grapple", "overboard", "smoke"),
+)
+VOLLEY_HANDS = (
+    (),
+    ("grapeshot",),
+    ("powder_keg",),
+    ("cannonade",),
+    ("grapeshot", "grapeshot", "powder_keg"),
+    ("cannonade", "favourable_wind", "grapeshot", "powder_keg"),
+)
+
+
+def _with_me(view, **kw):
+    ships = tuple(replace(s, **kw) if s.seat == view.me else s for s in view.ships)
+    return replace(view, ships=ships)
+
+
+def _second_npc(rules, view, hull):
+    """``view`` with a second fighting non-player ship after the present one (the Royal Navy,
+    or the first fighting Legendary Pirate when the present one is the Royal Navy)."""
+    first = view.npc
+    key = "royal_navy"
+    if first.key == key:
+        key = next(k for k, p in rules.pirates.items() if p.fights)
+    card = rules.royal_navy if key == "royal_navy" else rules.pirates[key]
+    extra = NpcView(key, hull, card.hull, card.sails, True, first.index + 1, False)
+    return replace(view, npcs=(*view.npcs, extra))
+
+
+def _readable_twin(d: Decision, method, view, args, stake=None, gold=None) -> Decision:
+    """Decision ``d``'s player asked ``method`` on ``view`` (its state and generator as they
+    were at ``d``), with the readable answer."""
+    pl = d.player
+    pl._stake = d.stake if stake is None else stake
+    pl._hv_chest, pl._gold = d.hv_chest, d.gold if gold is None else gold
+    gen = np.random.default_rng(0)
+    set_state(gen, d.rng_before)
+    pl.rng = gen
+    got = pl.navy_target(view) if method == "navy_target" else getattr(pl, method)(view, *args)
+    return replace(
+        d, method=method, view=view, args=args, stake=pl._stake, gold=pl._gold, answer=got,
+        rng_after=state_of(gen),
+    )  # fmt: skip
+
+
+def variants(rules, d: Decision):
+    """Readable decisions around recorded decision ``d``: other battle hands, chests aboard,
+    card rounds, stakes, gold, volley hands, Cannonade reloads, Becalmed, the Overboard count, a
+    second non-player ship (of less, equal and more hull)."""
+    view = d.view
+    if d.method not in ("battle_card", "broadside"):
+        return
+    views = [view]
+    if view.npc_fighting and sum(n.present for n in view.npcs) == 1:
+        views += [_second_npc(rules, view, h) for h in (1, view.npc.hull, view.npc.hull + 2)]
+    for v in views:
+        for chests in (0, 2, 5):
+            vc = _with_me(v, chests=chests)
+            for stake in (d.stake, d.stake + 3.0):
+                for hand in BATTLE_HANDS:
+                    for rnd in (1, 2):
+                        yield _readable_twin(d, "battle_card", replace(vc, card_round=rnd),
+                                             (hand,), stake)  # fmt: skip
+                if chests:
+                    yield _readable_twin(d, "overboard_chests", vc, (chests,), stake)
+            for hand in VOLLEY_HANDS:
+                for gold in (0, 7):
+                    yield _readable_twin(d, "broadside", vc, (hand,), gold=gold)
+            full = VOLLEY_HANDS[-1]
+            yield _readable_twin(d, "broadside", _with_me(vc, can_fire=False), (full,))
+            yield _readable_twin(d, "broadside", replace(vc, becalmed=True), (full,))
+
+
+def test_varied_situations_are_the_readable_ones(ctx):
+    """Around every recorded battle decision (see :func:`variants`): the same answer and the
+    same generator state; the variants reach every battle card, Overboard counts above 0,
+    volleys of both kinds, flight, and two non-player ships aimed at by least hull."""
+    bad = []
+    seen = set()
+    for d in ctx.decisions:
+        for v in variants(ctx.rules, d):
+            got, rng = answer(ctx, v)
+            want = readable(v)
+            if v.method == "battle_card":
+                seen.add(want)
+            elif v.method == "overboard_chests":
+                seen.add(("overboard", want > 0))
+            else:
+                seen.add(("flee", want[0]))
+                seen.update(want[3])
+                if isinstance(want[1], int) and want[1] < -1:
+                    seen.add("second npc")
+            if got != want or (rng != v.rng_after).any():
+                bad.append((v.method, got, want))
+    assert bad == []
+    assert seen >= {
+        "smoke", "favourable_wind", "grapple", "overboard", "becalmed", None,
+        ("overboard", True), ("overboard", False), ("flee", True), ("flee", False),
+        "grapeshot", "powder_keg", "cannonade", "second npc",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("hits_to_kill", [1, 2, 3])
+@pytest.mark.parametrize("absorbs", [True, False])
+def test_battle_state_is_battle_ship_state(hits_to_kill, absorbs):
+    """``battle_state`` = ``odds.battle_ship_state`` of the view of the same ship, for every
+    parrot (all four kinds) at every hits-left count, on every section, with and without parrots
+    absorbing hits -- including the readable rule's reading of a parrot with 2 of 3 hits left as
+    wounded (1 hit), which no view of the standard rules (2 hits to kill) can show."""
+    base = load_scenario(None, CoveRules).rules
+    rules = replace(base, combat=replace(base.combat, parrot_hits_to_kill=hits_to_kill,
+                                         parrot_absorbs_hits=absorbs))  # fmt: skip
+    tab = pack_rules(rules).arrays()
+    c = rules.combat
+    bt = fb.scratch(8)
+    fb.reset(bt, 1, 0, 0, -1)
+    out = np.zeros(9, np.int64)
+    n = 0
+    for parrot in (None, *rules.parrots):
+        for php in range(1, hits_to_kill + 1) if parrot else (0,):
+            for art_sec in range(4):
+                ring = (3, 2, 4, 1)
+                prow = list(rules.parrots).index(parrot) if parrot else -1
+                used = np.full(4, -1, np.int64)
+                used[art_sec] = 0
+                fb.set_ship(tab, bt, 0, 0, np.array(ring, np.int64), used, prow, False, 0, 0)
+                bt[3][0] = php
+                psec = SECTIONS.index(rules.parrots[parrot].section) if parrot else -1
+                prot = [c.artisan_absorbs if k == art_sec else 0 for k in range(4)]
+                if parrot and absorbs:
+                    prot[psec] += php
+                view = ShipView(
+                    0, ring, ring, tuple(prot), parrot, parrot is not None and php < hits_to_kill,
+                    0, True, False, False, True, 0, 0,
+                )  # fmt: skip
+                eb.battle_state(tab, bt, 0, out)
+                assert tuple(out) == battle_ship_state(rules, view), (parrot, php, art_sec)
+                n += 1
+    assert n == 4 * (1 + len(rules.parrots) * hits_to_kill)
