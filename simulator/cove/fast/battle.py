@@ -367,7 +367,7 @@ def _card_phase(tab, gs, oc, bt):
                     npl += 1
             if npl == 0:
                 continue
-            card = players.battle_card(tab, gs, bt, s, playable, npl)
+            card = players.battle_card(tab, gs, oc, bt, s, playable, npl)
             _trace(gs, bsh[s, BS_SEAT], TK_BATTLE_CARD, card, 0, 0, 0)
             if card == NONE:
                 continue
@@ -383,7 +383,7 @@ def _card_phase(tab, gs, oc, bt):
             elif card == C_SMOKE:
                 bst[s, BT_SMOKE] = 1
             elif card == C_OVERBOARD:
-                k = players.overboard_chests(gs, bt, s, bst[s, BT_CHESTS])
+                k = players.overboard_chests(tab, gs, oc, bt, s, bst[s, BT_CHESTS])
                 _trace(gs, bsh[s, BS_SEAT], TK_OVERBOARD, k, 0, 0, 0)
                 k = max(0, min(k, bst[s, BT_CHESTS]))
                 bst[s, BT_CHESTS] -= k
