@@ -22,11 +22,14 @@ from simulator.cove.combat_policies import SECTIONS, NpcView, ShipView
 from simulator.cove.fast import battle as fb
 from simulator.cove.fast import company, lone
 from simulator.cove.fast import players_ev_battle as eb
+from simulator.cove.fast.compare import fast_result, first_difference, python_result, random_tables
+from simulator.cove.fast.engine import FastGames
 from simulator.cove.fast.odds import new_cache
 from simulator.cove.fast.packed import NONE, pack_rules
 from simulator.cove.fast.rng import set_state, state_of
 from simulator.cove.odds import battle_ship_state
 from simulator.cove.rules import CoveRules
+from simulator.runner import Block
 from tests.cove_ev_battle_support import Decision, Packed, record_games
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -325,3 +328,25 @@ def test_battle_state_is_battle_ship_state(hits_to_kill, absorbs):
                 assert tuple(out) == battle_ship_state(rules, view), (parrot, php, art_sec)
                 n += 1
     assert n == 4 * (1 + len(rules.parrots) * hits_to_kill)
+
+
+def test_full_games_aiming_at_the_second_non_player_ship_are_die_for_die():
+    """Default-mix tables (random_tables with seed 99: 5 of its first 48 have a broadside at
+    the second non-player ship) on both engines: the same decisions, results and streams. The
+    readable heuristic aims at the least-hull one of two present non-player ships
+    (``npc_target(1)`` = -2): the compiled battle must fire at that ship and trace -2 (it fired
+    at the first present one and traced -1 before; the v1 players always aim at -1)."""
+    rules = [load_scenario(p, CoveRules).rules for p in SCENARIOS]
+    kinds = tuple(rules[0].default_mix)
+    engines = [FastGames(r, kinds) for r in rules]
+    tables = list(random_tables(13, 99, kinds))
+    second = 0
+    for i in (0, 12):
+        scen, names = tables[i]
+        deal = Block(index=i, start=i, size=1, entropy=99)
+        py = python_result(rules[scen], names, deal)
+        second += sum(
+            r[1] == "broadside" and not r[2][0] and r[2][1] == -2 for r in py["trace"]
+        )  # fmt: skip
+        assert first_difference(py, fast_result(engines[scen], names, deal)) is None
+    assert second > 0
