@@ -31,7 +31,6 @@ then one per fame-card value (``fame_code``).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -207,15 +206,12 @@ PA_COLS = 5
 
 # ---------------------------------------------------------------------------- players' rows
 #: the implemented player roots (``players.PLAYER_CLASSES``) the compiled game plays: the
-#: issue-13 baselines (``*-v1`` kinds, :class:`~simulator.cove.players_v1.HeuristicPlayerV1`) and
-#: ``random``; ``rollout`` is not compiled. The expected-value kinds (root ``heuristic``,
-#: :mod:`simulator.cove.fast.players_ev`) join them only with the environment variable
-#: ``BROADSIDE_COMPILED_EV=1`` (:data:`EV_ROOT`) until they play die for die (issue 16, stage B)
+#: issue-13 baselines (``*-v1`` kinds, :class:`~simulator.cove.players_v1.HeuristicPlayerV1`),
+#: ``random`` and the expected-value kinds (root ``heuristic``,
+#: :class:`~simulator.cove.heuristic.HeuristicPlayer`: :mod:`simulator.cove.fast.players_ev` and
+#: :mod:`simulator.cove.fast.players_ev_battle`); ``rollout`` is not compiled
 EV_ROOT = "heuristic"
-EV_ENABLED = os.environ.get("BROADSIDE_COMPILED_EV", "") == "1"
-COMPILED_ROOTS = ("heuristic-v1", "random", *((EV_ROOT,) if EV_ENABLED else ()))
-#: the roots pack_players can pack (the EV kinds for the die-for-die tests, even when off)
-PACKABLE_ROOTS = ("heuristic-v1", "random", EV_ROOT)
+COMPILED_ROOTS = ("heuristic-v1", "random", EV_ROOT)
 #: pp[seat, :] holds players_v1.V1_BASE_PARAMS in this order, then the columns below (an EV
 #: seat's row: its own parameters under the same names, 0.0 for the v1-only ones)
 PARAM_NAMES = tuple(V1_BASE_PARAMS)
@@ -762,7 +758,7 @@ def player_row(rules: CoveRules, name: str) -> np.ndarray:
     parameters ``players.make_player`` gives the Python player (``random``: the v1 base values,
     as ``players._random_player``). A strategy the compiled game does not play is refused."""
     root = player_root(rules, name)
-    if root not in PACKABLE_ROOTS:
+    if root not in COMPILED_ROOTS:
         raise UnsupportedScenario(
             f"strategy {name!r} is played by kind {root!r}, not compiled "
             f"(compiled: {', '.join(COMPILED_ROOTS)})"
