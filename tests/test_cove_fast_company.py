@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from scenarios import load_scenario
 from simulator.cove import heuristic, odds
-from simulator.cove.api import default_mix, load, play_one
+from simulator.cove.api import load, mix_for, play_one
 from simulator.cove.battle import TREASURE_ISLAND, BattleShip, _Battle
 from simulator.cove.combat_kernel import _card_tables, _duel_table, _tables
 from simulator.cove.combat_policies import BattlePolicy
@@ -253,8 +253,9 @@ def test_a_small_memo_full_again_and_again_never_changes_a_value():
 
 
 def test_company_odds_is_pythons_on_the_default_players_situations(monkeypatch):
-    """Every estimate the default mix asked for in three seeded 4-player games (recorded by
-    wrapping ``heuristic.company_odds``): the compiled estimate gives the same floats."""
+    """Every estimate the default mix asked for in six seeded games (3, 4 and 5 players, two
+    deals each; recorded by wrapping ``heuristic.company_odds``: observation views and battle
+    views both): the compiled estimate gives the same floats."""
     asked = []
     python = heuristic.company_odds
 
@@ -264,11 +265,10 @@ def test_company_odds_is_pythons_on_the_default_players_situations(monkeypatch):
         return got
 
     monkeypatch.setattr(heuristic, "company_odds", record)
-    scenario = load(None)
-    names = list(default_mix(scenario))[:4]
-    for deal in range(3):
-        play_one(scenario.rules, names, Block(deal, deal, 1, 20261201))
-    assert asked, "the default players asked for no company estimate in these games"
+    rules = load(None).rules
+    for deal in range(6):
+        play_one(rules, mix_for(rules, 3 + deal % 3), Block(deal, deal, 1, 20261201))
+    assert len({key[0] for key, _ in asked}) >= 3, "too few kinds of non-player ship asked about"
     rng = np.random.default_rng(6)
     for (npc, mine, theirs), want in asked:
         assert _compiled(npc, _Facts(*mine), [_Facts(*t) for t in theirs], rng) == tuple(want)
