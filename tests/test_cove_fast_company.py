@@ -11,6 +11,8 @@ about in seeded games.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -34,6 +36,27 @@ CT = fc.tables(RULES)
 NPCS = [*RULES.pirates, "royal_navy"]
 PARROTS = list(RULES.parrots)
 WORD = st.integers(0, 2**32 - 1)
+#: the rule sets the estimate is compared on: the standard game, the official several-Artisans
+#: variant, and one with every combat constant the kernel's tables read moved off its default
+PER_SECTION = load_scenario("scenarios/cove/artisan-per-section.toml", CoveRules).rules
+MOVED = replace(
+    PER_SECTION,
+    combat=replace(
+        PER_SECTION.combat,
+        hit_on=4,
+        artisan_absorbs=3,
+        parrot_hits_to_kill=3,
+        parrot_absorbs_hits=False,
+        mutiny_on=2,
+        mutiny_fame_loss=3,
+        rout_fame=2,
+        flight_fame_if_hit=2,
+        parrot_death_fame_loss=1,
+        max_exchanges=30,
+    ),
+    decisions=replace(PER_SECTION.decisions, cacafuego_at_treasure_island="nobody"),
+)
+VARIANTS = {"standard": RULES, "artisan-per-section": PER_SECTION, "moved": MOVED}
 
 
 # ------------------------------------------------------------------ numpy's seeding, compiled
@@ -103,83 +126,107 @@ def test_the_sample_stream_is_the_runners(words):
 
 
 # ------------------------------------------------------------------ situations
-def _ship(rng: np.random.Generator, *, battle_form: bool) -> _Facts:
+def _ship(rng: np.random.Generator, rules: CoveRules, *, battle_form: bool) -> _Facts:
     """A random public view: ring positions (0 = destroyed, unless it is a battle view's
-    ``max(p, 1)``), at most one Artisan (``artisan_limit = per_ship``), a parrot, wounded or not."""
+    ``max(p, 1)``), Artisans (at most one a ship unless ``artisan_limit = per_section``), a
+    parrot, wounded or not."""
     lo = 1 if battle_form else 0
     ring = tuple(
-        int(rng.integers(lo, RULES.ship_mat.num_positions + 1)) if rng.random() < 0.9 else lo
+        int(rng.integers(lo, rules.ship_mat.num_positions + 1)) if rng.random() < 0.9 else lo
         for _ in range(4)
     )
-    arts = ()
-    if rng.random() < 0.35:
-        arts = ((int(rng.integers(4)), int(rng.integers(RULES.combat.artisan_absorbs))),)
+    absorbs = rules.combat.artisan_absorbs
+    if rules.combat.artisan_limit == "per_ship":
+        secs = [int(rng.integers(4))] if rng.random() < 0.35 else []
+    else:
+        secs = [sec for sec in range(4) if rng.random() < 0.35]
+    arts = tuple((sec, int(rng.integers(absorbs))) for sec in secs)
     parrot, wounds = None, 0
     if rng.random() < 0.45:
-        parrot = PARROTS[int(rng.integers(len(PARROTS)))]
+        keys = list(rules.parrots)
+        parrot = keys[int(rng.integers(len(keys)))]
         wounds = int(rng.random() < 0.4)
     return _Facts(ring, arts, parrot, wounds)
 
 
-def _rows(views) -> tuple[np.ndarray, np.ndarray]:
+def _rows(views, rules: CoveRules = RULES) -> tuple[np.ndarray, np.ndarray]:
     """The interface's int rows of public views (ShipView or _Facts)."""
     m = len(views)
+    parrots = list(rules.parrots)
     ships = np.zeros((m, fc.SH_COLS), np.int64)
     art = np.full((m, 4), -1, np.int64)
     for i, v in enumerate(views):
         ships[i, fc.SH_RING : fc.SH_RING + 4] = v.ring
-        ships[i, fc.SH_PARROT] = PARROTS.index(v.parrot) if v.parrot is not None else -1
+        ships[i, fc.SH_PARROT] = parrots.index(v.parrot) if v.parrot is not None else -1
         ships[i, fc.SH_WOUNDS] = v.parrot_wounds
         for sec, used in v.artisans:
             art[i, sec] = used
     return ships, art
 
 
-def _situations(n: int, seed: int):
-    """(npc, our view, the others) with 2-4 ships, every non-player ship in turn, sometimes two
-    equal others (a tie of the sort) and sometimes views in the battle form."""
+def _situations(n: int, seed: int, rules: CoveRules = RULES):
+    """(npc, our view, the others) with 2-4 ships, every non-player ship in turn, often others
+    level on the ring (or ring and Artisans, or all but the wounds, or everything: a tie of the
+    sort) and sometimes views in the battle form."""
     rng = np.random.default_rng(seed)
+    npcs = [*rules.pirates, "royal_navy"]
     out = []
     for t in range(n):
         m = 2 + t % 3
         form = bool(rng.random() < 0.5)
-        views = [_ship(rng, battle_form=form) for _ in range(m)]
-        if m > 2 and rng.random() < 0.3:
-            views[2] = views[1]
-        out.append((NPCS[t % len(NPCS)], views[0], views[1:]))
+        views = [_ship(rng, rules, battle_form=form) for _ in range(m)]
+        for j in range(2, m):  # others level on the first keys of the sort, or on all of them
+            r, like = rng.random(), views[int(rng.integers(1, j))]
+            if r < 0.15:
+                views[j] = like
+            elif r < 0.4:
+                views[j] = views[j]._replace(ring=like.ring)
+            elif r < 0.7:
+                views[j] = views[j]._replace(ring=like.ring, artisans=like.artisans)
+            elif r < 0.85:
+                views[j] = like._replace(parrot_wounds=1 - like.parrot_wounds)
+        out.append((npcs[t % len(npcs)], views[0], views[1:]))
     return out
 
 
-def _compiled(npc, mine, others, rng, memo=None):
+def _compiled(npc, mine, others, rng, memo=None, rules=RULES, ct=CT):
     others = list(others)
     rng.shuffle(others)  # any order: the compiled estimate sorts them itself
-    ships, art = _rows([mine, *others])
+    ships, art = _rows([mine, *others], rules)
     memo = fc.new_memo() if memo is None else memo
-    return fc.company_odds_art(CT, memo, NPCS.index(npc), ships, art, len(others) + 1)
+    npcs = [*rules.pirates, "royal_navy"]
+    return fc.company_odds_art(ct, memo, npcs.index(npc), ships, art, len(others) + 1)
 
 
-def test_order_and_seed_words_are_company_keys():
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_order_and_seed_words_are_company_keys(variant):
+    rules = VARIANTS[variant]
+    ct = fc.tables(rules)
+    npcs = [*rules.pirates, "royal_navy"]
     rng = np.random.default_rng(7)
-    for npc, mine, others in _situations(300, 11):
+    for npc, mine, others in _situations(300, 11, rules):
         key = odds.company_key(mine, others, npc)
         shuffled = list(others)
         rng.shuffle(shuffled)
-        ships, art = _rows([mine, *shuffled])
+        ships, art = _rows([mine, *shuffled], rules)
         m = len(others) + 1
         order = np.empty(m, np.int64)
-        fc.company_order(CT, ships, art, m, order)
+        fc.company_order(ct, ships, art, m, order)
         words = np.empty(1 + 10 * m, np.int64)
-        n = fc.seed_words(NPCS.index(npc), ships, art, order, m, words)
-        assert words[:n].tolist() == odds.company_seed_words(RULES, key)
+        n = fc.seed_words(npcs.index(npc), ships, art, order, m, words)
+        assert words[:n].tolist() == odds.company_seed_words(rules, key)
 
 
-def test_kernel_tables_are_the_kernels():
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_kernel_tables_are_the_kernels(variant):
     """The numba-built ``ship``/``prm`` and the no-cards card tables are what
     ``simulate_battles_kernel`` builds for ``company_odds``'s battle."""
-    start = RULES.ship_mat.start_position
-    for npc, mine, others in _situations(120, 12):
-        key = odds.company_key(mine, others, npc)
-        _, me, theirs = key
+    rules = VARIANTS[variant]
+    ct = fc.tables(rules)
+    npcs = [*rules.pirates, "royal_navy"]
+    start = rules.ship_mat.start_position
+    for npc, mine, others in _situations(120, 12, rules):
+        _, me, theirs = odds.company_key(mine, others, npc)
         ships = [
             BattleShip(
                 seat=s,
@@ -192,10 +239,10 @@ def test_kernel_tables_are_the_kernels():
         ]
         island = "hull" if npc == "royal_navy" else TREASURE_ISLAND
         pols = [BattlePolicy()] * len(ships)
-        args = (RULES, ships, npc, pols, np.random.default_rng(0), island, None, None)
+        args = (rules, ships, npc, pols, np.random.default_rng(0), island, None, None)
         proto = _Battle(*args)
-        val, ship, prm = _tables(RULES, proto, pols, npc, island)
-        card_index, card_res, card_flags, phase = _card_tables(RULES, args, proto)
+        val, ship, prm = _tables(rules, proto, pols, npc, island)
+        card_index, card_res, card_flags, phase = _card_tables(rules, args, proto)
         tab, radix = _duel_table(pols)
         assert (card_index.tolist(), card_res.tolist(), card_flags.tolist(), phase) == (
             [-1],
@@ -204,25 +251,29 @@ def test_kernel_tables_are_the_kernels():
             0,
         )
         assert tab.shape == (2, 0) and len(radix) == 0
-        rows, art = _rows([mine, *others])
+        rows, art = _rows([mine, *others], rules)
         m = len(ships)
         order = np.empty(m, np.int64)
-        fc.company_order(CT, rows, art, m, order)
+        fc.company_order(ct, rows, art, m, order)
         got_ship = np.zeros_like(ship)
         got_prm = np.zeros_like(prm)
-        fc.kernel_tables(CT, NPCS.index(npc), rows, art, order, m, got_ship, got_prm)
-        assert val.tolist() == CT[1].tolist()
+        fc.kernel_tables(ct, npcs.index(npc), rows, art, order, m, got_ship, got_prm)
+        assert val.tolist() == ct[1].tolist()
         assert got_ship.tolist() == ship.tolist()
         assert got_prm.tolist() == prm.tolist()
 
 
-def test_company_odds_is_pythons_on_sampled_situations():
-    """30 situations: each non-player ship (the Cacafuego and the Royal Navy too) 5 times, 2-4
-    ships; the three floats equal."""
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_company_odds_is_pythons_on_sampled_situations(variant):
+    """30 situations a rule set: each non-player ship (the Cacafuego and the Royal Navy too) 5
+    times, 2-4 ships; the three floats equal."""
+    rules = VARIANTS[variant]
+    ct = fc.tables(rules)
     rng = np.random.default_rng(3)
-    for npc, mine, others in _situations(30, 13):
-        want = odds.company_odds(RULES, odds.company_key(mine, others, npc))
-        assert _compiled(npc, mine, others, rng) == tuple(want), (npc, mine, others)
+    for npc, mine, others in _situations(30, 13, rules):
+        want = odds.company_odds(rules, odds.company_key(mine, others, npc))
+        got = _compiled(npc, mine, others, rng, rules=rules, ct=ct)
+        assert got == tuple(want), (npc, mine, others)
 
 
 def test_company_odds_without_artisans_is_the_art_form():
@@ -276,7 +327,9 @@ def test_company_odds_is_pythons_on_the_default_players_situations(monkeypatch):
 
 @pytest.mark.parametrize("npc", NPCS)
 def test_company_odds_at_five_ships(npc):
+    """Five ships (the most at a table), several Artisans a ship (the per-section variant)."""
     rng = np.random.default_rng(8)
-    views = [_ship(rng, battle_form=False) for _ in range(5)]
-    want = odds.company_odds(RULES, odds.company_key(views[0], views[1:], npc))
-    assert _compiled(npc, views[0], views[1:], rng) == tuple(want)
+    ct = fc.tables(PER_SECTION)
+    views = [_ship(rng, PER_SECTION, battle_form=False) for _ in range(5)]
+    want = odds.company_odds(PER_SECTION, odds.company_key(views[0], views[1:], npc))
+    assert _compiled(npc, views[0], views[1:], rng, rules=PER_SECTION, ct=ct) == tuple(want)
