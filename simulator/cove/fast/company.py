@@ -197,12 +197,15 @@ def tables(rules: CoveRules) -> tuple:
     return cst, val, npc_prm, par, int_words(_COMPANY_SEED)
 
 
-def new_memo() -> tuple:
+def new_memo(slots: int = MEMO_SLOTS) -> tuple:
     """An empty memo of estimates ``(keys, values, count)``: ``keys[slot, 0]`` the number of seed
-    words (0: empty slot), then the words; ``values[slot]`` the three floats."""
+    words (0: empty slot), then the words; ``values[slot]`` the three floats. ``slots`` (tests
+    use a small one) bounds it: when 3/4 full it is emptied before the next entry."""
+    if slots < 2:
+        raise ValueError(f"memo slots={slots} (allowed: 2 or more)")
     return (
-        np.zeros((MEMO_SLOTS, 1 + MEMO_WIDTH), np.int64),
-        np.zeros((MEMO_SLOTS, 3), np.float64),
+        np.zeros((slots, 1 + MEMO_WIDTH), np.int64),
+        np.zeros((slots, 3), np.float64),
         np.zeros(1, np.int64),
     )
 
