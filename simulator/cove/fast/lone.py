@@ -122,17 +122,26 @@ def tables(rules: CoveRules) -> tuple:
     return (vals, first, pmf, parrots, npcs, prm)
 
 
-def new_memo() -> tuple:
-    """An empty memo (one per chunk of games; see the ``M_*`` layout above)."""
-    slots = 1 << MEMO_BITS
+def new_memo(
+    bits: int = MEMO_BITS, children: int = SCRATCH_CHILDREN, frames: int = SCRATCH_FRAMES
+) -> tuple:
+    """An empty memo (see the ``M_*`` layout above): one per chunk of games and rules object
+    (its keys do not name the rules). ``bits``: log2 of its slots; ``children``/``frames``: the
+    scratch stacks' starting rows (a query that needs more grows its own copy). The sizes change
+    the time only (the tests run a tiny memo)."""
+    if bits < 1 or children < 1 or frames < 1:
+        raise ValueError(
+            f"new_memo: bits, children and frames must be >= 1 ({bits, children, frames})"
+        )
+    slots = 1 << bits
     return (
         np.zeros((slots, 2), np.uint64),
         np.zeros(slots, np.float64),
         np.zeros(1, np.int64),
-        np.zeros((SCRATCH_CHILDREN, CK_N), np.int64),
-        np.zeros(SCRATCH_CHILDREN, np.float64),
-        np.zeros((SCRATCH_FRAMES, CK_N), np.int64),
-        np.zeros((SCRATCH_FRAMES, FI_N), np.int64),
+        np.zeros((children, CK_N), np.int64),
+        np.zeros(children, np.float64),
+        np.zeros((frames, CK_N), np.int64),
+        np.zeros((frames, FI_N), np.int64),
     )
 
 
