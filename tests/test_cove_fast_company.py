@@ -333,3 +333,23 @@ def test_company_odds_at_five_ships(npc):
     views = [_ship(rng, PER_SECTION, battle_form=False) for _ in range(5)]
     want = odds.company_odds(PER_SECTION, odds.company_key(views[0], views[1:], npc))
     assert _compiled(npc, views[0], views[1:], rng, rules=PER_SECTION, ct=ct) == tuple(want)
+
+
+def test_what_the_kernel_refuses_is_refused():
+    """A pirate that damages 'controller' without targeting by controller (the kernel refuses
+    it: kernel_applies) and more than five ships raise, as the Python estimate does."""
+    pirates = dict(RULES.pirates)
+    pirates["blackbeard"] = replace(pirates["blackbeard"], damages="controller")
+    rules = replace(RULES, pirates=pirates)
+    ct = fc.tables(rules)  # the other non-player ships are still estimated
+    views = [_Facts((2, 2, 2, 2), (), None, 0)] * 2
+    with pytest.raises(ValueError, match="damages='controller'"):
+        odds.company_odds(rules, odds.company_key(views[0], views[1:], "blackbeard"))
+    with pytest.raises(ValueError, match="damages='controller'"):
+        _compiled("blackbeard", views[0], views[1:], np.random.default_rng(0), rules=rules, ct=ct)
+    want = odds.company_odds(rules, odds.company_key(views[0], views[1:], "captain_hook"))
+    rng = np.random.default_rng(0)
+    assert _compiled("captain_hook", views[0], views[1:], rng, rules=rules, ct=ct) == tuple(want)
+    six = [_Facts((2, 2, 2, 2), (), None, 0)] * 6
+    with pytest.raises(ValueError, match="1-5 ships"):
+        _compiled("captain_hook", six[0], six[1:], np.random.default_rng(0))

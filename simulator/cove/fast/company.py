@@ -118,6 +118,10 @@ Q_COLS = Q_STREAM + 1
 # par (int64[n_parrots, 5]) columns
 A_SEC, A_FIXED, A_BONES, A_SPEED, A_RANK = range(5)  # A_RANK: 1 + its key's rank in str order
 
+#: npc_prm[row, P_NPC] of a pirate the kernel does not play (damages='controller' without a
+#: controller): an estimate against it raises, as simulate_battles_kernel does
+NPC_REFUSED = -1
+
 MEMO_SLOTS = 1 << 12  # open-addressing slots of one memo (cleared when 3/4 full)
 MEMO_WIDTH = 1 + 10 * 5  # words of the largest situation (npc + 10 per ship, 5 ships)
 
@@ -163,6 +167,8 @@ def tables(rules: CoveRules) -> tuple:
             p[P_MISFIRE_POS] = card.misfire_positions
             if row == len(pirates) or card.first_target == "controller":
                 p[P_NPC_TARGET] = T_CONTROLLER
+            elif card.damages == "controller":  # the kernel refuses it (kernel_applies)
+                p[P_NPC] = NPC_REFUSED
             else:
                 p[P_NPC_TARGET] = _TARGETS.index(card.first_target)
                 p[P_NPC_DAMAGE] = (
@@ -483,6 +489,10 @@ def _hash(words, n):
 def company_odds_art(ct, memo, npc, ships, art, m):
     """``odds.company_odds(rules, company_key(mine, others, npc))``: (p_sink, share, p_routed),
     ``ships[0]``/``art[0]`` our ship, ``ships[1:m]`` the others in any order."""
+    if m < 1 or m > 5:
+        raise ValueError("company estimate: 1-5 ships (the battle kernel's)")
+    if ct[2][npc, P_NPC] == NPC_REFUSED:
+        raise ValueError("company estimate: damages='controller' without a controller")
     order = np.empty(m, np.int64)
     company_order(ct, ships, art, m, order)
     words = np.empty(1 + 10 * m, np.int64)
