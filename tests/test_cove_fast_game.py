@@ -38,6 +38,7 @@ from simulator.runner import Block
 
 RULES = load_scenario(None, CoveRules).rules
 V1 = ("plunderer-v1", "brawler-v1", "tavern-v1", "balanced-v1")
+EV = ("plunderer", "brawler", "tavern", "balanced")  # root "heuristic" (fast/players_ev.py)
 SAMPLE_N, SAMPLE_SEED = 60, 1616
 
 
@@ -61,18 +62,19 @@ def test_an_edited_source_drops_the_compiled_cache(tmp_path):
     assert not (cache / "game.play_chunk-1.py311.nbi").exists()
 
 
-def test_compiled_kinds_are_the_v1_baselines_and_random():
-    assert set(compiled_strategies(RULES)) == {*V1, "random"}
-    assert set(compiled_kinds(RULES)) == {"heuristic-v1", *V1, "random"}
+def test_compiled_kinds_are_the_ev_kinds_the_v1_baselines_and_random():
+    assert set(compiled_strategies(RULES)) == {*EV, *V1, "random"}
+    assert set(compiled_kinds(RULES)) == {"heuristic", *EV, "heuristic-v1", *V1, "random"}
 
 
 def test_ci_sample_of_random_tables_is_die_for_die():
     """60 random tables (the 10,000-table script's draw with another seed): same decisions,
-    results and stream states on both engines. The sample covers what the script covers."""
+    results and stream states on both engines. The sample covers what the script covers: the
+    expected-value kinds, the v1 baselines and random, 3-5 players, both Artisan switches."""
     tables = list(random_tables(SAMPLE_N, SAMPLE_SEED, compiled_strategies(RULES)))
     assert {len(names) for _, names in tables} == {3, 4, 5}
     assert {scen for scen, _ in tables} == set(range(len(SCENARIOS)))
-    assert {nm for _, names in tables for nm in names} == {*V1, "random"}
+    assert {nm for _, names in tables for nm in names} == {*EV, *V1, "random"}
     rep = compare_many(SAMPLE_N, SAMPLE_SEED)
     assert rep.games == SAMPLE_N and rep.decisions > 100 * SAMPLE_N
     assert rep.mismatches == []
@@ -91,11 +93,12 @@ def test_the_comparison_sees_one_changed_stream():
 
 
 @pytest.mark.parametrize(
-    "name", [n for n, (_, names, _) in golden.CASES.items() if set(names) <= {*V1, "random"}]
+    "name", [n for n, (_, names, _) in golden.CASES.items() if set(names) <= {*EV, *V1, "random"}]
 )
-def test_compiled_game_replays_the_v1_goldens(name):
-    """The golden playthroughs of the v1 kinds: the compiled game, seeded as the recording was,
-    takes every recorded decision and ends in the recorded state."""
+def test_compiled_game_replays_the_goldens(name):
+    """The golden playthroughs of the compiled kinds (the v1 ones and the improved players'
+    ``four_players_improved``; not the rollout one): the compiled game, seeded as the recording
+    was, takes every recorded decision and ends in the recorded state."""
     data = json.loads(golden.path_for(name).read_text())
     rules = golden._rules(data["scenario"])
     names = tuple(data["strategies"])
@@ -127,7 +130,7 @@ def _frames(res):
 def test_play_fast_equals_python_at_any_jobs_and_chunk_size():
     """api.play: the same seed gives the same tables on both engines, with --check, rotated
     seats, the card record, two jobs and any chunk size."""
-    mix = ["tavern-v1", "random", "balanced-v1", "brawler-v1", "plunderer-v1"]
+    mix = ["tavern-v1", "random", "balanced", "brawler-v1", "plunderer"]
     kw = {"n": 23, "seed": 7, "rotate_seats": True, "cards": True, "check": True}
     py = play(None, mix, engine="python", chunk_size=4, **kw)
     fast = play(None, mix, engine="fast", chunk_size=3, jobs=2, **kw)
@@ -147,10 +150,11 @@ def test_play_fast_equals_python_at_any_jobs_and_chunk_size():
 
 def test_engine_choice_and_refusal():
     assert choose_engine(None, RULES, V1)[0] == "fast"
-    eng, why = choose_engine(None, RULES, ("plunderer", "random", "tavern-v1"))
-    assert (eng, why) == ("python", "kinds plunderer are not compiled")
+    assert choose_engine(None, RULES, EV) == ("fast", "every kind at the table is compiled")
+    eng, why = choose_engine(None, RULES, ("plunderer", "rollout", "tavern-v1"))
+    assert (eng, why) == ("python", "kinds rollout are not compiled")
     assert choose_engine("python", RULES, V1) == ("python", "asked for")
-    with pytest.raises(UserError, match=r"--engine fast: kinds brawler, rollout are not compiled"):
+    with pytest.raises(UserError, match=r"--engine fast: kinds rollout are not compiled"):
         choose_engine("fast", RULES, ("brawler", "random", "rollout"))
     with pytest.raises(UserError, match=r"allowed: fast, python"):
         choose_engine("numba", RULES, V1)
@@ -166,19 +170,27 @@ def _cli(capsys, *args):
 
 
 def test_cli_engine_note_and_exit_2(capsys):
-    code, out, err = _cli(capsys, "cove", "play", "-n", "4", "--seed", "2", "--engine", "fast")
+    code, out, err = _cli(
+        capsys, "cove", "play", "-n", "4", "--seed", "2", "--engine", "fast",
+        "--strategies", "rollout,brawler,random",
+    )  # fmt: skip
     assert code == 2 and out == ""
     line = err.strip().splitlines()
     assert len(line) == 1
-    assert "kinds plunderer, brawler, tavern, balanced are not compiled" in line[0]
-    assert "compiled kinds: random, heuristic-v1, plunderer-v1" in line[0]
+    assert "kinds rollout are not compiled" in line[0]
+    assert "compiled kinds: heuristic, plunderer, brawler, tavern, balanced, random" in line[0]
     args = ["cove", "play", "-n", "4", "--seed", "2", "--strategies", ",".join(V1)]
     code, out, _ = _cli(capsys, *args)
     assert code == 0
     assert "engine fast (every kind at the table is compiled)" in out
     code, out, _ = _cli(capsys, "cove", "play", "-n", "4", "--seed", "2", "--players", "3")
     assert code == 0
-    assert "engine python (kinds plunderer, brawler, tavern are not compiled)" in out
+    assert "engine fast (every kind at the table is compiled)" in out  # the default mix
+    code, out, _ = _cli(
+        capsys, "cove", "play", "-n", "1", "--seed", "2", "--strategies", "rollout,random,random"
+    )
+    assert code == 0
+    assert "engine python (kinds rollout are not compiled)" in out
     code, out, _ = _cli(capsys, *args, "--format", "json")
     summary = json.loads(out)
     assert summary["engine"] == "fast" and summary["provenance"]["engine"] == "fast"

@@ -125,7 +125,8 @@ def choose_engine(engine: str | None, rules: CoveRules, names: Sequence[str]) ->
     """The engine that plays ``names`` and why (the reason goes to the table's note).
 
     ``None``: ``fast`` when the compiled game plays every seat's strategy (its kind extends one of
-    ``fast.packed.COMPILED_ROOTS``: the ``*-v1`` baselines and ``random``) and holds the scenario,
+    ``fast.packed.COMPILED_ROOTS``: the expected-value kinds, the ``*-v1`` baselines and
+    ``random``; not ``rollout``) and holds the scenario,
     else ``python``. An explicit ``fast`` that cannot play them is refused in one line naming the
     kinds it does not compile and those it does."""
     from simulator.cove.fast.packed import UnsupportedScenario, compiled, compiled_kinds, pack_rules

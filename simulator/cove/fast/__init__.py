@@ -15,7 +15,13 @@ import hashlib
 from pathlib import Path
 
 #: the modules whose @njit(cache=True) code is cached (every one the compiled game calls)
-COMPILED_MODULES = ("packed", "rng", "core", "odds", "players", "battle", "game")
+COMPILED_MODULES = (
+    "packed", "rng", "core", "odds", "seedseq", "lone", "company", "players_ev",
+    "players_ev_battle", "players", "battle", "game",
+)  # fmt: skip
+#: compiled sources outside the package whose functions the package's cached code calls (and so
+#: freezes into its machine code): company.py calls the battle kernel's ``_run``
+EXTERNAL_SOURCES = (Path(__file__).resolve().parent.parent / "combat_kernel.py",)
 
 
 def _sources_digest(here: Path) -> str:
@@ -23,6 +29,9 @@ def _sources_digest(here: Path) -> str:
     for name in COMPILED_MODULES:
         h.update(name.encode())
         h.update((here / f"{name}.py").read_bytes())
+    for path in EXTERNAL_SOURCES:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
     return h.hexdigest()
 
 

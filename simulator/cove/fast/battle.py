@@ -153,8 +153,9 @@ from simulator.cove.fast.packed import (
     WON,
 )
 
-#: trace target of a flight (the readable Broadside(flee=True) has target None)
-TRACE_NO_TARGET = -2
+#: trace target of a flight (the readable Broadside(flee=True) has target None); aims at
+#: non-player ship j are traced as the readable ``npc_target(j)`` = -1 - j
+TRACE_NO_TARGET = -100
 
 
 def scratch(hand_cap: int) -> tuple:
@@ -366,7 +367,7 @@ def _card_phase(tab, gs, oc, bt):
                     npl += 1
             if npl == 0:
                 continue
-            card = players.battle_card(tab, gs, bt, s, playable, npl)
+            card = players.battle_card(tab, gs, oc, bt, s, playable, npl)
             _trace(gs, bsh[s, BS_SEAT], TK_BATTLE_CARD, card, 0, 0, 0)
             if card == NONE:
                 continue
@@ -382,7 +383,7 @@ def _card_phase(tab, gs, oc, bt):
             elif card == C_SMOKE:
                 bst[s, BT_SMOKE] = 1
             elif card == C_OVERBOARD:
-                k = players.overboard_chests(gs, bt, s, bst[s, BT_CHESTS])
+                k = players.overboard_chests(tab, gs, oc, bt, s, bst[s, BT_CHESTS])
                 _trace(gs, bsh[s, BS_SEAT], TK_OVERBOARD, k, 0, 0, 0)
                 k = max(0, min(k, bst[s, BT_CHESTS]))
                 bst[s, BT_CHESTS] -= k
@@ -432,7 +433,7 @@ def _player_turn(tab, gs, oc, bt, a):
         if flee:
             _trace(gs, seat, TK_BROADSIDE, 1, TRACE_NO_TARGET, HULL, 0)
         else:
-            _trace(gs, seat, TK_BROADSIDE, 0, bsh[tgt, BS_SEAT] if tgt >= 0 else -1, sec, packed)
+            _trace(gs, seat, TK_BROADSIDE, 0, bsh[tgt, BS_SEAT] if tgt >= 0 else tgt, sec, packed)
     if flee:
         _flee(tab, gs, bt, a)
         return
@@ -464,11 +465,15 @@ def _player_turn(tab, gs, oc, bt, a):
     )  # fmt: skip
     at_npc = bg[BG_AFLOAT] > 0
     tj = -1
-    if at_npc:  # forced target: the first present fighting non-player ship
-        for j in range(bg[BG_NNPC]):
-            if nst[j, NS_FIGHTS] and nst[j, NS_PRESENT]:
-                tj = j
-                break
+    if at_npc:  # forced target: the one named (-1 - j, npc_target(j)), else the first present
+        if tgt <= -2 and -1 - tgt < bg[BG_NNPC]:
+            if nst[-1 - tgt, NS_FIGHTS] and nst[-1 - tgt, NS_PRESENT]:
+                tj = -1 - tgt
+        if tj < 0:
+            for j in range(bg[BG_NNPC]):
+                if nst[j, NS_FIGHTS] and nst[j, NS_PRESENT]:
+                    tj = j
+                    break
         smoked = False
     else:
         smoked = bst[tgt, BT_SMOKE] != 0

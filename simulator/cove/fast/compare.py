@@ -8,7 +8,8 @@ every random stream in the same state (the dice generator, the position in its b
 each seat's generator) -- so they drew the same numbers in the same order.
 
 ``python -m simulator.cove.fast.compare -n 10000`` plays random tables (every strategy the
-compiled game plays -- the ``*-v1`` baselines and ``random`` --, 3-5 players, the standard rules
+compiled game plays -- the expected-value kinds plunderer, brawler, tavern and balanced, the
+``*-v1`` baselines and ``random`` --, 3-5 players, the standard rules
 and the Artisan-per-section variant) and
 prints one JSON line with the count of games that differ (0 expected);
 ``tests/test_cove_fast_game.py`` runs a sample of it in CI.
@@ -28,7 +29,7 @@ import numpy as np
 
 from simulator.cove.api import play_one
 from simulator.cove.fast.engine import FastGames
-from simulator.cove.fast.packed import compiled
+from simulator.cove.fast.packed import EV_ROOT, compiled, player_root
 from simulator.cove.fast.rng import DICE_BLOCK, state_of
 from simulator.cove.game import FAME_SOURCES
 from simulator.cove.rules import CoveRules
@@ -143,6 +144,11 @@ def random_tables(n: int, seed: int, kinds: Sequence[str]):
 def compiled_strategies(rules: CoveRules) -> tuple[str, ...]:
     """The scenario's strategies the compiled game plays (``packed.compiled``), scenario order."""
     return tuple(name for name in rules.strategies if compiled(rules, name))
+
+
+def ev_strategies(rules: CoveRules) -> tuple[str, ...]:
+    """The scenario's expected-value strategies (root ``heuristic``, :mod:`.players_ev`)."""
+    return tuple(name for name in rules.strategies if player_root(rules, name) == EV_ROOT)
 
 
 def compare_many(n: int, seed: int = 16, kinds: Sequence[str] | None = None) -> Report:

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulator.cove.fast import battle, game
-from simulator.cove.fast.odds import new_cache
+from simulator.cove.fast import battle, game, players_ev
 from simulator.cove.fast.packed import (
     BL_BATTLE,
     BL_COLS,
@@ -119,7 +118,7 @@ class FastGames:
         self.pp_all = pack_players(rules, self.names)
         self.codes = hand_codes(rules)
         self.code_text = {c: t for t, c in self.codes.items()}
-        self.oc = (*new_cache(), np.zeros(256, np.int64))
+        self.oc = players_ev.odds_state(rules)  # duel, lone and company memos: one per engine
         self.deck_width = max(len(self.tables.tdeck), len(self.tables.tcard), 8) + 2
         self._scratch: dict[int, tuple] = {}
 

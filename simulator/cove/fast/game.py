@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simulator.cove.fast import battle, core, players
+from simulator.cove.fast import battle, core, players, players_ev
 from simulator.cove.fast.packed import (
     BG_CAPPED,
     BL_BATTLE,
@@ -229,6 +229,7 @@ from simulator.cove.fast.packed import (
     PH_PLUNDER,
     PH_SETUP,
     PH_TREASURE,
+    PP_IS_EV,
     PP_IS_RANDOM,
     PUT_BOTTOM,
     PUT_TOP,
@@ -372,6 +373,7 @@ def _ask(gs, seat, kind, legal, nl, choice):
     if not ok:
         _error(gs[0], E_ILLEGAL, kind, seat, choice)
     _trace(gs, seat, kind, choice)
+    players_ev.seen(gs, seat)  # HeuristicPlayer.act keeps the month and gold of every decision
     return choice
 
 
@@ -1475,7 +1477,10 @@ def _cove(tab, gs, sc, s):
     if _is_random(gs, s):
         pick = _random_pick(gs, s, legal, 2)
     else:
-        pick = 0 if gs[7][s, players.COVE_CARDS] != 0.0 else 1
+        if gs[7][s, PP_IS_EV] != 0.0:
+            pick = players_ev.cove_reward(tab, gs, s)
+        else:
+            pick = 0 if gs[7][s, players.COVE_CARDS] != 0.0 else 1
     _ask(gs, s, TK_COVE_REWARD, legal, 2, pick)
     if pick == 0:
         _draw_tavern(tab, gs, sc, s, prm[P_COVE_CARDS])

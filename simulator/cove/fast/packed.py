@@ -206,15 +206,26 @@ PA_COLS = 5
 
 # ---------------------------------------------------------------------------- players' rows
 #: the implemented player roots (``players.PLAYER_CLASSES``) the compiled game plays: the
-#: issue-13 baselines (``*-v1`` kinds, :class:`~simulator.cove.players_v1.HeuristicPlayerV1`) and
-#: ``random``; the expected-value kinds (root ``heuristic``) and ``rollout`` are not compiled
-COMPILED_ROOTS = ("heuristic-v1", "random")
-#: pp[seat, :] holds players_v1.V1_BASE_PARAMS in this order, then the columns below
+#: issue-13 baselines (``*-v1`` kinds, :class:`~simulator.cove.players_v1.HeuristicPlayerV1`),
+#: ``random`` and the expected-value kinds (root ``heuristic``,
+#: :class:`~simulator.cove.heuristic.HeuristicPlayer`: :mod:`simulator.cove.fast.players_ev` and
+#: :mod:`simulator.cove.fast.players_ev_battle`); ``rollout`` is not compiled
+EV_ROOT = "heuristic"
+COMPILED_ROOTS = ("heuristic-v1", "random", EV_ROOT)
+#: pp[seat, :] holds players_v1.V1_BASE_PARAMS in this order, then the columns below (an EV
+#: seat's row: its own parameters under the same names, 0.0 for the v1-only ones)
 PARAM_NAMES = tuple(V1_BASE_PARAMS)
 PP = {name: i for i, name in enumerate(PARAM_NAMES)}
 PP_BUY_LAST_MONTH = PP["buy_last_month"]  # != 0: buys cards in the last month too (tavern-v1)
 PP_IS_RANDOM = len(PARAM_NAMES)  # 1.0: root kind "random"
-PP_PARROT0 = PP_IS_RANDOM + 1  # how much it likes parrot row i: p.get("parrot_<key>", 1.0)
+PP_IS_EV = PP_IS_RANDOM + 1  # 1.0: root kind "heuristic" (simulator.cove.fast.players_ev)
+PP_OPP_TEMP = PP_IS_EV + 1  # opp_temperature (EV kinds)
+# the EV player's state between decisions (HeuristicPlayer attributes), reset every game:
+PP_STAKE = PP_OPP_TEMP + 1  # _stake: value of holding this month's island (0.0 at the start)
+PP_HV_CHEST = PP_STAKE + 1  # _hv_chest: a chest aboard this month (w_chest at the start)
+PP_GOLD_SEEN = PP_HV_CHEST + 1  # _gold: the gold of its last decision asked (0)
+PP_MONTH_SEEN = PP_GOLD_SEEN + 1  # _month (0)
+PP_PARROT0 = PP_MONTH_SEEN + 1  # how much it likes parrot row i: p.get("parrot_<key>", 1.0)
 
 
 # ---------------------------------------------------------------------------- the game state
@@ -753,10 +764,15 @@ def player_row(rules: CoveRules, name: str) -> np.ndarray:
             f"(compiled: {', '.join(COMPILED_ROOTS)})"
         )
     params = dict(V1_BASE_PARAMS) if root == "random" else strategy_params(rules, name)
+    ev = root == EV_ROOT
     row = np.zeros(PP_PARROT0 + len(rules.parrots), np.float64)
     for i, pname in enumerate(PARAM_NAMES):
-        row[i] = float(params[pname])
+        row[i] = float(params.get(pname, 0.0) if ev else params[pname])
     row[PP_IS_RANDOM] = float(root == "random")
+    row[PP_IS_EV] = float(ev)
+    if ev:
+        row[PP_OPP_TEMP] = float(params["opp_temperature"])
+        row[PP_HV_CHEST] = float(params["w_chest"])
     for i, key in enumerate(rules.parrots):
         row[PP_PARROT0 + i] = float(params.get("parrot_" + key, 1.0))
     return row

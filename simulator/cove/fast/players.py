@@ -93,8 +93,12 @@ from simulator.cove.fast.packed import (
     PA_UNLIMITED,
     PP,
     PP_BUY_LAST_MONTH,
+    PP_GOLD_SEEN,
+    PP_HV_CHEST,
+    PP_IS_EV,
     PP_IS_RANDOM,
     PP_PARROT0,
+    PP_STAKE,
     S_ART,
     S_CHESTS,
     S_CHOSEN,
@@ -255,7 +259,7 @@ def pirate_odds(tab, st, oc, s, row):
     """``HeuristicPlayer.pirate_odds``: the exact odds that seat ``s`` alone sinks pirate
     ``row``, both standing, no cards (dice fall as crew or cannons are hit)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    ck, cv, V, trk = oc
+    ck, cv, V, trk = oc[:4]
     if npc[row, N_FIGHTS] == 0:
         return 1.0
     dmg = npc[row, N_DAMAGE]
@@ -298,7 +302,7 @@ def duel_odds(tab, st, oc, hits, my_speed, o):
     seat ``o`` first, each standing at the other's weakest section (equal speeds: a die roll
     decides, the mean of both orders)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    ck, cv, V, trk = oc
+    ck, cv, V, trk = oc[:4]
     their = view_hits_to_rout(prm, par, st, o, 0)
     for sec in range(1, 4):
         their = min(their, view_hits_to_rout(prm, par, st, o, sec))
@@ -377,7 +381,7 @@ def island_scores(tab, gs, oc, seat, scores, pir, opp):
     scratch (6 and 6 x 8)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
-    ck, cv, V, trk = oc
+    ck, cv, V, trk = oc[:4]
     n = g[G_N]
     w_fame = pp[seat, W_FAME]
     rout_cost = pp[seat, ROUT_COST]
@@ -561,6 +565,8 @@ def letter_of_marque(gs, seat, legal, nl, cands):
 @njit(cache=True)
 def sneak_away(tab, gs, oc, seat, legal, nl, scores, pir, opp):
     """``_sneak_away``: the best legal island if it beats staying by more than 1."""
+    if gs[7][seat, PP_IS_EV] != 0.0:
+        return players_ev.sneak_away(tab, gs, oc, seat, legal, nl)
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
     if pp[seat, USE_SNEAK] == 0.0:
         return NONE
@@ -581,6 +587,8 @@ def sneak_away(tab, gs, oc, seat, legal, nl, scores, pir, opp):
 @njit(cache=True)
 def navigate(tab, gs, oc, seat, scores, pir, opp):
     """``_navigate``: the first best island 0..5 by :func:`island_scores`."""
+    if gs[7][seat, PP_IS_EV] != 0.0:
+        return players_ev.navigate(tab, gs, oc, seat)
     island_scores(tab, gs, oc, seat, scores, pir, opp)
     best = 0
     for i in range(6):
@@ -592,6 +600,8 @@ def navigate(tab, gs, oc, seat, scores, pir, opp):
 @njit(cache=True)
 def parrot_swap(tab, gs, seat, drawn):
     """``_parrot_swap``: take the drawn parrot if we like it better by more than its fame cost."""
+    if gs[7][seat, PP_IS_EV] != 0.0:
+        return players_ev.parrot_swap(tab, gs, seat, drawn)
     prm = tab[0]
     st, pp = gs[1], gs[7]
     old = pp[seat, PP_PARROT0 + st[seat, S_PARROT]]
@@ -602,6 +612,8 @@ def parrot_swap(tab, gs, seat, drawn):
 @njit(cache=True)
 def buy_cards(tab, gs, seat, most):
     """``_buy_cards`` (legal: 0..most)."""
+    if gs[7][seat, PP_IS_EV] != 0.0:
+        return players_ev.buy_cards(tab, gs, seat, most)
     prm = tab[0]
     g, st, pp = gs[0], gs[1], gs[7]
     if g[G_MONTH] == prm[P_NUM_MONTHS] and pp[seat, PP_BUY_LAST_MONTH] == 0.0:
@@ -638,6 +650,8 @@ def upgrade(tab, gs, seat, sec, most):
 @njit(cache=True)
 def bury_gold(tab, gs, seat, most):
     """``_bury_gold`` (legal: 0..most bags)."""
+    if gs[7][seat, PP_IS_EV] != 0.0:
+        return players_ev.bury_gold(tab, gs, seat, most)
     prm = tab[0]
     g, st, pp = gs[0], gs[1], gs[7]
     if g[G_MONTH] == prm[P_NUM_MONTHS]:
@@ -668,6 +682,8 @@ def ti_upgrade(tab, gs, seat, legal, nl):
 def artisan(tab, gs, seat, legal, nl):
     """``_artisan``: the legal section with the fewest hits to rout (less a tenth of its
     priority)."""
+    if gs[7][seat, PP_IS_EV] != 0.0:
+        return players_ev.artisan(tab, gs, seat, legal, nl)
     prm, par = tab[0], tab[5]
     st, pp = gs[1], gs[7]
     best = NONE
@@ -693,6 +709,8 @@ def artisan_repair(tab, gs, seat):
 @njit(cache=True)
 def shipwright(gs, seat, legal, nl):
     """``_shipwright``: the legal section with the most priority-weighted levels to its target."""
+    if gs[7][seat, PP_IS_EV] != 0.0:
+        return players_ev.shipwright(gs, seat, legal, nl)
     st, pp = gs[1], gs[7]
     best = NONE
     best_v = 0.0
@@ -736,12 +754,19 @@ def _bspeed(tab, bt, a):
 
 
 @njit(cache=True)
-def battle_card(tab, gs, bt, a, playable, npl):
+def battle_card(tab, gs, oc, bt, a, playable, npl):
     """``HeuristicPlayer.battle_card`` for ship ``a`` (its playable battle cards in
     ``playable[:npl]``, hand order): Smoke if not smoked; Favourable wind while not faster than
     every other ship present (the non-player ship's sails included); Grapple if crew > cannons;
     Becalmed from round 2 when another ship holds more cards. The random kind: uniform over
     None and its distinct cards."""
+    pp = gs[7]
+    seat = bt[0][a, BS_SEAT]
+    if pp[seat, PP_IS_EV] != 0.0:
+        return players_ev_battle.battle_card(
+            tab, gs, oc, bt, a, playable, npl, oc[4], oc[5], pp[seat, PP_STAKE],
+            pp[seat, PP_HV_CHEST],
+        )  # fmt: skip
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     rs, pp = gs[6], gs[7]
     bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
@@ -801,8 +826,14 @@ def battle_card(tab, gs, bt, a, playable, npl):
 
 
 @njit(cache=True)
-def overboard_chests(gs, bt, a, chests):
+def overboard_chests(tab, gs, oc, bt, a, chests):
     """``HeuristicPlayer.overboard_chests``: none (the random kind: uniform 0..chests)."""
+    pp = gs[7]
+    seat = bt[0][a, BS_SEAT]
+    if pp[seat, PP_IS_EV] != 0.0:
+        return players_ev_battle.overboard_chests(
+            tab, gs, oc, bt, a, chests, oc[4], oc[5], pp[seat, PP_STAKE], pp[seat, PP_HV_CHEST]
+        )
     rs, pp = gs[6], gs[7]
     seat = bt[0][a, BS_SEAT]
     if pp[seat, PP_IS_RANDOM] != 0.0:
@@ -865,9 +896,16 @@ def broadside(tab, gs, oc, bt, a, volley):
     padded). Flight: when a section is ``flee_hits_left`` hits from destruction and the ship was
     hit, or against a pirate when the odds of sinking it fell below ``flee_pirate_odds``. The
     random kind: uniform over its aims and flight, each distinct volley card with chance 1/2."""
+    pp = gs[7]
+    seat = bt[0][a, BS_SEAT]
+    if pp[seat, PP_IS_EV] != 0.0:
+        return players_ev_battle.broadside(
+            tab, gs, oc, bt, a, volley, oc[4], oc[5], oc[6], oc[7], pp[seat, PP_STAKE],
+            pp[seat, PP_GOLD_SEEN],
+        )  # fmt: skip
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
-    ck, cv, V, trk = oc
+    ck, cv, V, trk = oc[:4]
     bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst, bhand = bt[:11]
     bg = bt[13]
     seat = bsh[a, BS_SEAT]
@@ -969,6 +1007,8 @@ def navy_target(tab, gs, bt, controller):
     """``HeuristicPlayer.navy_target`` of the controller's seat: the weakest present ship at its
     weakest section (the random kind: a uniform present ship and section). Returns (ship,
     section)."""
+    if gs[7][controller, PP_IS_EV] != 0.0:
+        return players_ev_battle.navy_target(tab, gs, bt, controller)
     rs, pp = gs[6], gs[7]
     present = bt[6]
     S = bt[13][BG_S]
@@ -1012,3 +1052,8 @@ def default_navy_target(tab, bt):
         if hk < best_h:  # ships are in seat order: the first of equals is the lowest seat
             best, best_h, best_k = s, hk, kk
     return best, best_k
+
+
+# the expected-value kinds (root "heuristic"): the decisions above dispatch to them for the seats
+# with pp[seat, PP_IS_EV] (imported last: players_ev uses this module's helpers)
+from simulator.cove.fast import players_ev, players_ev_battle  # noqa: E402

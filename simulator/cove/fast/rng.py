@@ -175,10 +175,36 @@ def permutation(rs, k, n, out):
         out[j] = t
 
 
+@njit(cache=True)
+def d6_bulk_int8(rs, k, out):
+    """``Generator.integers(1, 7, size=len(out), dtype=np.int8)`` into ``out`` (int8): numpy's
+    ``random_bounded_uint8_fill`` with Lemire's method on bytes of buffered 32-bit draws
+    (``buffered_bounded_lemire_uint8``: a fresh 32-bit draw gives four bytes, low first; the
+    bytes left at the end of the call are dropped)."""
+    rng_excl = np.uint64(6)
+    threshold = np.uint64((255 - 5) % 6)
+    bcnt = 0
+    buf = np.uint64(0)
+    for i in range(out.shape[0]):
+        while True:
+            if bcnt == 0:
+                buf = next32(rs, k)
+                bcnt = 3
+            else:
+                buf >>= np.uint64(8)
+                bcnt -= 1
+            m = (buf & np.uint64(0xFF)) * rng_excl
+            leftover = m & np.uint64(0xFF)
+            if leftover >= threshold:  # numpy's test (leftover < rng_excl first: the same set)
+                break
+        out[i] = np.int8(1 + np.int64(m >> np.uint64(8)))
+
+
 __all__ = [
     "DICE_BLOCK",
     "R_COLS",
     "d6",
+    "d6_bulk_int8",
     "integers",
     "next32",
     "next64",

@@ -1,0 +1,732 @@
+"""The expected-value players, compiled: mirror of ``heuristic.HeuristicPlayer``.
+
+The kinds of root ``heuristic`` (``plunderer``, ``brawler``, ``tavern``, ``balanced``: one player
+with other parameters) take every decision off the battle here as there, with the same floats:
+each value is the readable expression evaluated in the same order (``py_floordiv`` for Python's
+float ``//``), the lone odds come from :mod:`simulator.cove.fast.lone` (``lone_plan``, ev-lone),
+the company estimates from :mod:`simulator.cove.fast.company` (``company_odds_art``,
+ev-company), the duel odds from :func:`simulator.cove.fast.odds.win_probability`, the noise from
+the seat's players stream (``Generator.random(6)`` as six draws of
+:func:`simulator.cove.fast.rng.random`). The battle policy is
+:mod:`simulator.cove.fast.players_ev_battle` (ev-battle).
+
+Parameters: the seat's row of ``pp`` (``packed.PP``: the shared names, ``PP_OPP_TEMP``); the
+state the readable player keeps between decisions is in the same row (``PP_STAKE`` = ``_stake``,
+``PP_HV_CHEST`` = ``_hv_chest``, ``PP_GOLD_SEEN`` = ``_gold``, ``PP_MONTH_SEEN`` = ``_month``),
+reset with the row at every game (``play_chunk`` copies it from ``pp_all``); the game writes
+``_gold``/``_month`` at every decision it asks (``game._ask``), as ``HeuristicPlayer.act`` does.
+
+Odds tables and memos: ``oc = (ck, cv, V, trk, lt, lmemo, ct, cmemo, et)`` -- the duel memo of
+:mod:`simulator.cove.fast.odds` and its track buffer, ev-lone's tables and memo, ev-company's
+tables and memo, and :func:`ev_tables` (``et``: float64 ``[npc row]`` the mean fame of a treasure
+galleon, ``(cacafuego_fame_die_sides + 1) / 2`` or its fame). :func:`odds_state` builds it.
+
+Encodings as in :mod:`simulator.cove.fast.packed`: ``npc`` rows (the Royal Navy ``prm[P_RN]``),
+parrot rows (-1), the 9-entry damage state of :func:`simulator.cove.odds.ship_state`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from simulator.cove.fast import company, lone
+from simulator.cove.fast.odds import new_cache, win_probability
+from simulator.cove.fast.packed import (
+    C_GRAPESHOT,
+    C_GRAPPLE,
+    C_KEG,
+    C_OVERBOARD,
+    C_SMOKE,
+    C_WIND,
+    CANNONS,
+    CREW,
+    G_BLACK,
+    G_FACE_UP,
+    G_MONTH,
+    G_N,
+    G_NBLACK,
+    G_RN_ISLAND,
+    HULL,
+    N_FAME,
+    N_FIGHTS,
+    NONE,
+    P_ART_ABSORBS,
+    P_BURY_CHEST_FAME,
+    P_BURY_GOLD_PER_FAME,
+    P_CACA_LONE,
+    P_CACA_TI_FASTEST,
+    P_CARD_PRICE,
+    P_COVE_ALT_CARDS,
+    P_COVE_ALT_GOLD,
+    P_COVE_CARDS,
+    P_MAP_MULT,
+    P_NPOS,
+    P_NUM_MONTHS,
+    P_PARROT_ABSORBS,
+    P_PARROT_HITS,
+    P_RN,
+    P_ROUT_FAME,
+    P_SWAP_COST,
+    PA_SECTION,
+    PA_UNLIMITED,
+    PP,
+    PP_GOLD_SEEN,
+    PP_HV_CHEST,
+    PP_MONTH_SEEN,
+    PP_OPP_TEMP,
+    PP_PARROT0,
+    PP_STAKE,
+    S_ART,
+    S_CHESTS,
+    S_CHOSEN,
+    S_GOLD,
+    S_HAND,
+    S_HAND_N,
+    S_LOC,
+    S_PARROT,
+    S_PLUNDER_BY,
+    S_RING,
+    S_WOUNDS,
+    SAILS,
+    TAVERN,
+    TC_CHESTS,
+    TC_FAME,
+    TC_GOLD,
+    TC_TAVERN,
+    TREASURE,
+)
+from simulator.cove.fast.players import has_map, py_floordiv, view_speed
+from simulator.cove.fast.rng import random
+from simulator.cove.rules import CoveRules
+
+NUM_NAV = 6
+#: opponents' valuation (heuristic._GENERIC)
+G_W_GOLD, G_W_CHEST, G_W_CARD, G_ROUT = 0.3, 0.9, 0.6, 2.0
+#: heuristic._MIN_SUBSET_PROB, heuristic._MAX_COMPANIONS
+MIN_SUBSET_PROB = 0.01
+MAX_COMPANIONS = 3
+#: heuristic.ISLAND_SECTION: the section upgraded at outer island 1..4
+ISLAND_SECTION = (-1, HULL, SAILS, CANNONS, CREW)
+
+# parameter columns (the shared names of packed.PARAM_NAMES)
+W_GOLD = PP["w_gold"]
+W_CHEST = PP["w_chest"]
+W_CARD = PP["w_card"]
+TARGET0 = PP["target_hull"]
+PRIO0 = PP["prio_hull"]
+GOLD_RESERVE = PP["gold_reserve"]
+BURY_RESERVE = PP["bury_reserve"]
+BUY_CARDS = PP["buy_cards"]
+CARD_GOLD_RESERVE = PP["card_gold_reserve"]
+TAVERN_BIAS = PP["tavern_bias"]
+TREASURE_BIAS = PP["treasure_bias"]
+FIGHT_BIAS = PP["fight_bias"]
+ROUT_COST = PP["rout_cost"]
+USE_SNEAK = PP["use_sneak"]
+NOISE = PP["noise"]
+
+
+def ev_tables(rules: CoveRules) -> np.ndarray:
+    """``et``: float64 ``[npc row]`` a non-fighting galleon's mean fame (``_galleon_fame``)."""
+    d = rules.decisions
+    keys = (*rules.pirates, "royal_navy")
+    et = np.zeros(len(keys), np.float64)
+    for i, k in enumerate(rules.pirates):
+        p = rules.pirates[k]
+        et[i] = (d.cacafuego_fame_die_sides + 1) / 2 if p.fame_die else float(p.fame)
+    return et
+
+
+def odds_state(rules: CoveRules) -> tuple:
+    """The players' ``oc`` tuple (see the module docstring): fresh memos, one per chunk."""
+    return (
+        *new_cache(),
+        np.zeros(256, np.int64),
+        lone.tables(rules),
+        lone.new_memo(),
+        company.tables(rules),
+        company.new_memo(),
+        ev_tables(rules),
+    )
+
+
+# ------------------------------------------------------------------ ship facts (table view)
+@njit(cache=True, inline="always")
+def _value(val, st, s, sec):
+    return val[sec, st[s, S_RING + sec]]
+
+
+@njit(cache=True)
+def hits_to_rout(prm, par, st, s, sec):
+    """``HeuristicPlayer.hits_to_rout``: ring + Artisan hits left + the parrot's hits left on
+    the section when ``combat.parrot_absorbs_hits``."""
+    art = 0
+    if st[s, S_ART + sec] >= 0:
+        art = prm[P_ART_ABSORBS] - st[s, S_ART + sec]
+    pr = 0
+    if st[s, S_PARROT] >= 0 and par[st[s, S_PARROT], PA_SECTION] == sec:
+        pr = prm[P_PARROT_HITS] - st[s, S_WOUNDS]
+    return st[s, S_RING + sec] + art + (pr if prm[P_PARROT_ABSORBS] else 0)
+
+
+@njit(cache=True)
+def room(val, par, st, s):
+    """``HeuristicPlayer.room``."""
+    pr = st[s, S_PARROT]
+    if pr >= 0 and par[pr, PA_UNLIMITED]:
+        return 99
+    return max(0, _value(val, st, s, HULL) - st[s, S_CHESTS])
+
+
+@njit(cache=True)
+def ship_state(prm, st, s, out):
+    """:func:`simulator.cove.odds.ship_state` of seat ``s``'s table view into ``out[9]``."""
+    for k in range(4):
+        out[k] = st[s, S_RING + k]
+        out[4 + k] = prm[P_ART_ABSORBS] - st[s, S_ART + k] if st[s, S_ART + k] >= 0 else 0
+    php = prm[P_PARROT_HITS] - st[s, S_WOUNDS] if st[s, S_PARROT] >= 0 else 0
+    out[8] = max(php, 0)
+
+
+@njit(cache=True)
+def _count(st, s, code):
+    n = 0
+    for i in range(st[s, S_HAND_N]):
+        if st[s, S_HAND + i] == code:
+            n += 1
+    return n
+
+
+# ------------------------------------------------------------------ odds
+@njit(cache=True)
+def lone_plan(tab, gs, oc, s, npc_row, with_hand, stake, hv_chest):
+    """``HeuristicPlayer.lone_plan`` of seat ``s`` (``with_hand``: its hand, else none):
+    (p_sink, smoke, wind, grapple, overboard)."""
+    prm = tab[0]
+    st = gs[1]
+    lt, lmemo = oc[4], oc[5]
+    s9 = np.empty(9, np.int64)
+    ship_state(prm, st, s, s9)
+    if with_hand:
+        smoke = 1 if _count(st, s, C_SMOKE) > 0 else 0
+        wind = _count(st, s, C_WIND)
+        grapple = 1 if _count(st, s, C_GRAPPLE) > 0 else 0
+        overboard = 1 if _count(st, s, C_OVERBOARD) > 0 else 0
+        grape = _count(st, s, C_GRAPESHOT)
+        keg = _count(st, s, C_KEG)
+    else:
+        smoke = wind = grapple = overboard = grape = keg = 0
+    chests = st[s, S_CHESTS] if overboard else 0
+    return lone.lone_plan(
+        lt, lmemo, npc_row, s9, st[s, S_PARROT], smoke, wind, grapple, overboard, grape, keg,
+        chests, hv_chest, 1, stake, -1, 0, 0, 0,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def company_p(tab, gs, oc, me, others, m, npc_row):
+    """``HeuristicPlayer.company(me, others[:m], npc)``: (p_sink, share, p_routed)."""
+    st = gs[1]
+    ct, cmemo = oc[6], oc[7]
+    ships = np.zeros((m + 1, 7), np.int64)
+    art = np.zeros((m + 1, 4), np.int64)
+    for r in range(m + 1):
+        x = me if r == 0 else others[r - 1]
+        for k in range(4):
+            ships[r, k] = st[x, S_RING + k]
+            art[r, k] = st[x, S_ART + k]
+        ships[r, 4] = st[x, S_PARROT]
+        ships[r, 5] = st[x, S_WOUNDS]
+    return company.company_odds_art(ct, cmemo, npc_row, ships, art, m + 1)
+
+
+@njit(cache=True)
+def duel_track(tab, gs, oc, s, trk):
+    """``HeuristicPlayer.duel_track``: hits that rout seat ``s`` at its weakest section (the
+    first of equals); its dice after 0..hits hits there in ``trk`` (the solver's ``hit`` and
+    ``dice``: :func:`simulator.cove.fast.lone.hit`, :func:`~simulator.cove.fast.lone.dice`)."""
+    prm, par = tab[0], tab[5]
+    st = gs[1]
+    weak = 0
+    hits = hits_to_rout(prm, par, st, s, 0)
+    for sec in range(1, 4):
+        h = hits_to_rout(prm, par, st, s, sec)
+        if h < hits:
+            hits = h
+            weak = sec
+    s9 = np.empty(9, np.int64)
+    ship_state(prm, st, s, s9)
+    tmp = np.empty(9, np.int64)
+    lt = oc[4]
+    for t in range(hits + 1):
+        lone.hit(lt, s9, st[s, S_PARROT], weak, t, tmp)
+        trk[t] = lone.dice(lt, tmp, st[s, S_PARROT], 0)
+    return hits
+
+
+@njit(cache=True)
+def duel_odds(tab, gs, oc, me, hits, trk, o):
+    """``HeuristicPlayer.duel_odds(me, other)`` with our track (``hits``, ``trk``) computed."""
+    val, par, pmf = tab[1], tab[5], tab[9]
+    st = gs[1]
+    ck, cv, V = oc[0], oc[1], oc[2]
+    # theirs: (hits to rout, dice after 0 hits) -- the track's first entry is the dice unhit
+    prm = tab[0]
+    their = hits_to_rout(prm, par, st, o, 0)
+    for sec in range(1, 4):
+        their = min(their, hits_to_rout(prm, par, st, o, sec))
+    s9 = np.empty(9, np.int64)
+    ship_state(prm, st, o, s9)
+    their_dice = lone.dice(oc[4], s9, st[o, S_PARROT], 0)
+    my_speed = view_speed(val, par, st, me)
+    osp = view_speed(val, par, st, o)
+    if my_speed == osp:
+        got = 0.0
+        got += win_probability(trk, hits + 1, their, their_dice, hits, True, 0, 99, pmf, ck, cv, V)
+        got += win_probability(trk, hits + 1, their, their_dice, hits, False, 0, 99, pmf, ck, cv, V)
+        return got / 2
+    got = 0.0
+    got += win_probability(
+        trk, hits + 1, their, their_dice, hits, my_speed > osp, 0, 99, pmf, ck, cv, V
+    )
+    return got / 1
+
+
+# ------------------------------------------------------------------ values
+@njit(cache=True)
+def ti_pirate(tab, gs, month):
+    """``HeuristicPlayer._ti_pirate``: the fighting pirate on Treasure Island in ``month``."""
+    npc = tab[4]
+    g = gs[0]
+    for b in range(g[G_NBLACK]):
+        base = G_BLACK + 3 * b
+        if g[base + 2] != 0:
+            continue
+        key = g[base + 1]
+        if key < 0 or npc[key, N_FIGHTS] == 0:
+            continue
+        if (g[base] + month - g[G_MONTH]) % NUM_NAV == TREASURE:
+            return key
+    return -1
+
+
+@njit(cache=True)
+def holding_values(tab, gs, seat):
+    """``HeuristicPlayer.holding_values``: (hv_gold, hv_chest, last_bury)."""
+    prm = tab[0]
+    g, pp = gs[0], gs[7]
+    for m in range(g[G_MONTH] + 1, prm[P_NUM_MONTHS] + 1):
+        if ti_pirate(tab, gs, m) < 0:
+            return pp[seat, W_GOLD], pp[seat, W_CHEST], False
+    return 0.0, 0.0, True
+
+
+@njit(cache=True)
+def buy_count(tab, gs, seat, gold):
+    """``HeuristicPlayer._buy_count`` (a float of the same value)."""
+    prm = tab[0]
+    g, pp = gs[0], gs[7]
+    if g[G_MONTH] == prm[P_NUM_MONTHS]:
+        return 3.0
+    price = prm[P_CARD_PRICE]
+    if price:
+        afford = py_floordiv(gold - pp[seat, CARD_GOLD_RESERVE], float(price))
+    else:
+        afford = 3.0
+    return max(0.0, min(float(int(pp[seat, BUY_CARDS])), afford))
+
+
+@njit(cache=True)
+def upgrade_value(tab, gs, seat, sec):
+    """``HeuristicPlayer._upgrade_value``."""
+    prm, step = tab[0], tab[2]
+    st, pp = gs[1], gs[7]
+    pos = st[seat, S_RING + sec]
+    gold = st[seat, S_GOLD]
+    k = 0
+    top = min(pp[seat, TARGET0 + sec], float(prm[P_NPOS]))
+    while pos < top:
+        cost = step[pos]
+        if gold - cost < pp[seat, GOLD_RESERVE]:
+            break
+        gold -= cost
+        pos += 1
+        k += 1
+    if not k:
+        return 0.0
+    spent = st[seat, S_GOLD] - gold
+    return pp[seat, PRIO0 + sec] * (1.0 + 0.5 * (k - 1)) - pp[seat, W_GOLD] * spent
+
+
+@njit(cache=True)
+def alone_values(tab, gs, seat, hv_gold, hv_chest, last_bury, out):
+    """``HeuristicPlayer.alone_values`` into ``out[6]``."""
+    prm, val, step, tcard, npc, par = tab[:6]
+    g, st, pp = gs[0], gs[1], gs[7]
+    last = g[G_MONTH] == prm[P_NUM_MONTHS]
+    rm = room(val, par, st, seat)
+    victim = st[seat, S_PLUNDER_BY] >= 0
+    price = prm[P_CARD_PRICE]
+    for isl in range(NUM_NAV):
+        v = 0.0
+        if isl < 5:
+            card = g[G_FACE_UP + isl]
+            if card >= 0:
+                fame = tcard[card, TC_FAME]
+                gold = tcard[card, TC_GOLD]
+                chests = tcard[card, TC_CHESTS]
+                tav = tcard[card, TC_TAVERN]
+                if has_map(g, seat, isl):
+                    chests *= prm[P_MAP_MULT]
+                loot = hv_gold * gold + hv_chest * min(chests, rm) + fame
+                if victim:
+                    loot *= 0.5
+                v += loot + pp[seat, W_CARD] * tav
+            if isl == TAVERN:
+                v += pp[seat, TAVERN_BIAS]
+                if price:
+                    n = min(buy_count(tab, gs, seat, st[seat, S_GOLD]), 3.0)
+                    v += n * (pp[seat, W_CARD] - hv_gold * price)
+            elif not last:
+                v += upgrade_value(tab, gs, seat, ISLAND_SECTION[isl])
+        else:
+            keep = 0.0 if last_bury else pp[seat, BURY_RESERVE]
+            bags = py_floordiv(max(0.0, st[seat, S_GOLD] - keep), float(prm[P_BURY_GOLD_PER_FAME]))
+            v += st[seat, S_CHESTS] * prm[P_BURY_CHEST_FAME] + bags + pp[seat, TREASURE_BIAS]
+        out[isl] = v
+
+
+@njit(cache=True)
+def pirates_at(tab, gs, out):
+    """``{isl: key for isl, key in obs.black_ships if key is not None}`` (-1: none)."""
+    g = gs[0]
+    for i in range(NUM_NAV):
+        out[i] = -1
+    for b in range(g[G_NBLACK]):
+        base = G_BLACK + 3 * b
+        if g[base + 2] == 0 and g[base + 1] >= 0:
+            out[g[base]] = g[base + 1]
+
+
+@njit(cache=True)
+def generic_values(tab, gs, oc, s, pir, out):
+    """``HeuristicPlayer._generic_values`` of opponent ``s`` into ``out[6]``."""
+    prm, val, step, tcard, npc, par = tab[:6]
+    g, st = gs[0], gs[1]
+    et = oc[8]
+    n = g[G_N]
+    rm = room(val, par, st, s)
+    last = g[G_MONTH] == prm[P_NUM_MONTHS]
+    others = np.empty(8, np.int64)
+    for isl in range(NUM_NAV):
+        if isl < 5:
+            card = g[G_FACE_UP + isl]
+            v = 0.0
+            if card >= 0:
+                v = (
+                    tcard[card, TC_FAME]
+                    + G_W_GOLD * tcard[card, TC_GOLD]
+                    + G_W_CHEST * min(tcard[card, TC_CHESTS], rm)
+                )
+                v += G_W_CARD * tcard[card, TC_TAVERN]
+        else:
+            v = (
+                st[s, S_CHESTS] * prm[P_BURY_CHEST_FAME]
+                + st[s, S_GOLD] // prm[P_BURY_GOLD_PER_FAME]
+                - 0.5
+            )
+        key = pir[isl]
+        if key >= 0:
+            if npc[key, N_FIGHTS] != 0 and isl == TREASURE and last:
+                m = 0
+                for o in range(n):
+                    if o != s:
+                        others[m] = o
+                        m += 1
+                ps = company_p(tab, gs, oc, s, others, m, key)[0]
+                v = ps * (v + npc[key, N_FAME] / n) - (1 - ps) * G_ROUT
+            elif npc[key, N_FIGHTS] != 0:
+                ps = lone_plan(tab, gs, oc, s, key, False, 0.0, 0.0)[0]
+                v = ps * (v + npc[key, N_FAME]) - (1 - ps) * G_ROUT
+            else:
+                v += et[key]
+        out[isl] = v
+
+
+@njit(cache=True)
+def opponent_odds(tab, gs, oc, seat, pir, opp):
+    """``HeuristicPlayer.opponent_odds`` into ``opp[seat', 6]`` (our own row untouched)."""
+    g, st, pp = gs[0], gs[1], gs[7]
+    temp = pp[seat, PP_OPP_TEMP]
+    vals = np.empty(NUM_NAV, np.float64)
+    for s in range(g[G_N]):
+        if s == seat:
+            continue
+        chosen = st[s, S_CHOSEN]
+        if chosen >= 0:
+            for i in range(NUM_NAV):
+                opp[s, i] = 1.0 if i == chosen else 0.0
+            continue
+        generic_values(tab, gs, oc, s, pir, vals)
+        top = vals[0]
+        for i in range(1, NUM_NAV):
+            top = max(top, vals[i])
+        tot = 0.0
+        for i in range(NUM_NAV):
+            opp[s, i] = np.exp((vals[i] - top) / temp)
+            tot += opp[s, i]
+        for i in range(NUM_NAV):
+            opp[s, i] = opp[s, i] / tot
+
+
+@njit(cache=True)
+def npc_fame(tab, row):
+    return tab[4][row, N_FAME]
+
+
+@njit(cache=True)
+def after_pirate(tab, gs, oc, seat, here, m, isl, base, mine):
+    """``HeuristicPlayer._after_pirate`` (``mine``: [hits, computed] of our duel track, kept in
+    ``oc[3]``)."""
+    prm = tab[0]
+    pp = gs[7]
+    if m == 0 or isl == TREASURE:
+        return base
+    trk = oc[3]
+    if mine[1] == 0:
+        mine[0] = duel_track(tab, gs, oc, seat, trk)
+        mine[1] = 1
+    win = 1.0
+    for j in range(m):
+        win *= duel_odds(tab, gs, oc, seat, mine[0], trk, here[j])
+    rout = pp[seat, ROUT_COST]
+    return win * (base + prm[P_ROUT_FAME] * m) - (1 - win) * rout
+
+
+@njit(cache=True)
+def galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine):
+    """``HeuristicPlayer._galleon_value``."""
+    prm, val, par = tab[0], tab[1], tab[5]
+    st = gs[1]
+    fame = oc[8][key]
+    if isl == TREASURE:
+        fastest = True
+        sp = view_speed(val, par, st, seat)
+        for j in range(m):
+            if not sp > view_speed(val, par, st, here[j]):
+                fastest = False
+        return base + (fame if fastest and prm[P_CACA_TI_FASTEST] else 0.0)
+    if m == 0:
+        return base + (fame if prm[P_CACA_LONE] else 0.0)
+    return after_pirate(tab, gs, oc, seat, here, m, isl, base + fame, mine)
+
+
+@njit(cache=True)
+def island_values(tab, gs, oc, seat, out):
+    """``HeuristicPlayer.island_scores`` into ``out[6]`` (draws the six noise numbers)."""
+    npc = tab[4]
+    prm = tab[0]
+    g, rs, pp = gs[0], gs[6], gs[7]
+    n = g[G_N]
+    hv_gold, hv_chest, last_bury = holding_values(tab, gs, seat)
+    alone = np.empty(NUM_NAV, np.float64)
+    alone_values(tab, gs, seat, hv_gold, hv_chest, last_bury, alone)
+    pir = np.empty(NUM_NAV, np.int64)
+    pirates_at(tab, gs, pir)
+    opp = np.zeros((max(n, 1), NUM_NAV), np.float64)
+    opponent_odds(tab, gs, oc, seat, pir, opp)
+    rout = pp[seat, ROUT_COST]
+    noise = np.empty(NUM_NAV, np.float64)
+    for i in range(NUM_NAV):
+        noise[i] = random(rs, 1 + seat)
+    cq = np.empty(8, np.float64)
+    cs = np.empty(8, np.int64)
+    here = np.empty(8, np.int64)
+    mine = np.zeros(2, np.int64)
+    for isl in range(NUM_NAV):
+        key = pir[isl]
+        if key < 0 and g[G_RN_ISLAND] == isl:
+            key = prm[P_RN]
+        fights = key >= 0 and (key == prm[P_RN] or npc[key, N_FIGHTS] != 0)
+        # candidates: q > 0, stable sort by -q, the first MAX_COMPANIONS
+        nc = 0
+        for s in range(n):
+            if s == seat:
+                continue
+            q = opp[s, isl]
+            if q > 0.0:
+                j = nc
+                while j > 0 and cq[j - 1] < q:  # insertion keeps equal ones in seat order
+                    cq[j] = cq[j - 1]
+                    cs[j] = cs[j - 1]
+                    j -= 1
+                cq[j] = q
+                cs[j] = s
+                nc += 1
+        nc = min(nc, MAX_COMPANIONS)
+        expected = 0.0
+        for j in range(nc):
+            expected += cq[j]
+        base = alone[isl]
+        lone_p = 0.0
+        fame = 0.0
+        overboard = 0
+        if fights:
+            fame = float(npc_fame(tab, key))
+            plan = lone_plan(tab, gs, oc, seat, key, True, base + fame + rout, hv_chest)
+            lone_p = plan[0]
+            overboard = plan[4]
+        total = 0.0
+        for mask in range(1 << nc):
+            prob = 1.0
+            m = 0
+            for j in range(nc):
+                if mask >> j & 1:
+                    prob *= cq[j]
+                    here[m] = cs[j]
+                    m += 1
+                else:
+                    prob *= 1.0 - cq[j]
+            if prob < MIN_SUBSET_PROB and mask:
+                continue
+            if fights:
+                if m:
+                    co = company_p(tab, gs, oc, seat, here, m, key)
+                    after = after_pirate(tab, gs, oc, seat, here, m, isl, base, mine)
+                    v = co[0] * after + co[1] - co[2] * rout
+                else:
+                    v = lone_p * (base + fame) - (1 - lone_p) * rout
+                    v -= hv_chest * overboard
+            elif key >= 0:
+                v = galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine)
+            else:
+                v = after_pirate(tab, gs, oc, seat, here, m, isl, base, mine)
+            total += prob * v
+        total += pp[seat, FIGHT_BIAS] * expected
+        out[isl] = total + noise[isl] * pp[seat, NOISE]
+    return hv_chest, alone
+
+
+# ------------------------------------------------------------------ decisions
+@njit(cache=True)
+def navigate(tab, gs, oc, seat):
+    """``HeuristicPlayer._navigate``: the first best island; keeps ``_stake``, ``_hv_chest``."""
+    pp = gs[7]
+    scores = np.empty(NUM_NAV, np.float64)
+    hv_chest, alone = island_values(tab, gs, oc, seat, scores)
+    best = 0
+    for i in range(NUM_NAV):
+        if scores[i] > scores[best]:
+            best = i
+    pp[seat, PP_STAKE] = alone[best]
+    pp[seat, PP_HV_CHEST] = hv_chest
+    return best
+
+
+@njit(cache=True)
+def sneak_away(tab, gs, oc, seat, legal, nl):
+    """``HeuristicPlayer._sneak_away``: the best legal island if it beats staying by more than 1
+    (then ``_stake`` is its alone value)."""
+    st, pp = gs[1], gs[7]
+    if pp[seat, USE_SNEAK] == 0.0:
+        return NONE
+    scores = np.empty(NUM_NAV, np.float64)
+    hv_chest, alone = island_values(tab, gs, oc, seat, scores)
+    here = st[seat, S_LOC]
+    best = NONE
+    for i in range(nl):
+        c = legal[i]
+        if c == NONE:
+            continue
+        if best == NONE or scores[c] > scores[best]:
+            best = c
+    if best != NONE and scores[best] > scores[here] + 1.0:
+        pp[seat, PP_STAKE] = alone[best]
+        return best
+    return NONE
+
+
+@njit(cache=True)
+def parrot_swap(tab, gs, seat, drawn):
+    """``HeuristicPlayer._parrot_swap``."""
+    prm = tab[0]
+    st, pp = gs[1], gs[7]
+    cur = st[seat, S_PARROT]
+    old = pp[seat, PP_PARROT0 + cur] if cur >= 0 else 1.0
+    new = pp[seat, PP_PARROT0 + drawn]
+    return 1 if new - old > prm[P_SWAP_COST] else 0
+
+
+@njit(cache=True)
+def buy_cards(tab, gs, seat, most):
+    """``HeuristicPlayer._buy_cards`` (legal: 0..most)."""
+    st = gs[1]
+    return int(min(float(most), buy_count(tab, gs, seat, st[seat, S_GOLD])))
+
+
+@njit(cache=True)
+def bury_gold(tab, gs, seat, most):
+    """``HeuristicPlayer._bury_gold`` (legal: 0..most bags)."""
+    prm = tab[0]
+    st, pp = gs[1], gs[7]
+    _g, _c, last_bury = holding_values(tab, gs, seat)
+    if last_bury:
+        return most
+    per = float(prm[P_BURY_GOLD_PER_FAME])
+    k = max(0, int(py_floordiv(st[seat, S_GOLD] - pp[seat, BURY_RESERVE], per)))
+    return min(k, most)
+
+
+@njit(cache=True)
+def cove_reward(tab, gs, seat):
+    """``HeuristicPlayer._cove_reward``: 0 "cards", 1 "card_and_gold"."""
+    prm = tab[0]
+    pp = gs[7]
+    hv_gold, _c, _l = holding_values(tab, gs, seat)
+    cards = prm[P_COVE_CARDS] * pp[seat, W_CARD]
+    alt = prm[P_COVE_ALT_CARDS] * pp[seat, W_CARD] + prm[P_COVE_ALT_GOLD] * hv_gold
+    return 0 if cards >= alt else 1
+
+
+@njit(cache=True)
+def artisan(tab, gs, seat, legal, nl):
+    """``HeuristicPlayer._artisan``: min of (hits to rout - prio / 10, section)."""
+    prm, par = tab[0], tab[5]
+    st, pp = gs[1], gs[7]
+    best = NONE
+    best_v = 0.0
+    for i in range(nl):
+        s = legal[i]
+        if s == NONE:
+            continue
+        v = hits_to_rout(prm, par, st, seat, s) - pp[seat, PRIO0 + s] * 0.1
+        if best == NONE or v < best_v or (v == best_v and s < best):
+            best = s
+            best_v = v
+    return best
+
+
+@njit(cache=True)
+def shipwright(gs, seat, legal, nl):
+    """``HeuristicPlayer._shipwright``: max of (prio * levels to target, -section)."""
+    st, pp = gs[1], gs[7]
+    best = NONE
+    best_v = 0.0
+    for i in range(nl):
+        s = legal[i]
+        if s == NONE:
+            continue
+        v = pp[seat, PRIO0 + s] * max(0.0, pp[seat, TARGET0 + s] - st[seat, S_RING + s])
+        if best == NONE or v > best_v or (v == best_v and s < best):
+            best = s
+            best_v = v
+    return best
+
+
+@njit(cache=True, inline="always")
+def seen(gs, seat):
+    """``HeuristicPlayer.act``'s ``_month`` and ``_gold`` (every asked decision)."""
+    g, st, pp = gs[0], gs[1], gs[7]
+    pp[seat, PP_MONTH_SEEN] = g[G_MONTH]
+    pp[seat, PP_GOLD_SEEN] = st[seat, S_GOLD]
