@@ -237,7 +237,7 @@ def test_the_record_adds_up_over_whole_games():
     those of its non-player ships plus those of player broadsides."""
     from simulator.cove.api import play_games
 
-    _, battles, summary = play_games(None, list(RULES.default_mix), 4, 400, seed=7)
+    _, battles, summary = play_games(None, list(RULES.default_mix), 4, 400, seed=7, engine="python")
     assert len(battles) > 300 and summary["battle_engine"] == "scalar"
     assert (battles.player_ships_routed <= battles.ships).all()
     assert (battles[battles.pirate == "cacafuego"].player_ships_routed == 0).all()

@@ -10,6 +10,8 @@ from simulator.cove.players import HeuristicPlayer
 from tests.test_cove_combat_cli import run
 
 ARGS = ("play", "--players", "4", "--strategies", "plunderer,brawler,tavern,balanced")
+#: the tests that patch the readable engine or players run it (the default is the compiled one)
+PY_ARGS = (*ARGS, "--engine", "python")
 
 
 def test_a_clean_run_under_the_checker_says_so():
@@ -27,10 +29,10 @@ def test_a_broken_rule_is_stopped_with_one_line(monkeypatch, tmp_path):
 
     monkeypatch.setattr(Game, "take_gold", leaky_take_gold)
     # without --check the run ends as if nothing happened
-    assert run(*ARGS, "-n", "2", "--seed", "1", "--jobs", "1").returncode == 0
+    assert run(*PY_ARGS, "-n", "2", "--seed", "1", "--jobs", "1").returncode == 0
     out = tmp_path / "o"
     proc = run(
-        *ARGS,
+        *PY_ARGS,
         "-n",
         "2",
         "--seed",
@@ -54,7 +56,7 @@ def test_a_broken_rule_is_stopped_with_one_line(monkeypatch, tmp_path):
 def test_an_illegal_choice_is_stopped_with_one_line(monkeypatch):
     monkeypatch.setattr(HeuristicPlayer, "_navigate", lambda self, obs, legal: 9)
     proc = run(
-        *ARGS, "-n", "1", "--seed", "1", "--jobs", "1", "--check", "--rotate-seats", check=False
+        *PY_ARGS, "-n", "1", "--seed", "1", "--jobs", "1", "--check", "--rotate-seats", check=False
     )
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
