@@ -2,19 +2,16 @@
 
 ``games_per_s_1core`` and ``games_per_s_2jobs`` are the compiled game (``engine="fast"``,
 :mod:`simulator.cove.fast`) on one core and with ``--jobs`` workers (default 2), playing the
-kinds it compiles: the issue-13 baselines, the ``*-v1`` mix (``strategies``). The scenario's
-default mix (the expected-value kinds) is not compiled and runs on the readable engine; it is
-timed too (``default_mix_games_per_s_1core``). ``speedup_vs_python`` is the compiled rate over
-the readable engine's on the same v1 mix, both on one core in the same run (the readable rate is
-the mean of a timing before and one after the compiled timings: the load drifts). The same run
-also times, on the readable engine and one core, the cost of better players
-(``players_speed_ratio``: default mix against the baselines, per CPU-second) and a table with one
-search player (``rollout`` in the last seat: ``rollout_games_per_s_1core``), then prints a
-cProfile summary of the readable engine's default mix (top functions by own time, own time by
-module). The last line is one JSON object.
+scenario's default mix (the expected-value kinds, ``strategies``). ``speedup_vs_python`` is the
+compiled rate over the readable engine's on the same mix, both on one core in the same run (the
+readable rate is the mean of a timing before and one after the compiled one: the load drifts).
+The same run times the v1 baselines on both engines (``baseline_*``), the cost of better players
+per CPU-second on each engine (``players_speed_ratio*``), and a table with one search player
+(``rollout``, not compiled: readable engine), then prints a cProfile summary of the readable
+engine's default mix. The last line is one JSON object.
 
-    python benchmarks/cove_game.py [--games 2000] [--fast-games 20000] [--jobs 2]
-        [--profile-games 200] [--rollout-games 40]
+    python benchmarks/cove_game.py [--games 300] [--fast-games 4000] [--v1-games 20000]
+        [--jobs 2] [--profile-games 100] [--rollout-games 40]
 
 The machine's load average is printed with the figures: on a shared machine the throughput
 scales down with it.
@@ -63,10 +60,11 @@ def _rate(scen, mix, n, jobs, seed, engine) -> tuple[float, float, float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=2000, help="games per readable-engine timing")
-    ap.add_argument("--fast-games", type=int, default=20000, help="games per compiled timing")
+    ap.add_argument("--games", type=int, default=300, help="games per readable-engine timing")
+    ap.add_argument("--fast-games", type=int, default=4000, help="games per compiled timing")
+    ap.add_argument("--v1-games", type=int, default=20000, help="compiled v1-mix games")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--profile-games", type=int, default=200)
+    ap.add_argument("--profile-games", type=int, default=100)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--rollout-games", type=int, default=40)
     args = ap.parse_args(argv)
@@ -75,27 +73,28 @@ def main(argv=None) -> int:
     mix = list(scen.rules.default_mix)
     v1_mix = [f"{k}-v1" for k in mix]
     t = time.perf_counter()
-    play_games(scen, v1_mix, len(v1_mix), 20, seed=1, n_jobs=1, quiet=False, engine="fast")
+    play_games(scen, mix, len(mix), 20, seed=1, n_jobs=1, quiet=False, engine="fast")
     first_fast = time.perf_counter() - t  # compile (said on stderr) or load from the cache
-    play_games(scen, mix, len(mix), 20, seed=1, n_jobs=1, engine="python")  # warm caches
-    play_games(scen, v1_mix, len(v1_mix), 20, seed=1, n_jobs=1, engine="python")
-    # interleaved on one core: readable baselines, compiled baselines, readable again, default mix
-    v1_a, _, v1_cpu_a = _rate(scen, v1_mix, args.games, 1, args.seed, "python")
-    fast1, tf1, fast_cpu = _rate(scen, v1_mix, args.fast_games, 1, args.seed, "fast")
-    v1_b, _, v1_cpu_b = _rate(scen, v1_mix, args.games, 1, args.seed, "python")
-    v1_rate, v1_cpu = (v1_a + v1_b) / 2, (v1_cpu_a + v1_cpu_b) / 2
-    one, t1, one_cpu = _rate(scen, mix, args.games, 1, args.seed, "python")
+    play_games(scen, mix, len(mix), 10, seed=1, n_jobs=1, engine="python")  # warm caches
+    # interleaved on one core: readable default mix, compiled, readable again (the load drifts)
+    py_a, _, py_cpu_a = _rate(scen, mix, args.games, 1, args.seed, "python")
+    fast1, tf1, fast_cpu = _rate(scen, mix, args.fast_games, 1, args.seed, "fast")
+    py_b, _, py_cpu_b = _rate(scen, mix, args.games, 1, args.seed, "python")
+    py_rate, py_cpu = (py_a + py_b) / 2, (py_cpu_a + py_cpu_b) / 2
+    v1_fast1, tv1, v1_fast_cpu = _rate(scen, v1_mix, args.v1_games, 1, args.seed, "fast")
+    v1_py, _, v1_py_cpu = _rate(scen, v1_mix, args.games, 1, args.seed, "python")
     roll_mix = [*mix[:-1], "rollout"]
     roll, troll, roll_cpu = _rate(scen, roll_mix, args.rollout_games, 1, args.seed, "python")
     # start the worker pool first (loky keeps it), so the figure is throughput, not start-up
     t = time.perf_counter()
-    Parallel(n_jobs=args.jobs)(delayed(_warm)(v1_mix) for _ in range(2 * args.jobs))
+    Parallel(n_jobs=args.jobs)(delayed(_warm)(mix) for _ in range(2 * args.jobs))
     startup = time.perf_counter() - t
-    many, tj, _ = _rate(scen, v1_mix, args.fast_games, args.jobs, args.seed, "fast")
+    many, tj, _ = _rate(scen, mix, args.fast_games, args.jobs, args.seed, "fast")
+    v1_many, tv1j, _ = _rate(scen, v1_mix, args.v1_games, args.jobs, args.seed, "fast")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    speedup = fast1 / v1_rate
+    speedup = fast1 / py_rate
     print("Pirate's Cove full games, 4 players, scenario standard")
-    print(f"compiled engine (fast), the kinds it compiles: {','.join(v1_mix)}")
+    print(f"compiled engine (fast), the default mix: {','.join(mix)}")
     print(f"{'jobs':>6} {'games':>7} {'seconds':>9} {'games/s':>9}")
     print(f"{1:>6} {args.fast_games:>7} {tf1:>9.2f} {fast1:>9.1f}")
     print(
@@ -107,19 +106,24 @@ def main(argv=None) -> int:
         f"one core: {fast_cpu:.1f} compiled games per CPU-second"
     )
     print(
-        f"readable engine (python), same mix, one core: {v1_rate:.1f} games/s ({v1_a:.1f} "
-        f"before, {v1_b:.1f} after the compiled timing): speedup_vs_python {speedup:.1f}x"
+        f"readable engine (python), same mix, one core: {py_rate:.1f} games/s ({py_a:.1f} "
+        f"before, {py_b:.1f} after the compiled timing): speedup_vs_python {speedup:.1f}x"
+    )
+    print(
+        f"the v1 baselines ({','.join(v1_mix)}), compiled: {v1_fast1:.1f} games/s on one core "
+        f"({tv1:.1f} s), {v1_many:.1f} with {args.jobs} jobs ({tv1j:.1f} s); readable "
+        f"{v1_py:.1f} games/s: {v1_fast1 / v1_py:.1f}x"
     )
     print(f"load average (1 min) during the run: {load:.2f} on {os.cpu_count()} cores")
     print(
-        f"readable engine, one core: default mix ({','.join(mix)}; not compiled) {one:.1f} "
-        f"games/s in {t1:.1f} s, {one_cpu:.1f} per CPU-second: {one_cpu / v1_cpu:.3f}x the "
-        "baselines' rate per CPU-second"
+        f"cost of the better players, per CPU-second, readable engine: default mix "
+        f"{py_cpu:.1f}, baselines {v1_py_cpu:.1f} ({py_cpu / v1_py_cpu:.3f}x); compiled: "
+        f"{fast_cpu:.1f} and {v1_fast_cpu:.1f} ({fast_cpu / v1_fast_cpu:.3f}x)"
     )
     print(
         f"readable engine, one core: {args.rollout_games} games with a search player "
-        f"({','.join(roll_mix)}) in {troll:.1f} s: {roll:.2f} games/s, {roll_cpu:.2f} per "
-        "CPU-second"
+        f"({','.join(roll_mix)}; rollout is not compiled) in {troll:.1f} s: {roll:.2f} games/s, "
+        f"{roll_cpu:.2f} per CPU-second"
     )
 
     prof = cProfile.Profile()
@@ -158,14 +162,14 @@ def main(argv=None) -> int:
                 "benchmark": "cove_game",
                 "players": 4,
                 "engine": "fast (simulator.cove.fast, compiled; die for die the readable one)",
-                "strategies": v1_mix,
+                "strategies": mix,
                 "games": args.fast_games,
                 "games_per_s_1core": round(fast1, 1),
                 "games_per_s_2jobs": round(many, 1),
                 "jobs": args.jobs,
                 "games_per_cpu_s_1core": round(fast_cpu, 1),
                 "speedup_vs_python": round(speedup, 1),
-                "python_games_per_s_1core": round(v1_rate, 1),
+                "python_games_per_s_1core": round(py_rate, 1),
                 "python_games": args.games,
                 "first_fast_call_s": round(first_fast, 1),
                 "pool_startup_s": round(startup, 1),
@@ -174,15 +178,16 @@ def main(argv=None) -> int:
                 "target_met": many >= TARGET,
                 "floor_met": many >= TARGET_FLOOR,
                 "load_avg_1min": round(load, 2),
-                "default_mix_strategies": mix,
-                "default_mix_engine": "python (the expected-value kinds are not compiled)",
-                "default_mix_games_per_s_1core": round(one, 1),
-                "default_mix_games_per_cpu_s_1core": round(one_cpu, 1),
                 "baseline_strategies": v1_mix,
-                "baseline_games_per_s_1core": round(v1_rate, 1),
-                "baseline_games_per_cpu_s_1core": round(v1_cpu, 1),
-                "players_speed_ratio": round(one_cpu / v1_cpu, 3),  # per CPU-second, python
+                "baseline_games": args.v1_games,
+                "baseline_games_per_s_1core": round(v1_fast1, 1),
+                "baseline_games_per_s_2jobs": round(v1_many, 1),
+                "baseline_python_games_per_s_1core": round(v1_py, 1),
+                "baseline_speedup_vs_python": round(v1_fast1 / v1_py, 1),
+                "players_speed_ratio": round(py_cpu / v1_py_cpu, 3),  # per CPU-second, python
+                "players_speed_ratio_compiled": round(fast_cpu / v1_fast_cpu, 3),
                 "rollout_strategies": roll_mix,
+                "rollout_engine": "python (rollout is not compiled)",
                 "rollout_games": args.rollout_games,
                 "rollout_games_per_s_1core": round(roll, 2),
                 "rollout_games_per_cpu_s_1core": round(roll_cpu, 2),

@@ -2,6 +2,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -34,9 +36,46 @@ def _engines():
     }
 
 
-#: engines compiled side by side on a cold cache (the Pirate's Cove game takes about as long as
-#: the three others together, so two processes keep both cores of CI busy)
-COMPILE_GROUPS = (("cove-game",), ("cove-kernel", "express", "hunt"))
+#: engines compiled side by side on a cold cache by the controlling process, before any test
+#: starts (the three smaller engines together take about two minutes on 2 cores)
+COMPILE_GROUPS = (("cove-kernel", "express", "hunt"),)
+#: the Pirate's Cove game engine takes about five minutes cold on a free core: it compiles in a
+#: background process while the tests that never play a full Pirate's Cove game run; every other
+#: test waits for it (:func:`_cove_game_compiled`), then loads it from the cache
+BACKGROUND = "cove-game"
+#: test files that never play a compiled Pirate's Cove game (they need not wait for it); a file
+#: missing here only waits, so the list errs towards waiting
+NO_COVE_GAME = frozenset(
+    {
+        "test_cove_combat.py",
+        "test_cove_combat_invariants.py",
+        "test_cove_combat_kernel.py",
+        "test_cove_combat_scalar.py",
+        "test_cove_combat_support.py",
+        "test_cove_duel.py",
+        "test_cove_duel_cards.py",
+        "test_cove_fast_company.py",  # compiles only the company estimate (and the kernel)
+        "test_cove_fast_lone.py",  # compiles only the lone solver
+        "test_cove_odds.py",
+        "test_dice.py",
+        "test_express_battle.py",
+        "test_express_commanders.py",
+        "test_express_fleets.py",
+        "test_express_racing.py",
+        "test_hunt_fast.py",
+        "test_hunt_moves.py",
+        "test_hunt_plan.py",
+        "test_hunt_variants.py",
+        "test_runner.py",
+        "test_sequential.py",
+        "test_stats.py",
+        "test_strategy_schema.py",
+    }
+)
+#: environment variable naming the background compile's status file ("ok" or "failed")
+STATUS_ENV = "BROADSIDE_TEST_COVE_GAME_STATUS"
+#: longest wait for the background compile (it never takes this long; a hang fails loudly)
+WAIT_S = 1800
 
 
 def compile_engines(names) -> None:
@@ -49,23 +88,58 @@ def compile_engines(names) -> None:
         ensure_compiled(engine, warm, quiet=True)
 
 
-def pytest_sessionstart(session):
-    """Compile the numba engines once, quietly, before any test: a test that counts the lines a
-    command prints on stderr must not see the one-off "compiling the ... engine" note, whatever
-    order the tests run in (tests/test_compiled.py checks that note on a kernel of its own).
+def compile_in_background(status: str) -> None:
+    """The background process: compile the Pirate's Cove game, then write ``ok`` to ``status``
+    (``failed`` and the error if it failed)."""
+    try:
+        compile_engines((BACKGROUND,))
+    except BaseException as exc:
+        Path(status).write_text(f"failed: {type(exc).__name__}: {exc}")
+        raise
+    Path(status).write_text("ok")
 
-    On a cold cache the controlling process compiles the groups of :data:`COMPILE_GROUPS` in
-    parallel subprocesses that fill numba's on-disk cache; then every process (the controller,
-    or each pytest-xdist worker) loads the engines from the cache."""
+
+_BACKGROUND_PROC = None
+
+
+def pytest_sessionstart(session):
+    """Compile the numba engines once, quietly: a test that counts the lines a command prints on
+    stderr must not see the one-off "compiling the ... engine" note, whatever order the tests run
+    in (tests/test_compiled.py checks that note on a kernel of its own).
+
+    On a cold cache the controlling process starts the Pirate's Cove game compile in a
+    background process (:data:`BACKGROUND`) and compiles :data:`COMPILE_GROUPS` in parallel
+    subprocesses, waiting for those only; the tests of :data:`NO_COVE_GAME` then run while the
+    game compiles, the others wait for it (:func:`_cove_game_compiled`). Every process (the
+    controller, or each pytest-xdist worker) loads the engines from the cache."""
+    import os
+    import tempfile
+
     from simulator.compiled import is_cached
 
+    global _BACKGROUND_PROC
     if not hasattr(session.config, "workerinput"):  # not an xdist worker: compile for all
         engines = _engines()
-        cold = [
-            group
-            for group in COMPILE_GROUPS
-            if not all(is_cached(d) for name in group for d in engines[name][0].dispatchers)
-        ]
+
+        def cached(names) -> bool:
+            return all(is_cached(d) for name in names for d in engines[name][0].dispatchers)
+
+        fd, status = tempfile.mkstemp(prefix="broadside-cove-game-", suffix=".status")
+        os.close(fd)
+        os.environ[STATUS_ENV] = status  # inherited by the xdist workers started after this
+        if cached((BACKGROUND,)):
+            Path(status).write_text("ok")
+        else:
+            Path(status).write_text("")
+            _BACKGROUND_PROC = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    f"import conftest; conftest.compile_in_background({status!r})",
+                ],
+                cwd=Path(__file__).parent,
+            )
+        cold = [group for group in COMPILE_GROUPS if not cached(group)]
         procs = [
             subprocess.Popen(
                 [sys.executable, "-c", f"import conftest; conftest.compile_engines({group!r})"],
@@ -77,3 +151,48 @@ def pytest_sessionstart(session):
         if failed:
             raise RuntimeError(f"compiling the numba engines failed: {failed}")
     compile_engines([name for group in COMPILE_GROUPS for name in group])
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Stop a background compile nobody waited for (a run of a few fast tests)."""
+    import os
+
+    if _BACKGROUND_PROC is not None and _BACKGROUND_PROC.poll() is None:
+        _BACKGROUND_PROC.wait()  # let it finish writing numba's cache (never left half-written)
+    status = os.environ.get(STATUS_ENV)
+    if status and not hasattr(session.config, "workerinput"):
+        Path(status).unlink(missing_ok=True)
+
+
+_GAME_READY = False
+
+
+def _wait_for_cove_game() -> None:
+    import os
+    import time
+
+    global _GAME_READY
+    if _GAME_READY:
+        return
+    status = os.environ.get(STATUS_ENV)
+    if status:
+        started = time.monotonic()
+        while True:
+            text = Path(status).read_text() if Path(status).exists() else "ok"
+            if text == "ok":
+                break
+            if text.startswith("failed"):
+                raise RuntimeError(f"compiling the Pirate's Cove game engine {text}")
+            if time.monotonic() - started > WAIT_S:
+                raise RuntimeError(f"the Pirate's Cove game engine compile took over {WAIT_S} s")
+            time.sleep(0.5)
+    compile_engines((BACKGROUND,))  # loads it from the cache (or compiles it, without xdist)
+    _GAME_READY = True
+
+
+@pytest.fixture(autouse=True)
+def _cove_game_compiled(request):
+    """Every test outside :data:`NO_COVE_GAME` waits for the compiled Pirate's Cove game."""
+    if Path(str(request.node.fspath)).name not in NO_COVE_GAME:
+        _wait_for_cove_game()
+    yield

@@ -93,7 +93,7 @@ def test_seats_drawn_from_the_equilibrium_play_whole_slices_with_no_seat_effect(
 def test_the_report_part_says_plainly_when_there_is_no_population(tmp_path, monkeypatch):
     monkeypatch.setattr(sp, "population_dir", lambda game: tmp_path / game)
     sec = Section("toy", "Toy")
-    ctx = SimpleNamespace(jobs=1)
+    ctx = SimpleNamespace(jobs=1, engine_for=lambda api: None)
     out = strong_play(
         ctx, sec, toy, toy.load(), 1, game="toy", n=64, mix=["rock"], stem_prefix="toy"
     )
@@ -107,7 +107,7 @@ def test_a_population_of_another_scenario_is_listed_and_not_used(tmp_path, monke
     _write(tmp_path / "toy", scen, scenario_hash="0123456789abcdef")
     sec = Section("toy", "Toy")
     out = strong_play(
-        SimpleNamespace(jobs=1),
+        SimpleNamespace(jobs=1, engine_for=lambda api: None),
         sec,
         toy,
         scen,
@@ -132,7 +132,7 @@ def test_the_report_part_measures_under_a_usable_population(tmp_path, monkeypatc
     _write(tmp_path / "toy", scen)
     sec = Section("toy", "Toy")
     out = strong_play(
-        SimpleNamespace(jobs=1),
+        SimpleNamespace(jobs=1, engine_for=lambda api: None),
         sec,
         toy,
         scen,
