@@ -308,6 +308,14 @@ def duel_odds(tab, st, oc, hits, my_speed, o):
         their = min(their, view_hits_to_rout(prm, par, st, o, sec))
     their_dice = view_dice(val, par, st, o)
     osp = view_speed(val, par, st, o)
+    return duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V)
+
+
+@njit(cache=True)
+def duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V):
+    """The duel chain's odds for our track ``trk`` (``hits`` to rout us) against an opponent
+    needing ``their`` hits and rolling ``their_dice``: the faster ship fires first; equal
+    speeds, the mean of both orders (the readable players' ``sum(...) / len(firsts)``)."""
     if my_speed == osp:
         got = 0.0
         got += win_probability(trk, hits + 1, their, their_dice, hits, True, 0, 99, pmf, ck, cv, V)
@@ -732,7 +740,7 @@ def _bview_hits(prm, pos, art, php, psec, a, sec):
 
 
 @njit(cache=True)
-def _first_npc(bt):
+def first_npc(bt):
     """``BattleView.npc``: the first present fighting non-player ship, else the first fighting
     one (-1: none); and whether it is present (``npc_fighting``)."""
     nst, bg = bt[12], bt[13]
@@ -803,7 +811,7 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
             for s in range(S):
                 if s != a and present[s]:
                     fastest = max(fastest, _bspeed(tab, bt, s))
-            j, fighting = _first_npc(bt)
+            j, fighting = first_npc(bt)
             if fighting:
                 fastest = max(fastest, npc[bt[12][j, NS_ROW], N_SAILS])
             if _bspeed(tab, bt, a) <= fastest:
@@ -852,7 +860,7 @@ def weakest(tab, gs, bt, a, exclude, navy):
     bg = bt[13]
     seat = bsh[a, BS_SEAT] if a >= 0 else bg[BG_CONTROLLER]  # the navy: its controller
     if not navy:
-        j, fighting = _first_npc(bt)
+        j, fighting = first_npc(bt)
         if fighting:
             return -1, HULL
     S = bg[BG_S]
@@ -913,7 +921,7 @@ def broadside(tab, gs, oc, bt, a, volley):
     volley[0] = -1
     volley[1] = -1
     volley[2] = -1
-    j, fighting = _first_npc(bt)
+    j, fighting = first_npc(bt)
     nh = bst[a, BT_HAND_N]
     if pp[seat, PP_IS_RANDOM] != 0.0:  # _random_broadside
         if fighting:

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from simulator.cove.fast import company, lone
-from simulator.cove.fast.odds import new_cache, win_probability
+from simulator.cove.fast.odds import new_cache
 from simulator.cove.fast.packed import (
     C_GRAPESHOT,
     C_GRAPPLE,
@@ -96,7 +96,7 @@ from simulator.cove.fast.packed import (
     TC_TAVERN,
     TREASURE,
 )
-from simulator.cove.fast.players import has_map, py_floordiv, view_speed
+from simulator.cove.fast.players import duel_mean, has_map, py_floordiv, view_speed
 from simulator.cove.fast.rng import random
 from simulator.cove.rules import CoveRules
 
@@ -281,16 +281,7 @@ def duel_odds(tab, gs, oc, me, hits, trk, o):
     their_dice = lone.dice(oc[4], s9, st[o, S_PARROT], 0)
     my_speed = view_speed(val, par, st, me)
     osp = view_speed(val, par, st, o)
-    if my_speed == osp:
-        got = 0.0
-        got += win_probability(trk, hits + 1, their, their_dice, hits, True, 0, 99, pmf, ck, cv, V)
-        got += win_probability(trk, hits + 1, their, their_dice, hits, False, 0, 99, pmf, ck, cv, V)
-        return got / 2
-    got = 0.0
-    got += win_probability(
-        trk, hits + 1, their, their_dice, hits, my_speed > osp, 0, 99, pmf, ck, cv, V
-    )
-    return got / 1
+    return duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V)
 
 
 # ------------------------------------------------------------------ values

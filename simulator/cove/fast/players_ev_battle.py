@@ -87,6 +87,7 @@ from simulator.cove.fast.packed import (
     PP,
     SAILS,
 )
+from simulator.cove.fast.players import first_npc
 from simulator.cove.fast.rng import integers
 
 # the seat's parameter columns of pp (the heuristic kind's names, scenarios/cove/standard.toml)
@@ -169,21 +170,6 @@ def battle_state(tab, bt, s, out):
             prot += php[s] - ps
         out[4 + k] = prot
     out[8] = ps
-
-
-@njit(cache=True)
-def first_npc(bt):
-    """``BattleView.npc``: the first present fighting non-player ship, else the first fighting
-    one (-1: none); and whether it is present (``npc_fighting``)."""
-    nst, bg = bt[12], bt[13]
-    first = -1
-    for j in range(bg[BG_NNPC]):
-        if nst[j, NS_FIGHTS] != 0:
-            if nst[j, NS_PRESENT] != 0:
-                return j, True
-            if first < 0:
-                first = j
-    return first, False
 
 
 @njit(cache=True)
