@@ -9,10 +9,12 @@ Every function here is a rule of its own, called by the full game's battle
 (:mod:`simulator.cove.fast.battle`), by the battle kernel (:mod:`simulator.cove.combat_kernel`)
 and by the compiled players' odds (:mod:`simulator.cove.fast.players`):
 
-* :func:`hit_section` -- a hit on a section goes to its Artisan, then to the parrot sitting there
-  (wounds, then kills it: fame lost; with ``parrot_absorbs_hits`` the ring does not move), then
-  moves the ring left; a ring pushed off the mat destroys the section (a rout to resolve);
-* :func:`hits_to_rout` -- ring steps plus the protection left on a section;
+* :func:`absorb` -- a hit on a section goes to its Artisan, then to the parrot sitting there
+  (with ``parrot_absorbs_hits`` the ring does not move), then moves the ring left;
+  :func:`ring_after` -- a ring pushed off the mat destroys the section (a rout to resolve);
+  :func:`hit_section` applies both to the array layout (a dead parrot: fame lost);
+* :func:`rout_hits` / :func:`hits_to_rout` -- ring steps plus the protection left on a section;
+  :func:`weakest_of` -- the section with the fewest, the first of equals;
 * :func:`speed` -- sails plus Favourable wind / Overboard bonus plus a living Squire Trelawney;
 * :func:`num_dice` -- min(crew, cannons); Grapple: crew; Long John Silver: fixed; Billy Bones:
   cannons (a living parrot's power only);
@@ -74,44 +76,89 @@ def die(dice, dctx, rs):
 
 
 @njit(cache=True, inline="always")
+def absorb(k, art_left, parrot_left, parrot_here, absorbs):
+    """How ``k`` hits on one section split, the rule every state layout applies: the Artisan
+    there takes the first (``art_left``: hits it still absorbs), then the parrot sitting there
+    (``parrot_here``; ``parrot_left``: hits it still takes), then the ring -- which the parrot's
+    share does not reach when ``absorbs`` (``combat.parrot_absorbs_hits``) is on. Returns
+    ``(Artisan's hits, parrot's hits, ring steps)``; all 0 when ``k <= 0``."""
+    if k <= 0:
+        return 0, 0, 0
+    a = min(art_left, k) if art_left > 0 else 0
+    k -= a
+    p = 0
+    if k > 0 and parrot_here and parrot_left > 0:
+        p = min(parrot_left, k)
+        if absorbs:
+            k -= p
+    return a, p, k
+
+
+@njit(cache=True, inline="always")
+def ring_after(pos, steps):
+    """A ring at ``pos`` moved ``steps`` left: ``(new position, destroyed)``; a ring pushed off
+    the mat (to 0 or below) destroys the section, a rout to resolve."""
+    if steps <= 0:
+        return pos, False
+    v = pos - steps
+    if v <= 0:
+        return 0, True
+    return v, False
+
+
+@njit(cache=True, inline="always")
+def rout_hits(ring, art_left, parrot_left, parrot_here, absorbs):
+    """Hits that destroy a section: its ring steps, the Artisan's hits left, and the parrot's
+    sitting there (counted only when it absorbs hits)."""
+    h = ring + art_left
+    if absorbs and parrot_here and parrot_left > 0:
+        h += parrot_left
+    return h
+
+
+@njit(cache=True, inline="always")
+def weakest_of(h0, h1, h2, h3):
+    """The section (SECTIONS index) with the fewest hits to destroy; the first of equals."""
+    best = 0
+    bh = h0
+    if h1 < bh:
+        best = 1
+        bh = h1
+    if h2 < bh:
+        best = 2
+        bh = h2
+    if h3 < bh:
+        best = 3
+    return best
+
+
+@njit(cache=True, inline="always")
 def hit_section(pos, art, php, psec, was_hit, fame, fcol, s, sec, k, absorbs, parrot_loss):
-    """``k`` hits on section ``sec`` of ship ``s``: Artisan first (``art``: hits it still
-    absorbs), then the parrot sitting there (``php``: hits it still takes, ``psec[s]`` its
-    section), then the ring. ``fame[s, fcol]`` loses ``parrot_loss`` when the parrot dies.
-    Returns 1 when the ring fell off the mat (a rout to resolve), else 0. The caller checks that
-    the ship is still in the battle."""
+    """``k`` hits on section ``sec`` of ship ``s`` (:func:`absorb`, :func:`ring_after`) in the
+    array layout of the full game and the battle kernel: ``art`` the Artisan's hits left,
+    ``php`` the parrot's hits left, ``psec[s]`` its section; ``fame[s, fcol]`` loses
+    ``parrot_loss`` when the parrot dies. Returns 1 when the ring fell off the mat (a rout to
+    resolve), else 0. The caller checks that the ship is still in the battle."""
     if k <= 0:
         return 0
     was_hit[s] = True
-    a = art[s, sec]
+    a, p, steps = absorb(k, art[s, sec], php[s], psec[s] == sec, absorbs)
     if a > 0:
-        a = min(a, k)
         art[s, sec] -= a
-        k -= a
-    if k > 0 and php[s] > 0 and psec[s] == sec:
-        p = min(php[s], k)
+    if p > 0:
         php[s] -= p
-        if absorbs:
-            k -= p
         if php[s] == 0:
             fame[s, fcol] -= parrot_loss
-    if k > 0:
-        v = pos[s, sec] - k
-        if v <= 0:
-            pos[s, sec] = 0
-            return 1
+    v, destroyed = ring_after(pos[s, sec], steps)
+    if steps > 0:
         pos[s, sec] = v
-    return 0
+    return 1 if destroyed else 0
 
 
 @njit(cache=True, inline="always")
 def hits_to_rout(pos, art, php, psec, s, sec, absorbs):
-    """Hits that destroy section ``sec`` of ship ``s``: ring steps + Artisan + the parrot sitting
-    there (counted only when it absorbs hits)."""
-    h = pos[s, sec] + art[s, sec]
-    if absorbs and php[s] > 0 and psec[s] == sec:
-        h += php[s]
-    return h
+    """:func:`rout_hits` of section ``sec`` of ship ``s`` in the array layout."""
+    return rout_hits(pos[s, sec], art[s, sec], php[s], psec[s] == sec, absorbs)
 
 
 @njit(cache=True, inline="always")
@@ -255,6 +302,7 @@ def regenerate(hull, hull_start, allowance, max_hull):
 __all__ = [
     "DICE_BLOCK",
     "DX_LEN",
+    "absorb",
     "die",
     "fire_threshold",
     "hit_section",
@@ -265,7 +313,10 @@ __all__ = [
     "num_dice",
     "refill",
     "regenerate",
+    "ring_after",
     "roll_off",
+    "rout_hits",
     "sort_desc",
     "speed",
+    "weakest_of",
 ]
