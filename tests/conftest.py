@@ -57,6 +57,7 @@ NO_COVE_GAME = frozenset(
         "test_cove_fast_company.py",  # compiles only the company estimate (and the kernel)
         "test_cove_fast_lone.py",  # compiles only the lone solver
         "test_cove_odds.py",
+        "test_cove_rule_core.py",  # compiles only the rule core
         "test_dice.py",
         "test_express_battle.py",
         "test_express_commanders.py",
@@ -102,6 +103,19 @@ def compile_in_background(status: str) -> None:
 _BACKGROUND_PROC = None
 
 
+def _only_files_without_the_game(args) -> bool:
+    """True when the command line names only test files of :data:`NO_COVE_GAME` (a targeted
+    run of the combat, odds or other games' tests): no background compile of the Pirate's Cove
+    game is started for it."""
+    if not args:
+        return False
+    for arg in args:
+        path = Path(str(arg).split("::", 1)[0])
+        if path.suffix != ".py" or path.name not in NO_COVE_GAME:
+            return False
+    return True
+
+
 def pytest_sessionstart(session):
     """Compile the numba engines once, quietly: a test that counts the lines a command prints on
     stderr must not see the one-off "compiling the ... engine" note, whatever order the tests run
@@ -127,8 +141,8 @@ def pytest_sessionstart(session):
         fd, status = tempfile.mkstemp(prefix="broadside-cove-game-", suffix=".status")
         os.close(fd)
         os.environ[STATUS_ENV] = status  # inherited by the xdist workers started after this
-        if cached((BACKGROUND,)):
-            Path(status).write_text("ok")
+        if cached((BACKGROUND,)) or _only_files_without_the_game(session.config.args):
+            Path(status).write_text("ok")  # nothing to wait for (a test that plays it compiles)
         else:
             Path(status).write_text("")
             _BACKGROUND_PROC = subprocess.Popen(
