@@ -16,8 +16,14 @@ import pytest
 from scenarios import load_scenario
 from simulator.cove.battle import FAME_CAUSES, OUTCOMES, BattleShip, resolve_battle
 from simulator.cove.combat import BatchResult, simulate_battles
-from simulator.cove.combat_policies import RoyalNavyPolicy, RulePolicy
-from simulator.cove.duel import DuelShip, exact_duel
+from simulator.cove.combat_policies import (
+    HeuristicCardPolicy,
+    RoyalNavyPolicy,
+    RulePolicy,
+    policy_from_name,
+)
+from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, exact_duel
+from simulator.cove.lethality import Build, duel_engine, lethality_table
 from simulator.cove.rules import CoveRules
 from tests.test_cove_combat_kernel import DieStream
 
@@ -182,6 +188,34 @@ def test_the_scalar_path_is_resolve_battle_in_a_row_on_the_callers_generator():
     assert res.dice_used == dice
     # the three ships tie on speed: each of them captures it in some battle (roll-offs)
     assert sorted(set(res.captured_by.tolist())) == [0, 1, 2]
+
+
+def test_no_command_reaches_the_scalar_path():
+    """The batches the commands build, as they build them (simulator/cove/commands.py ``duel -n``
+    and lethality.lethality_table's company rows): every one is the kernel's -- each policy name,
+    every fighting opponent and a ship duel, the two card policies with a hand, 1-4 company ships
+    (the pirates at Treasure Island, the Royal Navy at an outer island)."""
+    ship, mate = Build("a", (4, 4, 4, 4), "hull"), Build("b", (2, 2, 2, 2), None)
+    cards = ("smoke", "grapeshot", "powder_keg")
+    for name in ("stand", "flee-when-hit", "flee-when-critical", "flee-after-3"):
+        for opp in FIGHTING_OPPONENTS:
+            assert duel_engine(RULES, (ship,), opp, (name,))[0] == "kernel", (name, opp)
+            for company in range(1, 5):
+                island = "hull" if opp == "royal_navy" else "treasure_island"
+                builds = (ship,) + (mate,) * company
+                got = duel_engine(RULES, builds, opp, (name,) * (company + 1), island)
+                assert got == ("kernel", "the kernel covers it"), (name, opp, company)
+        assert duel_engine(RULES, (ship, mate), None, (name, "stand"))[0] == "kernel", name
+        flee = policy_from_name(name)
+        solved = exact_duel(RULES, ship.duel_ship(), "blackbeard", flee, cards=cards)
+        for pol in (
+            solved.card_play.policy(flee),
+            HeuristicCardPolicy.from_rules(RULES, flee),
+        ):
+            got = duel_engine(RULES, (ship,), "blackbeard", (pol,), cards=cards)
+            assert got == ("kernel", "the kernel covers it"), (name, type(pol).__name__)
+    table = lethality_table(RULES, [ship], company=4, n=200, seed=1)
+    assert set(table["engine"]) == {"kernel"}
 
 
 def test_royal_navy_controller_policy_is_used_on_the_batch():

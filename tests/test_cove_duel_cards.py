@@ -492,6 +492,7 @@ def test_duel_cli_with_cards_exact_and_monte_carlo_agree_within_4_se():
         ).stdout
     )
     assert mc["method"] == "monte-carlo" and mc["card_policy"] == "optimal"
+    assert (mc["engine"], mc["engine_reason"]) == ("kernel", "the kernel covers it")
     for k in ("win", "routed", "routed_while_sinking"):
         p = ex[k]
         assert abs(mc[k] - p) <= 4 * max((p * (1 - p) / n) ** 0.5, 1 / n), k
