@@ -2,19 +2,24 @@
 
 Measures (a) battles per second of the compiled kernel (simulator.cove.combat_kernel, what
 ``simulate_battles`` uses for the battles it covers) for a player-vs-player duel and for a ship
-against Blackbeard, without cards -- the headline ``battles_per_s`` / ``rng_fraction`` -- and of
-the numpy path (simulator.cove.combat, engine="numpy": ``numpy_*`` keys), (b) the scalar reference
-engine (simulator.cove.battle) on the same battles, (c) numpy int8 d6 generation per second,
-(d) the time of an exact duel table for one build (the five fighting opponents), (e) battles with
-cards and parrots on both batch engines (``cards_*`` keys: a lone ship playing its solved optimal
-card policy against Captain Hook, three ships with parrots and the players' card rule against
-Blackbeard, a ship duel with rule-played cards), and (f) ``cove duel --cards`` as the command runs
-it (seeded chunks through the runner) with 2 jobs (``duel_cards_2jobs_battles_per_s``). The kernel
-is compiled (or loaded from numba's cache) before any timing; its compile/load time is reported
-apart. Prints a table, then as its last line one JSON object.
+against Blackbeard, without cards -- the headline ``battles_per_s`` / ``rng_fraction`` -- (b) the
+scalar reference engine (simulator.cove.battle) on the same battles, (c) numpy int8 d6 generation
+per second, (d) the time of an exact duel table for one build (the five fighting opponents),
+(e) battles with cards and parrots on the kernel (``cards_*`` keys: a lone ship playing its solved
+optimal card policy against Captain Hook, three ships with parrots and the players' card rule
+against Blackbeard, a ship duel with rule-played cards), (f) ``cove duel --cards`` as the command
+runs it (seeded chunks through the runner) with 2 jobs (``duel_cards_2jobs_battles_per_s``), and
+(g) ``simulate_battles``'s scalar fallback on a battle the kernel does not cover (a policy of
+another type against Blackbeard: ``scalar_fallback_*`` keys). The kernel is compiled (or loaded
+from numba's cache) before any timing; its compile/load time is reported apart. Prints a table,
+then as its last line one JSON object.
+
+The vectorised numpy engine was retired in issue 16 (stage C); its last figures on this benchmark
+(kernel 4.28M battles/s against its 0.64M, 6.7x; with cards 1.94M against 0.17M, 11.1x; load
+3.2) are in CHANGELOG.md.
 
     python benchmarks/cove_combat.py [--batch 200000] [--scalar 3000] [--repeat 3]
-                                     [--duel-n 4000000]
+                                     [--duel-n 4000000] [--fallback 3000]
 """
 
 from __future__ import annotations
@@ -97,6 +102,16 @@ def card_battles(rules):
     }
 
 
+class FallbackRule(RulePolicy):
+    """RulePolicy's rule under another type: the kernel refuses it, so ``simulate_battles``
+    plays it on the scalar engine (what a custom policy costs)."""
+
+
+def fallback_battle():
+    """The scalar fallback's case: vs-blackbeard with a policy the kernel does not cover."""
+    return [BattleShip(0, [6, 5, 5, 5], {"hull": 0})], "blackbeard", [FallbackRule()]
+
+
 def duel_cards_task(rules):
     """The chunk task of ``cove duel --ship ... --vs captain-hook --cards smoke,grapeshot,powder-keg
     -n N``: the solved policy, the command's chunk function."""
@@ -123,11 +138,14 @@ def best_of(fn, repeat):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--batch", type=int, default=200_000, help="battles per vectorised run")
+    ap.add_argument("--batch", type=int, default=200_000, help="battles per kernel run")
     ap.add_argument("--scalar", type=int, default=3000, help="battles per scalar run")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
     ap.add_argument(
         "--duel-n", type=int, default=4_000_000, help="battles of the 2-job cove duel --cards run"
+    )
+    ap.add_argument(
+        "--fallback", type=int, default=3000, help="battles per run of the scalar fallback"
     )
     args = ap.parse_args()
     rules = load_scenario(None, CoveRules).rules
@@ -135,7 +153,7 @@ def main() -> None:
     combat_kernel.warm_up()  # numba compile or cache load: kept out of every timed section
     warm_s = time.perf_counter() - t
     rows = []
-    tot = {"kernel": [0.0, 0.0, 0], "numpy": [0.0, 0.0, 0]}  # battles, seconds, dice
+    tot = [0.0, 0.0, 0]  # kernel battles, seconds, dice
     # d6 generation is timed interleaved with the kernel runs (the machine's load drifts; the
     # fastest run of each is kept), and once more on its own below
     gen_rng = np.random.default_rng(3)
@@ -151,19 +169,17 @@ def main() -> None:
     tot_s = tot_st = 0.0
     for name, (ships, npc, pols) in battles(rules).items():
         row = {"name": name}
-        for engine in ("kernel", "numpy"):
-            rng = np.random.default_rng(1)
-            tv, res = float("inf"), None
-            for _ in range(args.repeat):
-                t = time.perf_counter()
-                res = simulate_battles(rules, ships, npc, pols, args.batch, rng, engine=engine)
-                tv = min(tv, time.perf_counter() - t)
-                if engine == "kernel":
-                    timed_generation()
-            row[engine] = (args.batch / tv, res.dice_used / args.batch)
-            tot[engine][0] += args.batch
-            tot[engine][1] += tv
-            tot[engine][2] += res.dice_used
+        rng = np.random.default_rng(1)
+        tv, res = float("inf"), None
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            res = simulate_battles(rules, ships, npc, pols, args.batch, rng, engine="kernel")
+            tv = min(tv, time.perf_counter() - t)
+            timed_generation()
+        row["kernel"] = (args.batch / tv, res.dice_used / args.batch)
+        tot[0] += args.batch
+        tot[1] += tv
+        tot[2] += res.dice_used
 
         srng = np.random.default_rng(2)
 
@@ -193,24 +209,20 @@ def main() -> None:
     best_cards_ms = (time.perf_counter() - t) * 1000
 
     scalar_per_s = tot_s / tot_st
-    # (e) battles with cards and parrots, both batch engines
+    # (e) battles with cards and parrots on the kernel
     card_rows = []
-    card_tot = {"kernel": [0.0, 0.0], "numpy": [0.0, 0.0]}
+    card_tot = [0.0, 0.0]
     for name, (ships, npc, pols) in card_battles(rules).items():
-        row = {"name": name}
-        for engine in ("kernel", "numpy"):
-            rng = np.random.default_rng(4)
-            tv = float("inf")
-            for _ in range(args.repeat):
-                t = time.perf_counter()
-                simulate_battles(rules, ships, npc, pols, args.batch, rng, engine=engine)
-                tv = min(tv, time.perf_counter() - t)
-            row[engine] = args.batch / tv
-            card_tot[engine][0] += args.batch
-            card_tot[engine][1] += tv
-        card_rows.append(row)
-    cards_kernel = card_tot["kernel"][0] / card_tot["kernel"][1]
-    cards_numpy = card_tot["numpy"][0] / card_tot["numpy"][1]
+        rng = np.random.default_rng(4)
+        tv = float("inf")
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            simulate_battles(rules, ships, npc, pols, args.batch, rng, engine="kernel")
+            tv = min(tv, time.perf_counter() - t)
+        card_rows.append({"name": name, "kernel": args.batch / tv})
+        card_tot[0] += args.batch
+        card_tot[1] += tv
+    cards_kernel = card_tot[0] / card_tot[1]
     # (f) cove duel --cards as the command runs it: seeded chunks, 2 worker processes
     duel_task, duel_n = duel_cards_task(rules), args.duel_n
     run_chunks(  # warm
@@ -223,41 +235,47 @@ def main() -> None:
         block_size=MC_BLOCK_SIZE,
     )  # fmt: skip
     duel_2jobs = duel_n / (time.perf_counter() - t)
+    # (g) the scalar fallback of simulate_battles on a battle the kernel does not cover
+    fb_ships, fb_npc, fb_pols = fallback_battle()
+    frng = np.random.default_rng(5)
+    tf, fres = float("inf"), None
+    for _ in range(args.repeat):
+        t = time.perf_counter()
+        fres = simulate_battles(rules, fb_ships, fb_npc, fb_pols, args.fallback, frng)
+        tf = min(tf, time.perf_counter() - t)
+    assert fres.engine == "scalar", fres.engine
+    fallback_per_s = args.fallback / tf
+    vs_bb = next(r for r in rows if r["name"] == "vs-blackbeard")
 
-    def figures(engine):
-        b, secs, d = tot[engine]
-        per_s, dpb = b / secs, d / b
-        return per_s, dpb, per_s * dpb / rng_dice_per_s
-
-    battles_per_s, dice_per_battle, rng_fraction = figures("kernel")
-    np_per_s, np_dice, np_fraction = figures("numpy")
+    battles_per_s, dice_per_battle = tot[0] / tot[1], tot[2] / tot[0]
+    rng_fraction = battles_per_s * dice_per_battle / rng_dice_per_s
     print(
-        f"{'battle':<16}{'kernel/s':>12}{'numpy/s':>12}{'scalar/s':>12}{'speedup':>9}"
-        f"{'dice/battle':>13}{'(numpy)':>9}{'(scalar)':>10}"
+        f"{'battle':<16}{'kernel/s':>12}{'scalar/s':>12}{'speedup':>9}"
+        f"{'dice/battle':>13}{'(scalar)':>10}"
     )
     for r in rows:
-        k, v, sc = r["kernel"], r["numpy"], r["scalar"]
+        k, sc = r["kernel"], r["scalar"]
         print(
-            f"{r['name']:<16}{k[0]:>12,.0f}{v[0]:>12,.0f}{sc[0]:>12,.0f}{k[0] / sc[0]:>9.1f}"
-            f"{k[1]:>13.2f}{v[1]:>9.2f}{sc[1]:>10.2f}"
+            f"{r['name']:<16}{k[0]:>12,.0f}{sc[0]:>12,.0f}{k[0] / sc[0]:>9.1f}"
+            f"{k[1]:>13.2f}{sc[1]:>10.2f}"
         )
     print(
-        f"{'all':<16}{battles_per_s:>12,.0f}{np_per_s:>12,.0f}{scalar_per_s:>12,.0f}"
-        f"{battles_per_s / scalar_per_s:>9.1f}{dice_per_battle:>13.2f}{np_dice:>9.2f}"
+        f"{'all':<16}{battles_per_s:>12,.0f}{scalar_per_s:>12,.0f}"
+        f"{battles_per_s / scalar_per_s:>9.1f}{dice_per_battle:>13.2f}"
     )
     print(
         f"numpy int8 d6 generation: {rng_dice_per_s:,.0f} dice/s; "
-        f"kernel rng_fraction {rng_fraction:.3f}, "
-        f"numpy path {np_fraction:.3f}"
+        f"kernel rng_fraction {rng_fraction:.3f}"
     )
-    print(f"\n{'battle with cards':<28}{'kernel/s':>12}{'numpy/s':>12}{'kernel/numpy':>14}")
+    print(f"\n{'battle with cards':<28}{'kernel/s':>12}")
     for r in card_rows:
-        ratio = r["kernel"] / r["numpy"]
-        print(f"{r['name']:<28}{r['kernel']:>12,.0f}{r['numpy']:>12,.0f}{ratio:>14.1f}")
-    print(
-        f"{'all':<28}{cards_kernel:>12,.0f}{cards_numpy:>12,.0f}{cards_kernel / cards_numpy:>14.1f}"
-    )
+        print(f"{r['name']:<28}{r['kernel']:>12,.0f}")
+    print(f"{'all':<28}{cards_kernel:>12,.0f}")
     print(f"cove duel --cards (solved policy vs Captain Hook), 2 jobs: {duel_2jobs:,.0f} battles/s")
+    print(
+        f"scalar fallback ({fres.engine_reason}, vs Blackbeard): {fallback_per_s:,.0f} battles/s; "
+        f"the kernel on the same battle with RulePolicy {vs_bb['kernel'][0] / fallback_per_s:,.0f}x"
+    )
     print(f"kernel compile/cache load (untimed): {warm_s:.2f} s")
     print(f"exact duel table, one build x 5 opponents: {exact_ms:.1f} ms (median)")
     print(f"the same with the best card and pair per row: {best_cards_ms:.0f} ms")
@@ -269,20 +287,14 @@ def main() -> None:
         "rng_dice_per_s": round(rng_dice_per_s, 1),
         "rng_fraction": round(rng_fraction, 4),
         "engine": "kernel",
-        "numpy_battles_per_s": round(np_per_s, 1),
-        "numpy_speedup_vs_scalar": round(np_per_s / scalar_per_s, 2),
-        "numpy_dice_per_battle": round(np_dice, 3),
-        "numpy_rng_fraction": round(np_fraction, 4),
         "kernel_warmup_s": round(warm_s, 3),
         "exact_duel_table_ms": round(exact_ms, 2),
         "exact_duel_table_best_cards_ms": round(best_cards_ms, 1),
         "per_battle": {
             r["name"]: {
                 "battles_per_s": round(r["kernel"][0], 1),
-                "numpy_battles_per_s": round(r["numpy"][0], 1),
                 "scalar_battles_per_s": round(r["scalar"][0], 1),
                 "dice_per_battle": round(r["kernel"][1], 3),
-                "numpy_dice_per_battle": round(r["numpy"][1], 3),
             }
             for r in rows
         },
@@ -290,17 +302,16 @@ def main() -> None:
         "scalar_n": args.scalar,
         "cores": 1,
         "cards_battles_per_s": round(cards_kernel, 1),
-        "cards_numpy_battles_per_s": round(cards_numpy, 1),
-        "cards_kernel_vs_numpy": round(cards_kernel / cards_numpy, 2),
         "cards_per_battle": {
-            r["name"]: {
-                "battles_per_s": round(r["kernel"], 1),
-                "numpy_battles_per_s": round(r["numpy"], 1),
-            }
-            for r in card_rows
+            r["name"]: {"battles_per_s": round(r["kernel"], 1)} for r in card_rows
         },
         "duel_cards_2jobs_battles_per_s": round(duel_2jobs, 1),
         "duel_n": duel_n,
+        "scalar_fallback_battles_per_s": round(fallback_per_s, 1),
+        "scalar_fallback_case": "vs-blackbeard, a RulePolicy subclass (not the kernel's)",
+        "scalar_fallback_reason": fres.engine_reason,
+        "scalar_fallback_n": args.fallback,
+        "kernel_vs_scalar_fallback": round(vs_bb["kernel"][0] / fallback_per_s, 1),
         "load_1min": round(os.getloadavg()[0], 2),
     }
     print(json.dumps(out))

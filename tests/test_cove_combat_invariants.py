@@ -1,9 +1,12 @@
-"""Random battles (hypothesis): both engines terminate and conserve cards, chests, gold and fame
-bookkeeping, whatever the ships, hands, parrots, Artisans, policies, island and opponent."""
+"""Random battles (hypothesis): the scalar engine terminates and conserves cards, chests, gold and
+fame bookkeeping, and a batch of the same battle on either engine of simulate_battles (the compiled
+kernel, the scalar engine one battle at a time) keeps the batch invariants, whatever the ships,
+hands, parrots, Artisans, policies, island and opponent."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -92,11 +95,23 @@ def test_scalar_battle_invariants(b, seed):
         assert len(left) <= 1
 
 
+class CustomRule(RulePolicy):
+    """RulePolicy's rule under another type: the kernel refuses it, the scalar path plays it."""
+
+
+@pytest.mark.parametrize("engine", ["kernel", "scalar"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(battles(), st.integers(0, 2**32 - 1))
-def test_vectorised_battle_invariants(b, seed):
+def test_batch_invariants_on_both_engines(engine, b, seed):
+    """300 battles a draw on the kernel, 30 on the scalar path (through ``auto``: policies of a
+    type the kernel does not play)."""
     ships, pols, npc, island = b
-    res = simulate_battles(RULES, ships, npc, pols, 300, np.random.default_rng(seed), island=island)
+    n = 300
+    if engine == "scalar":
+        pols = [CustomRule(p.flee, p.battle_cards, p.volley_cards) for p in pols]
+        n = 30
+    res = simulate_battles(RULES, ships, npc, pols, n, np.random.default_rng(seed), island=island)
+    assert res.engine == engine and res.n == n
     assert not res.capped.any()
     routed = res.outcome == OUTCOMES.index("routed")
     assert ((res.positions.min(axis=2) == 0) == routed).all()
@@ -107,3 +122,5 @@ def test_vectorised_battle_invariants(b, seed):
     if npc not in (None, "cacafuego"):
         won_any = (res.outcome == OUTCOMES.index("won")).any(axis=1)
         assert res.npc_sunk[won_any].all()
+    if npc != "cacafuego":
+        assert (res.captured_by == -1).all()

@@ -265,11 +265,11 @@ def test_dispatch_and_refusals():
         simulate_battles_kernel(
             RULES, [S(0, (9, 2, 2, 2))], "blackbeard", [RulePolicy()], 10, np.random.default_rng(1)
         )
-    # the numpy path still plays what the kernel plays (same distribution, other use of the rng)
+    # the scalar path still plays what the kernel plays (same distribution, other use of the rng)
     a = simulate_battles(
-        RULES, ships, None, [RulePolicy()] * 2, 50, np.random.default_rng(1), engine="numpy"
+        RULES, ships, None, [RulePolicy()] * 2, 50, np.random.default_rng(1), engine="scalar"
     )
-    assert a.n == 50
+    assert a.n == 50 and a.engine == "scalar"
 
 
 def test_exchange_cap_leaves_ships_stayed():

@@ -165,19 +165,38 @@ def test_aiming_at_a_chosen_non_player_ship_and_bad_battles_are_refused():
             resolve_battle(RULES, [ship(0)], npcs, [STAND], rng, island="hull")
     with pytest.raises(ValueError, match="never goes to Treasure Island"):
         resolve_battle(RULES, [ship(0)], HOOK_AND_NAVY, [STAND], rng, island="treasure_island")
-    # the batch engines play one non-player ship: the dispatch rule says so, never a fallback
-    with pytest.raises(ValueError, match="only the scalar engine"):
-        simulate_battles(RULES, [ship(0)], HOOK_AND_NAVY, [STAND], 10, rng)
+    # a batch records one non-player ship's fate: several are refused on both batch engines (the
+    # game plays them with resolve_battle, above), never silently cut to the first one
+    for engine in ("auto", "kernel", "scalar"):
+        with pytest.raises(ValueError, match=r"2 non-player ships in one battle.*at most one"):
+            simulate_battles(RULES, [ship(0)], HOOK_AND_NAVY, [STAND], 10, rng, engine=engine)
     assert dispatch(RULES, [ship(0)], "captain_hook", [STAND], "hull") == (
         "kernel",
         "the kernel covers it",
     )
-    engine, why = dispatch(RULES, [ship(0)], "captain_hook", [ScriptedPolicy()], "hull")
-    assert engine == "numpy" and "ScriptedPolicy" in why
     carded = [ship(0, battle_cards=["smoke"])]
     assert dispatch(RULES, carded, "captain_hook", [STAND], "hull")[0] == "kernel"
     res = simulate_battles(RULES, [ship(0)], "captain_hook", [STAND], 10, rng)
-    assert res.engine == "kernel"
+    assert (res.engine, res.engine_reason) == ("kernel", "the kernel covers it")
+    # what the kernel does not play (a scripted policy) goes to the scalar engine, with the
+    # kernel's reason; forcing either engine is said so
+    scripted = [ship(0, battle_cards=["smoke"])]
+    engine, why = dispatch(RULES, scripted, "captain_hook", [ScriptedPolicy()], "hull")
+    assert (engine, why) == ("scalar", "not the kernel's: policy ScriptedPolicy")
+    pol = ScriptedPolicy(cards=("smoke",), flee_at=(2,))
+    res = simulate_battles(RULES, scripted, "captain_hook", [pol], 40, rng)
+    assert res.engine == "scalar" and res.n == 40
+    # its script in every battle: flight at its turn of the second exchange, so no battle lasts
+    # longer and every flight (or mutiny) is in the second exchange
+    fled = np.isin(res.outcome[:, 0], [2, 3])  # OUTCOMES: fled, mutiny
+    assert fled.any() and (res.exchanges[fled] == 2).all() and (res.exchanges <= 2).all()
+    assert dispatch(RULES, [ship(0)], "captain_hook", [STAND], "hull", engine="scalar") == (
+        "scalar",
+        "forced (engine='scalar')",
+    )
+    for retired in ("numpy", "gpu"):
+        with pytest.raises(ValueError, match=r"engine '\w+' \(allowed: auto, kernel, scalar\)"):
+            dispatch(RULES, [ship(0)], "captain_hook", [STAND], "hull", engine=retired)
 
 
 # ---------------------------------------------------------------- the full game's side

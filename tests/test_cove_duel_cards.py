@@ -1,8 +1,9 @@
 """Exact lone-ship duels with Tavern cards (simulator.cove.duel_cards via duel.exact_duel):
 a hand computation, the optimal card policy against an expectimax brute force over every die of
 the scalar engine, each card's exact effect against the scalar engine's Monte Carlo (4 SE), the
-solved policy replayed by the numpy engine, invariants (hypothesis), the players' memo and the
-CLI (``cove duel --cards``, ``cove lethality --cards``)."""
+solved policy replayed by the compiled kernel (4 SE) and by both batch engines die for die,
+invariants (hypothesis), the players' memo and the CLI (``cove duel --cards``,
+``cove lethality --cards``)."""
 
 from __future__ import annotations
 
@@ -312,21 +313,23 @@ def test_each_cards_exact_effect_matches_the_scalar_engine_within_4_se(card):
     assert abs(sunk / MC_N - p) <= 4 * se, (card, sunk / MC_N, p)
 
 
-@pytest.mark.parametrize("engine", ["numpy", "kernel"])
-def test_the_solved_policy_replays_in_the_batch_engines_within_4_se(engine):
-    """The optimal policy of a four-card hand, played by the vectorised engine and by the
-    compiled kernel on 60,000 battles each (4 SE <= 0.82 points at any p: a 1-point bias
-    fails)."""
+def _solved_four_card_hand():
     ship = DuelShip((5, 5, 5, 5), {"hull": 0})
     cards = ("smoke", "grapeshot", "powder_keg", "cannonade")
     exact = exact_duel(RULES, ship, "blackbeard", cards=cards)
     assert exact.battle_cards_played == ("smoke",)
-    pol = exact.card_play.policy(RulePolicy())
     bs = BattleShip(0, [5, 5, 5, 5], {"hull": 0}, battle_cards=list(cards))
+    return exact, bs, exact.card_play.policy(RulePolicy())
+
+
+def test_the_solved_policy_replays_in_the_kernel_within_4_se():
+    """The optimal policy of a four-card hand, played by the compiled kernel on 60,000 battles
+    (4 SE <= 0.82 points at any p: a 1-point bias fails)."""
+    exact, bs, pol = _solved_four_card_hand()
     n = 60_000
     rng = np.random.default_rng(11)
-    res = simulate_battles(RULES, [bs], "blackbeard", [pol], n, rng, engine=engine)
-    assert res.engine == engine
+    res = simulate_battles(RULES, [bs], "blackbeard", [pol], n, rng)
+    assert res.engine == "kernel"
     p = exact.win
     se = np.sqrt(p * (1 - p) / n)
     assert 4 * se <= 0.01
@@ -334,6 +337,21 @@ def test_the_solved_policy_replays_in_the_batch_engines_within_4_se(engine):
     sunk_routed = ((res.outcome[:, 0] == 1) & res.npc_sunk).mean()
     q = exact.routed_while_sinking
     assert abs(sunk_routed - q) <= 4 * max(np.sqrt(q * (1 - q) / n), 1 / n)
+
+
+def test_the_solved_policy_plays_the_same_battles_on_both_batch_engines():
+    """The solved policy on the scalar path (its decisions asked of the card play at each
+    broadside) and in the kernel (its table looked up by state code): one die stream, the same
+    300 battles, every array equal."""
+    from tests.test_cove_combat import assert_same_battles
+    from tests.test_cove_combat_kernel import DieStream
+
+    _, bs, pol = _solved_four_card_hand()
+    k = simulate_battles(RULES, [bs], "blackbeard", [pol], 300, DieStream(5), engine="kernel")
+    s = simulate_battles(RULES, [bs], "blackbeard", [pol], 300, DieStream(5), engine="scalar")
+    assert (k.engine, s.engine) == ("kernel", "scalar")
+    assert_same_battles(k, s, "solved four-card hand")
+    assert k.outcome_counts(0)["won"] > 0 and k.outcome_counts(0)["routed"] > 0
 
 
 def test_card_play_refuses_a_state_it_did_not_solve():
@@ -474,6 +492,7 @@ def test_duel_cli_with_cards_exact_and_monte_carlo_agree_within_4_se():
         ).stdout
     )
     assert mc["method"] == "monte-carlo" and mc["card_policy"] == "optimal"
+    assert (mc["engine"], mc["engine_reason"]) == ("kernel", "the kernel covers it")
     for k in ("win", "routed", "routed_while_sinking"):
         p = ex[k]
         assert abs(mc[k] - p) <= 4 * max((p * (1 - p) / n) ** 0.5, 1 / n), k

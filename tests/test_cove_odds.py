@@ -127,9 +127,10 @@ CARD_CASES = [
 
 
 @pytest.mark.parametrize(("npc", "ring", "parrot", "battle", "volley"), CARD_CASES)
-def test_cards_match_the_vectorised_engine_within_4_se(npc, ring, parrot, battle, volley):
+def test_cards_match_the_compiled_kernel_within_4_se(npc, ring, parrot, battle, volley):
     """Each battle card as a battle parameter and volley cards in the state ("first": played at
-    the first broadside, as RulePolicy plays them) against the numpy engine's n battles."""
+    the first broadside, as RulePolicy plays them) against n battles of the compiled kernel (die
+    for die the scalar engine: tests/test_cove_combat_kernel.py)."""
     chests = 3 if "overboard" in battle else 0
     extra = RULES.combat.favourable_wind_speed * battle.count("favourable_wind")
     extra += RULES.combat.overboard_speed_per_chest * chests
@@ -152,7 +153,7 @@ def test_cards_match_the_vectorised_engine_within_4_se(npc, ring, parrot, battle
         N,
         np.random.default_rng(13),
         island="hull",
-        engine="numpy",
+        engine="kernel",
     )
     m = float(res.npc_sunk.mean())
     se = max(np.sqrt(p * (1 - p) / N), 1e-9)

@@ -3,8 +3,9 @@
 Rules: sections "Combat", "Non-player ships" and "Tavern deck" of
 ``../shared/rules/pirates-cove.md``; our readings where they are silent are listed in
 ``docs/rules-cove-combat.md``. This is the engine the full game calls for every battle, and the
-reference the vectorised engine (:mod:`simulator.cove.combat`) and the exact duels
-(:mod:`simulator.cove.duel`) are tested against.
+reference the compiled battle kernel (:mod:`simulator.cove.combat_kernel`, die for die) and the
+exact duels (:mod:`simulator.cove.duel`) are tested against; :mod:`simulator.cove.combat` plays it
+one battle after another for the batches the kernel does not cover.
 
 Stable API (used by the full game)::
 

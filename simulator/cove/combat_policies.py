@@ -10,9 +10,10 @@ Artisans, parrot, speed and card effects) plus its own hand, and answers three q
 * :meth:`BattlePolicy.broadside` -- at its turn in an exchange, flee or fire (target ship,
   section, volley cards).
 
-The same object also answers on a batch (:meth:`BattlePolicy.broadside_batch`), used by the
-vectorised engine :mod:`simulator.cove.combat`; both methods implement the same rule so the two
-engines agree in distribution. The Royal Navy's controller is a :class:`RoyalNavyPolicy`.
+The compiled battle kernel (:mod:`simulator.cove.combat_kernel`) plays :class:`RulePolicy`,
+:class:`HeuristicCardPolicy`, a solved duel's ``DuelCardPolicy`` and the base policy as decision
+codes (the same rules, tested die for die); any other policy is asked at each decision by the
+scalar engine. The Royal Navy's controller is a :class:`RoyalNavyPolicy`.
 
 :class:`RulePolicy` is the configurable family used by the CLI and the exact duels:
 
@@ -31,8 +32,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 SECTIONS = ("hull", "crew", "cannons", "sails")  # same order as simulator.cove.rules.SECTIONS
 NPC_TARGET = -1  # the ``target`` of a broadside aimed at the (first) non-player ship present
@@ -136,23 +135,6 @@ class BattlePolicy:
         target, section = weakest_target(view)
         return Broadside(target=target, section=section)
 
-    # -- batch -----------------------------------------------------------------------------
-    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
-        """Decide for trials ``idx`` of a :class:`simulator.cove.combat.BatchState` where ship
-        ``me`` (0-based ship index, not seat) is to act.
-
-        Returns arrays over ``idx``: ``flee`` (bool), ``target`` (ship index, or -1 for the NPC),
-        ``section`` (0..3), ``volley`` (bool, shape (len(idx), 3) in VOLLEY_CARDS order).
-        """
-        flee = np.zeros(len(idx), dtype=bool)
-        target, section = weakest_target_batch(state, me, idx)
-        return {
-            "flee": flee,
-            "target": target,
-            "section": section,
-            "volley": np.zeros((len(idx), 3), dtype=bool),
-        }
-
 
 def weakest_target(view: BattleView) -> tuple[int, str]:
     """The forced non-player target (with several, the one with the least hull left, the first of
@@ -174,32 +156,6 @@ def weakest_target(view: BattleView) -> tuple[int, str]:
     if best is None:
         return NPC_TARGET, "hull"
     return best[1], best[2]
-
-
-def weakest_target_batch(state: Any, me: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Batch version of :func:`weakest_target` (ships ordered by seat in the batch state)."""
-    if state.S == 2:  # one opponent: only its sections matter
-        o = 1 - me
-        h = state.pos[idx, o] + state.art[idx, o]
-        if state.parrot_sec[o] >= 0 and state.parrot_absorbs_hits:
-            h[:, state.parrot_sec[o]] += state.php[idx, o]
-        section = np.argmin(h, axis=1)
-        npc = state.npc_fighting[idx] | ~state.present[idx, o]
-        return np.where(npc, -1, o).astype(np.int64), np.where(npc, 0, section).astype(np.int64)
-    h = state.pos[idx] + state.art[idx] + state.parrot_prot(idx)  # (m, S, 4)
-    sec = np.argmin(h, axis=2)  # first minimum: SECTIONS order
-    hmin = np.take_along_axis(h, sec[..., None], axis=2)[..., 0].astype(np.int32)  # (m, S)
-    big = np.iinfo(np.int32).max // 2
-    cand = state.present[idx].copy()
-    cand[:, me] = False
-    # ships are stored in seat order, so argmin's first minimum is the lowest seat
-    score = np.where(cand, hmin, big)
-    tgt = np.argmin(score, axis=1)
-    section = sec[np.arange(len(idx)), tgt]
-    npc = state.npc_fighting[idx] | ~cand.any(axis=1)
-    tgt = np.where(npc, -1, tgt)
-    section = np.where(npc, 0, section)
-    return tgt.astype(np.int64), section.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -252,27 +208,6 @@ class RulePolicy(BattlePolicy):
         if me.can_fire and not view.becalmed:
             volley = tuple(c for c in VOLLEY_CARDS if c in self.volley_cards and c in hand)
         return Broadside(target=target, section=section, volley=volley)
-
-    # ---- batch ----
-    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
-        if self.flee == "stand":
-            flee = np.zeros(len(idx), dtype=bool)
-        elif self.flee == "when-hit":
-            flee = state.was_hit[idx, me].copy()
-        elif self.flee == "when-critical":
-            h = state.pos[idx, me] + state.art[idx, me] + state.parrot_prot(idx)[:, me]
-            flee = h.min(axis=1) <= 1
-        else:
-            lost = (state.start_pos[me][None, :] - state.pos[idx, me]).sum(axis=1)
-            flee = lost >= int(self.flee)
-        target, section = weakest_target_batch(state, me, idx)
-        volley = np.zeros((len(idx), 3), dtype=bool)
-        if self.volley_cards:
-            ok = state.can_fire[idx, me] & ~state.becalmed[idx]
-            for j, c in enumerate(VOLLEY_CARDS):
-                if c in self.volley_cards:
-                    volley[:, j] = ok & (state.hand[idx, me, j] > 0)
-        return {"flee": flee, "target": target, "section": section, "volley": volley}
 
 
 @dataclass(frozen=True, eq=False)
@@ -357,18 +292,6 @@ class HeuristicCardPolicy(BattlePolicy):
             target=act.target, section=act.section, volley=self.volley(view, hand, act.target)
         )
 
-    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
-        d = self.flee.broadside_batch(state, me, idx)
-        ok = state.can_fire[idx, me] & ~state.becalmed[idx]
-        h = state.pos[idx, me] + state.art[idx, me] + state.parrot_prot(idx)[:, me]
-        volley = np.zeros((len(idx), 3), dtype=bool)
-        volley[:, 0] = (
-            ok & (state.hand[idx, me, 0] > 0) & (h[:, CANNONS_INDEX] > self.recoil_margin)
-        )
-        volley[:, 1] = ok & (state.hand[idx, me, 1] > 0) & (h[:, 0] > self.recoil_margin)
-        volley[:, 2] = ok & (state.hand[idx, me, 2] > 0) & (np.asarray(d["target"]) != NPC_TARGET)
-        return {**d, "volley": volley}
-
 
 CREW_INDEX, CANNONS_INDEX = 1, 2  # SECTIONS order
 
@@ -414,14 +337,6 @@ class RoyalNavyPolicy:
         assert best is not None, "the Royal Navy fires only while a player ship is present"
         return best[1], best[2]
 
-    def target_batch(self, state: Any, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        h = state.pos[idx] + state.art[idx] + state.parrot_prot(idx)
-        sec = np.argmin(h, axis=2)
-        hmin = np.take_along_axis(h, sec[..., None], axis=2)[..., 0].astype(np.int32)
-        score = np.where(state.present[idx], hmin, np.iinfo(np.int32).max // 2)
-        tgt = np.argmin(score, axis=1)
-        return tgt.astype(np.int64), sec[np.arange(len(idx)), tgt].astype(np.int64)
-
 
 @dataclass(frozen=True)
 class ScriptedPolicy(BattlePolicy):
@@ -459,8 +374,3 @@ class ScriptedPolicy(BattlePolicy):
             target, section = self.target, self.section
         volley = tuple(c for c in self.volleys.get(view.exchange, ()) if c in hand)
         return Broadside(target=target, section=section, volley=volley)
-
-    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
-        raise NotImplementedError(
-            "ScriptedPolicy is for the scalar engine only (its script follows exchange numbers)"
-        )

@@ -600,7 +600,7 @@ class CardPlay:
         """The decisions as sorted int64 codes, their volley bits (bit k: VOLLEY_CARDS[k]) and
         the digits' radix: ``code = ((ring0 * r1 + ring1) * r2 + ...)`` over the digits
         ``ring0..3, artisan0..3, parrot, hull, grapeshot, powder_keg, cannonade, can_fire,
-        npc_has_fired`` (what the batch engines and the compiled kernel look up)."""
+        npc_has_fired`` (what the compiled kernel looks up)."""
         if not self.radix:
             raise ValueError("this CardPlay has no code radix (built without the rules' bounds)")
         if math.prod(self.radix) >= 2**62:
@@ -655,11 +655,11 @@ class CardPlay:
 
 
 class DuelCardPolicy(BattlePolicy):
-    """Plays a solved :class:`CardPlay` in the engines (scalar and numpy)."""
+    """Plays a solved :class:`CardPlay` in the engines (the scalar engine asks it at each
+    decision; the compiled kernel looks its decisions up in ``CardPlay.table``)."""
 
     def __init__(self, play: CardPlay, flee: BattlePolicy):
         self.play, self.flee = play, flee
-        self._codes: tuple[np.ndarray, np.ndarray, tuple[int, ...]] | None = None
 
     def battle_card(self, view: BattleView, hand: Sequence[str]) -> str | None:
         r = view.card_round - 1
@@ -679,33 +679,6 @@ class DuelCardPolicy(BattlePolicy):
         if not me.can_fire or not view.npc_fighting:
             return Broadside(target=act.target, section=act.section)
         return Broadside(target=NPC_TARGET, section="hull", volley=self.play.volley(view, hand))
-
-    # -- batch: the decisions as sorted integer codes (CardPlay.table) ------------------------
-    def broadside_batch(self, state: Any, me: int, idx: np.ndarray) -> dict[str, np.ndarray]:
-        d = self.flee.broadside_batch(state, me, idx)
-        volley = np.zeros((len(idx), 3), bool)
-        ask = ~np.asarray(d["flee"], bool) & state.can_fire[idx, me] & state.npc_present[idx]
-        if ask.any():
-            if self._codes is None:
-                self._codes = self.play.table()
-            codes, bits, radix = self._codes
-            t = idx[ask]
-            digits = [state.pos[t, me, k] for k in range(4)]
-            digits += [state.art[t, me, k] for k in range(4)] + [state.php[t, me]]
-            digits += [state.npc_hull[t]] + [state.hand[t, me, k] for k in range(3)]
-            digits += [state.can_fire[t, me], state.npc_acted[t]]
-            code = np.zeros(len(t), np.int64)
-            ok = np.ones(len(t), bool)
-            for dgt, r in zip(digits, radix, strict=True):
-                dgt = dgt.astype(np.int64)
-                ok &= (dgt >= 0) & (dgt < r)
-                code = code * r + dgt
-            j = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
-            if not (ok & (codes[j] == code)).all():
-                raise ValueError("the solved duel has no decision for a state of this batch")
-            b = bits[j]
-            volley[ask] = (b[:, None] >> np.arange(3)[None, :]) & 1 == 1
-        return {**d, "volley": volley}
 
 
 __all__ = [
