@@ -368,6 +368,14 @@ class CoveRules:
                     "tavern.parrots",
                     f"{name!r} has no [parrots.{name}] table (allowed: {', '.join(self.parrots)})",
                 )
+        for key, pirate in self.pirates.items():
+            if pirate.damages == "controller" and pirate.first_target != "controller":
+                raise ScenarioError(
+                    None,
+                    f"pirates.{key}.damages",
+                    "'controller' needs first_target = 'controller' (a controller chooses the "
+                    "section; allowed otherwise: hull, crew, every_section)",
+                )
         if not any(p.in_pirate_deck for p in self.pirates.values()):
             raise ScenarioError(None, "pirates", "no Legendary Pirate is in the pirate deck")
         if self.royal_navy is None:
