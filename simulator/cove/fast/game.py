@@ -425,12 +425,10 @@ def _value(val, st, seat, sec):
 
 @njit(cache=True)
 def _game_speed(tab, st, seat):
-    """``Game.speed``: sails plus the parrot's speed bonus."""
+    """``Game.speed``: :func:`core.speed` of the sails and the parrot (no battle cards)."""
     val, par = tab[1], tab[5]
-    sp = _value(val, st, seat, SAILS)
-    if st[seat, S_PARROT] >= 0:
-        sp += par[st[seat, S_PARROT], PA_SPEED]
-    return sp
+    pr = st[seat, S_PARROT]
+    return core.speed(_value(val, st, seat, SAILS), 0, pr >= 0, par[pr, PA_SPEED] if pr >= 0 else 0)
 
 
 @njit(cache=True)

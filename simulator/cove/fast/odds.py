@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator.cove.fast import core
+
 CACHE_BITS = 15
 #: cache keys: uint64[slots, 2] (0, 0 = empty); values float64[slots]
 MAX_PROBE = 32
@@ -73,7 +75,7 @@ def _solve(track, tlen, their_hits, their_dice, my_hits, first, regen, regen_cap
                         if x >= h:
                             total += p
                             continue
-                    h2 = min(regen_cap, h - x + min(x, regen))
+                    h2 = core.regenerate(h - x, h, regen, regen_cap)  # each exchange
                     k2 = k - y
                     if h2 == h and k2 == k:
                         loop += p

@@ -16,6 +16,14 @@ readable players see the same through :class:`~simulator.cove.observation.Observ
 battle it reads the battle's public state (the readable ``BattleView``) and its own battle cards.
 
 Decisions return the choice (``NONE`` for ``None``); the game checks it is legal and records it.
+
+Combat rules are the rule core's (:mod:`simulator.cove.fast.core`: ``rout_hits``, ``weakest_of``,
+``absorb``, ``ring_after``, ``speed``, ``num_dice``), applied to the table view (``table_*``,
+``view_*``) and to the battle view (``bview_*``, shared with
+:mod:`simulator.cove.fast.players_ev_battle`). Where the v1 player reads the table its own way,
+the reading is named where it is used, not written as a rule: its parrot always protects
+(:data:`V1_PARROT_ABSORBS`), its Grapple test ignores a parrot's dice power, and its odds of
+fleeing a pirate read a destroyed crew or cannons section as position 1.
 """
 
 from __future__ import annotations
@@ -189,11 +197,10 @@ def value(val, st, s, sec):
 
 @njit(cache=True, inline="always")
 def view_speed(val, par, st, s):
-    """``ShipView.speed``: sails plus its parrot's speed bonus (battle cards excluded)."""
-    sp = value(val, st, s, SAILS)
-    if st[s, S_PARROT] >= 0:
-        sp += par[st[s, S_PARROT], PA_SPEED]
-    return sp
+    """``ShipView.speed``: :func:`core.speed` of its sails and its parrot (battle cards
+    excluded)."""
+    pr = st[s, S_PARROT]
+    return core.speed(value(val, st, s, SAILS), 0, pr >= 0, par[pr, PA_SPEED] if pr >= 0 else 0)
 
 
 @njit(cache=True, inline="always")
@@ -210,10 +217,37 @@ def protection(prm, par, st, s, sec):
 
 
 @njit(cache=True, inline="always")
-def view_hits_to_rout(prm, par, st, s, sec):
-    """``HeuristicPlayer.hits_to_rout``: ring steps + Artisan + parrot on a section."""
+def table_hits_to_rout(prm, par, st, s, sec, absorbs):
+    """:func:`core.rout_hits` of section ``sec`` of seat ``s`` from the table (its
+    :func:`protection`); the parrot counts when ``absorbs``."""
     a, p = protection(prm, par, st, s, sec)
-    return st[s, S_RING + sec] + a + p
+    return core.rout_hits(st[s, S_RING + sec], a, p, p > 0, absorbs)
+
+
+@njit(cache=True)
+def table_weakest(prm, par, st, s, absorbs):
+    """(hits to rout, section) of seat ``s``'s weakest section from the table
+    (:func:`table_hits_to_rout`, :func:`core.weakest_of`: the first of equals)."""
+    h = (
+        table_hits_to_rout(prm, par, st, s, HULL, absorbs),
+        table_hits_to_rout(prm, par, st, s, CREW, absorbs),
+        table_hits_to_rout(prm, par, st, s, CANNONS, absorbs),
+        table_hits_to_rout(prm, par, st, s, SAILS, absorbs),
+    )
+    k = core.weakest_of(h[0], h[1], h[2], h[3])
+    return h[k], k
+
+
+#: the v1 player's reading (``players_v1.HeuristicPlayer._protection``), not a rule: its parrot
+#: protects its section whether or not ``combat.parrot_absorbs_hits`` is on
+V1_PARROT_ABSORBS = 1
+
+
+@njit(cache=True, inline="always")
+def view_hits_to_rout(prm, par, st, s, sec):
+    """``HeuristicPlayer.hits_to_rout``: ring steps + Artisan + parrot on a section (the parrot
+    always counts: :data:`V1_PARROT_ABSORBS`)."""
+    return table_hits_to_rout(prm, par, st, s, sec, V1_PARROT_ABSORBS)
 
 
 @njit(cache=True, inline="always")
@@ -234,18 +268,18 @@ def dice_track(prm, val, par, st, s, sec_lo, sec_hi, n, out):
     ``sec_lo..sec_hi-1`` (protection absorbs first); only crew, cannons and the parrot decide the
     dice. Fills ``out[:n + 1]``."""
     pr = st[s, S_PARROT]
-    psec = par[pr, PA_SECTION] if pr >= 0 else -1
     for t in range(n + 1):
         crew_pos = st[s, S_RING + CREW]
         cannons_pos = st[s, S_RING + CANNONS]
         alive = pr >= 0
         for sec in range(sec_lo, sec_hi):
-            a, p = protection(prm, par, st, s, sec)
+            a, p = protection(prm, par, st, s, sec)  # p > 0: the parrot sits there
+            _a, ph, steps = core.absorb(t, a, p, p > 0, V1_PARROT_ABSORBS)
             if sec == CREW:
-                crew_pos = max(0, crew_pos - max(0, t - a - p))
+                crew_pos = core.ring_after(crew_pos, steps)[0]
             elif sec == CANNONS:
-                cannons_pos = max(0, cannons_pos - max(0, t - a - p))
-            if sec == psec and t >= a + p and p > 0:
+                cannons_pos = core.ring_after(cannons_pos, steps)[0]
+            if p > 0 and ph == p:
                 alive = False  # the parrot is dead
         out[t] = core.num_dice(
             val[CREW, crew_pos], val[CANNONS, cannons_pos], alive,
@@ -265,9 +299,7 @@ def pirate_odds(tab, st, oc, s, row):
     dmg = npc[row, N_DAMAGE]
     if dmg == D_EVERY:
         lo, hi = 0, 4
-        k = view_hits_to_rout(prm, par, st, s, 0)
-        for sec in range(1, 4):
-            k = min(k, view_hits_to_rout(prm, par, st, s, sec))
+        k = table_weakest(prm, par, st, s, V1_PARROT_ABSORBS)[0]
     else:
         lo, hi = dmg, dmg + 1
         k = view_hits_to_rout(prm, par, st, s, dmg)
@@ -285,13 +317,7 @@ def duel_track(tab, st, s, trk):
     """``HeuristicPlayer._duel_track``: (hits that rout seat ``s`` at its weakest section, our
     dice after 0..hits hits there in ``trk``)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    weak = 0
-    hits = view_hits_to_rout(prm, par, st, s, 0)
-    for sec in range(1, 4):
-        h = view_hits_to_rout(prm, par, st, s, sec)
-        if h < hits:
-            hits = h
-            weak = sec
+    hits, weak = table_weakest(prm, par, st, s, V1_PARROT_ABSORBS)
     dice_track(prm, val, par, st, s, weak, weak + 1, hits, trk)
     return hits
 
@@ -303,9 +329,7 @@ def duel_odds(tab, st, oc, hits, my_speed, o):
     decides, the mean of both orders)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     ck, cv, V, trk = oc[:4]
-    their = view_hits_to_rout(prm, par, st, o, 0)
-    for sec in range(1, 4):
-        their = min(their, view_hits_to_rout(prm, par, st, o, sec))
+    their = table_weakest(prm, par, st, o, V1_PARROT_ABSORBS)[0]
     their_dice = view_dice(val, par, st, o)
     osp = view_speed(val, par, st, o)
     return duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V)
@@ -735,8 +759,34 @@ def shipwright(gs, seat, legal, nl):
 
 # ------------------------------------------------------------------ the battle policy
 @njit(cache=True, inline="always")
-def _bview_hits(prm, pos, art, php, psec, a, sec):
-    return core.hits_to_rout(pos, art, php, psec, a, sec, prm[P_PARROT_ABSORBS])
+def bview_hits(prm, bt, s, sec):
+    """``ShipView.hits_to_rout()[sec]`` of battle ship ``s``: :func:`core.hits_to_rout` (ring
+    steps + Artisan hits left + a living parrot's hits there when parrots absorb hits)."""
+    return core.hits_to_rout(bt[1], bt[2], bt[3], bt[4], s, sec, prm[P_PARROT_ABSORBS])
+
+
+@njit(cache=True)
+def bview_weakest(prm, bt, s):
+    """(fewest hits to rout, its section) of battle ship ``s`` (:func:`core.weakest_of`: the
+    first of equals)."""
+    h = (
+        bview_hits(prm, bt, s, HULL),
+        bview_hits(prm, bt, s, CREW),
+        bview_hits(prm, bt, s, CANNONS),
+        bview_hits(prm, bt, s, SAILS),
+    )
+    k = core.weakest_of(h[0], h[1], h[2], h[3])
+    return h[k], k
+
+
+@njit(cache=True, inline="always")
+def bview_speed(tab, bt, s):
+    """``ShipView.speed`` of battle ship ``s``: :func:`core.speed` (sails + Favourable wind and
+    Overboard + a living parrot's bonus)."""
+    val = tab[1]
+    return core.speed(
+        val[SAILS, bt[1][s, SAILS]], bt[9][s, BT_BONUS], bt[3][s] > 0, bt[0][s, BS_PSPEED]
+    )
 
 
 @njit(cache=True)
@@ -752,13 +802,6 @@ def first_npc(bt):
             if first < 0:
                 first = j
     return first, False
-
-
-@njit(cache=True)
-def _bspeed(tab, bt, a):
-    val = tab[1]
-    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
-    return core.speed(val[SAILS, pos[a, SAILS]], bst[a, BT_BONUS], php[a] > 0, bsh[a, BS_PSPEED])
 
 
 @njit(cache=True)
@@ -810,13 +853,15 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
             fastest = 0
             for s in range(S):
                 if s != a and present[s]:
-                    fastest = max(fastest, _bspeed(tab, bt, s))
+                    fastest = max(fastest, bview_speed(tab, bt, s))
             j, fighting = first_npc(bt)
             if fighting:
                 fastest = max(fastest, npc[bt[12][j, NS_ROW], N_SAILS])
-            if _bspeed(tab, bt, a) <= fastest:
+            if bview_speed(tab, bt, a) <= fastest:
                 return card
         if card == C_GRAPPLE and bg[BG_GRAPPLE] == 0:
+            # the v1 player's reading, not the dice rule: more crew than cannons (its parrot's
+            # dice power ignored)
             crew = val[CREW, pos[a, CREW]]
             cannons = val[CANNONS, pos[a, CANNONS]]
             if crew > cannons:
@@ -869,9 +914,7 @@ def weakest(tab, gs, bt, a, exclude, navy):
     for s in range(S):
         if s == exclude or not present[s]:
             continue
-        hk = _bview_hits(prm, pos, art, php, psec, s, 0)
-        for sec in range(1, 4):
-            hk = min(hk, _bview_hits(prm, pos, art, php, psec, s, sec))
+        hk = bview_weakest(prm, bt, s)[0]
         if hk < key:
             key = hk
             nb = 1
@@ -883,13 +926,7 @@ def weakest(tab, gs, bt, a, exclude, navy):
     for s in range(S):
         if s == exclude or not present[s]:
             continue
-        h0 = _bview_hits(prm, pos, art, php, psec, s, 0)
-        kk = 0
-        for sec in range(1, 4):
-            h = _bview_hits(prm, pos, art, php, psec, s, sec)
-            if h < h0:
-                h0 = h
-                kk = sec
+        h0, kk = bview_weakest(prm, bt, s)
         if h0 == key:
             if j == 0:
                 return s, kk
@@ -959,9 +996,7 @@ def broadside(tab, gs, oc, bt, a, volley):
                     volley[nv] = c
                     nv += 1
         return False, tgt, sec
-    hmin = _bview_hits(prm, pos, art, php, psec, a, 0)
-    for sec in range(1, 4):
-        hmin = min(hmin, _bview_hits(prm, pos, art, php, psec, a, sec))
+    hmin = bview_weakest(prm, bt, a)[0]
     fh = pp[seat, FLEE_HITS_LEFT]
     if fh != 0.0 and hmin <= fh and was_hit[a]:
         return True, -1, HULL
@@ -972,8 +1007,10 @@ def broadside(tab, gs, oc, bt, a, volley):
             if dmg == D_EVERY:
                 k = hmin
             else:
-                k = _bview_hits(prm, pos, art, php, psec, a, dmg)
+                k = bview_hits(prm, bt, a, dmg)
             pr = bsh[a, BS_PARROT]
+            # the v1 player's reading (``players_v1._battle_dice``), not a rule: a destroyed
+            # crew or cannons section reads as its first position
             nd = core.num_dice(
                 val[CREW, max(pos[a, CREW], 1)], val[CANNONS, max(pos[a, CANNONS], 1)],
                 php[a] > 0 and pr >= 0, bsh[a, BS_PFIXED], bsh[a, BS_PBONES],
@@ -984,7 +1021,7 @@ def broadside(tab, gs, oc, bt, a, volley):
                 ptrk[t] = nd
             odds = win_probability(
                 ptrk, k + 1, bt[12][j, NS_HULL], npc[row, N_DICE], k,
-                _bspeed(tab, bt, a) > npc[row, N_SAILS], npc[row, N_REGEN], npc[row, N_HULL],
+                bview_speed(tab, bt, a) > npc[row, N_SAILS], npc[row, N_REGEN], npc[row, N_HULL],
                 pmf, ck, cv, V,
             )  # fmt: skip
             if odds < pp[seat, FLEE_PIRATE_ODDS]:
@@ -1001,10 +1038,10 @@ def broadside(tab, gs, oc, bt, a, volley):
         if held_c and tgt != -1:
             volley[nv] = C_CANNONADE
             nv += 1
-        if held_g and _bview_hits(prm, pos, art, php, psec, a, CANNONS) > 3:
+        if held_g and bview_hits(prm, bt, a, CANNONS) > 3:
             volley[nv] = C_GRAPESHOT
             nv += 1
-        if held_k and _bview_hits(prm, pos, art, php, psec, a, HULL) > 3:
+        if held_k and bview_hits(prm, bt, a, HULL) > 3:
             volley[nv] = C_KEG
             nv += 1
     return False, tgt, sec
@@ -1050,13 +1087,7 @@ def default_navy_target(tab, bt):
     for s in range(S):
         if not present[s]:
             continue
-        hk = _bview_hits(prm, pos, art, php, psec, s, 0)
-        kk = 0
-        for sec in range(1, 4):
-            h = _bview_hits(prm, pos, art, php, psec, s, sec)
-            if h < hk:
-                hk = h
-                kk = sec
+        hk, kk = bview_weakest(prm, bt, s)
         if hk < best_h:  # ships are in seat order: the first of equals is the lowest seat
             best, best_h, best_k = s, hk, kk
     return best, best_k

@@ -68,7 +68,6 @@ from simulator.cove.fast.packed import (
     P_RN,
     P_ROUT_FAME,
     P_SWAP_COST,
-    PA_SECTION,
     PA_UNLIMITED,
     PP,
     PP_GOLD_SEEN,
@@ -96,7 +95,14 @@ from simulator.cove.fast.packed import (
     TC_TAVERN,
     TREASURE,
 )
-from simulator.cove.fast.players import duel_mean, has_map, py_floordiv, view_speed
+from simulator.cove.fast.players import (
+    duel_mean,
+    has_map,
+    py_floordiv,
+    table_hits_to_rout,
+    table_weakest,
+    view_speed,
+)
 from simulator.cove.fast.rng import random
 from simulator.cove.rules import CoveRules
 
@@ -160,14 +166,9 @@ def _value(val, st, s, sec):
 @njit(cache=True)
 def hits_to_rout(prm, par, st, s, sec):
     """``HeuristicPlayer.hits_to_rout``: ring + Artisan hits left + the parrot's hits left on
-    the section when ``combat.parrot_absorbs_hits``."""
-    art = 0
-    if st[s, S_ART + sec] >= 0:
-        art = prm[P_ART_ABSORBS] - st[s, S_ART + sec]
-    pr = 0
-    if st[s, S_PARROT] >= 0 and par[st[s, S_PARROT], PA_SECTION] == sec:
-        pr = prm[P_PARROT_HITS] - st[s, S_WOUNDS]
-    return st[s, S_RING + sec] + art + (pr if prm[P_PARROT_ABSORBS] else 0)
+    the section when ``combat.parrot_absorbs_hits`` (:func:`core.rout_hits` of the table view,
+    :func:`simulator.cove.fast.players.table_hits_to_rout`)."""
+    return table_hits_to_rout(prm, par, st, s, sec, prm[P_PARROT_ABSORBS])
 
 
 @njit(cache=True)
@@ -248,13 +249,7 @@ def duel_track(tab, gs, oc, s, trk):
     ``dice``: :func:`simulator.cove.fast.lone.hit`, :func:`~simulator.cove.fast.lone.dice`)."""
     prm, par = tab[0], tab[5]
     st = gs[1]
-    weak = 0
-    hits = hits_to_rout(prm, par, st, s, 0)
-    for sec in range(1, 4):
-        h = hits_to_rout(prm, par, st, s, sec)
-        if h < hits:
-            hits = h
-            weak = sec
+    hits, weak = table_weakest(prm, par, st, s, prm[P_PARROT_ABSORBS])
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
     tmp = np.empty(9, np.int64)
@@ -273,9 +268,7 @@ def duel_odds(tab, gs, oc, me, hits, trk, o):
     ck, cv, V = oc[0], oc[1], oc[2]
     # theirs: (hits to rout, dice after 0 hits) -- the track's first entry is the dice unhit
     prm = tab[0]
-    their = hits_to_rout(prm, par, st, o, 0)
-    for sec in range(1, 4):
-        their = min(their, hits_to_rout(prm, par, st, o, sec))
+    their = table_weakest(prm, par, st, o, prm[P_PARROT_ABSORBS])[0]
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, o, s9)
     their_dice = lone.dice(oc[4], s9, st[o, S_PARROT], 0)

@@ -19,9 +19,12 @@ What the player reads is what the readable ``BattleView`` shows (``simulator/cov
 ``BT_*``, ``NS_*``, ``BG_*``): rings (``pos``), protection (Artisan hits left plus a living
 parrot's hits when ``combat.parrot_absorbs_hits``), the living parrot, speed (sails + the
 battle-card bonus + a living parrot's bonus), presence, Smoke, whether it can fire, hand sizes,
-chests; its own battle cards (``bhand``). Ship indices are the battle's (seat order, as the
-readable view's ``ships``). Every float is the readable expression in the readable order (the
-odds come from the compiled solver and company estimate, the same floats).
+chests; its own battle cards (``bhand``). Hits to rout, the weakest section and the speed are
+the rule core's (:mod:`simulator.cove.fast.core`) through the battle view the scripted players
+share (:func:`simulator.cove.fast.players.bview_hits`, ``bview_weakest``, ``bview_speed``).
+Ship indices are the battle's (seat order, as the readable view's ``ships``). Every float is the
+readable expression in the readable order (the odds come from the compiled solver and company
+estimate, the same floats).
 
 The per-seat state the readable player keeps between decisions (``_stake``, ``_hv_chest``,
 ``_gold``: set by its navigation and by every observation it sees) is passed in by the caller
@@ -49,7 +52,6 @@ from simulator.cove.fast.packed import (
     BS_PFIXED,
     BS_PSPEED,
     BS_SEAT,
-    BT_BONUS,
     BT_CAN_FIRE,
     BT_CHESTS,
     BT_HAND_N,
@@ -87,7 +89,7 @@ from simulator.cove.fast.packed import (
     PP,
     SAILS,
 )
-from simulator.cove.fast.players import first_npc
+from simulator.cove.fast.players import bview_hits, bview_speed, bview_weakest, first_npc
 from simulator.cove.fast.rng import integers
 
 # the seat's parameter columns of pp (the heuristic kind's names, scenarios/cove/standard.toml)
@@ -107,48 +109,17 @@ NPC_TARGET = -1
 
 # ------------------------------------------------------------------ the view of a battle ship
 @njit(cache=True, inline="always")
-def hits(prm, bt, s, sec):
-    """``ShipView.hits_to_rout()[sec]``: ring steps + Artisan hits left + a living parrot's hits
-    there (when parrots absorb hits)."""
-    return core.hits_to_rout(bt[1], bt[2], bt[3], bt[4], s, sec, prm[P_PARROT_ABSORBS])
-
-
-@njit(cache=True)
-def weakest_section(prm, bt, s):
-    """(fewest hits to rout, its section: the first of equals) of ship ``s``."""
-    best = hits(prm, bt, s, 0)
-    k = 0
-    for sec in range(1, 4):
-        h = hits(prm, bt, s, sec)
-        if h < best:
-            best = h
-            k = sec
-    return best, k
-
-
-@njit(cache=True, inline="always")
 def view_parrot(bt, s):
     """``ShipView.parrot``: the parrot row while it lives, else -1."""
     return bt[0][s, BS_PARROT] if bt[3][s] > 0 else -1
 
 
 @njit(cache=True, inline="always")
-def speed(tab, bt, s):
-    """``ShipView.speed``: sails + Favourable wind and Overboard + a living parrot's bonus."""
-    val = tab[1]
-    return core.speed(
-        val[SAILS, bt[1][s, SAILS]], bt[9][s, BT_BONUS], bt[3][s] > 0, bt[0][s, BS_PSPEED]
-    )
-
-
-@njit(cache=True, inline="always")
 def base_speed(tab, bt, s):
-    """``HeuristicPlayer._base_speed``: sails + a living parrot's bonus (no battle cards)."""
+    """``HeuristicPlayer._base_speed``: :func:`core.speed` without the battle cards' bonus
+    (sails + a living parrot's bonus)."""
     val = tab[1]
-    sp = val[SAILS, bt[1][s, SAILS]]
-    if bt[3][s] > 0:
-        sp += bt[0][s, BS_PSPEED]
-    return sp
+    return core.speed(val[SAILS, bt[1][s, SAILS]], 0, bt[3][s] > 0, bt[0][s, BS_PSPEED])
 
 
 @njit(cache=True)
@@ -161,7 +132,7 @@ def battle_state(tab, bt, s, out):
     absorbs = prm[P_PARROT_ABSORBS] != 0
     alive = php[s] > 0
     ps = 0
-    if alive:
+    if alive:  # the odds' reading (battle_ship_state), not a rule: a hit parrot has 1 hit left
         ps = 1 if php[s] < prm[P_PARROT_HITS] else prm[P_PARROT_HITS]
     for k in range(4):
         out[k] = pos[s, k]
@@ -223,7 +194,7 @@ def battle_track(tab, lt, bt, s, trk):
     solver's :func:`~simulator.cove.fast.lone.hit` and :func:`~simulator.cove.fast.lone.dice`,
     no Grapple). Returns the hits."""
     prm = tab[0]
-    h, weak = weakest_section(prm, bt, s)
+    h, weak = bview_weakest(prm, bt, s)
     st = np.empty(STATE_LEN, np.int64)
     battle_state(tab, bt, s, st)
     after = np.empty(STATE_LEN, np.int64)
@@ -243,7 +214,7 @@ def _enemy_min_at_least(tab, bt, a, floor):
     best = -1
     for s in range(bt[13][BG_S]):
         if s != a and present[s]:
-            e = speed(tab, bt, s)
+            e = bview_speed(tab, bt, s)
             if e >= floor and (best < 0 or e < best):
                 best = e
     j, fighting = first_npc(bt)
@@ -258,19 +229,23 @@ def _enemy_min_at_least(tab, bt, a, floor):
 def wind_changes_order(tab, bt, a):
     """``_wind_changes_order``: some enemy's speed e has ``me <= e < me + wind step``."""
     step = tab[0][P_WIND_SPEED]
-    me = speed(tab, bt, a)
+    me = bview_speed(tab, bt, a)
     e = _enemy_min_at_least(tab, bt, a, me)
     return e >= 0 and e < me + step
 
 
 @njit(cache=True)
 def _grapple_gain(tab, bt, s):
+    """The dice Grapple adds to ship ``s``: :func:`core.num_dice` grappled less ungrappled (0
+    with a living parrot's dice power)."""
     val = tab[1]
     bsh, pos = bt[0], bt[1]
-    if bt[3][s] > 0 and (bsh[s, BS_PFIXED] > 0 or bsh[s, BS_PBONES] != 0):
-        return 0
     crew = val[CREW, pos[s, CREW]]
-    return crew - min(crew, val[CANNONS, pos[s, CANNONS]])
+    cannons = val[CANNONS, pos[s, CANNONS]]
+    alive = bt[3][s] > 0
+    fixed, bones = bsh[s, BS_PFIXED], bsh[s, BS_PBONES]
+    with_grapple = core.num_dice(crew, cannons, alive, fixed, bones, True)
+    return with_grapple - core.num_dice(crew, cannons, alive, fixed, bones, False)
 
 
 @njit(cache=True)
@@ -298,7 +273,7 @@ def overboard_need(tab, gs, oc, lt, bt, a, stake):
     per = prm[P_OVERBOARD_SPEED]
     if per <= 0:
         return -1
-    me = speed(tab, bt, a)
+    me = bview_speed(tab, bt, a)
     e = _enemy_min_at_least(tab, bt, a, me)
     if e < 0:
         return -1
@@ -342,7 +317,7 @@ def battle_plan(tab, gs, lt, lmemo, bt, a, has_smoke, n_wind, has_grapple, has_o
     return lone.lone_plan(
         lt, lmemo, row, st, view_parrot(bt, a), 1 if has_smoke else 0, n_wind,
         1 if has_grapple else 0, 1 if has_overboard else 0, 0, 0, chests, hv_chest, 1,
-        plan_stake, bt[12][j, NS_HULL], speed(tab, bt, a) - base_speed(tab, bt, a),
+        plan_stake, bt[12][j, NS_HULL], bview_speed(tab, bt, a) - base_speed(tab, bt, a),
         bt[9][a, BT_SMOKE], bt[13][BG_GRAPPLE],
     )  # fmt: skip
 
@@ -420,13 +395,13 @@ def in_danger(tab, bt, a):
     weakest), else the most dice among the other present ships (their public values, no
     Grapple)."""
     prm, val, npc = tab[0], tab[1], tab[4]
-    weakest, k = weakest_section(prm, bt, a)
+    weakest, k = bview_weakest(prm, bt, a)
     j, fighting = first_npc(bt)
     if fighting:
         row = bt[12][j, NS_ROW]
         dmg = npc[row, N_DAMAGE]
         if dmg == HULL or dmg == CREW:
-            weakest = hits(prm, bt, a, dmg)
+            weakest = bview_hits(prm, bt, a, dmg)
         return weakest <= npc[row, N_DICE]
     bsh, pos = bt[0], bt[1]
     most = 0
@@ -475,7 +450,7 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
             p = lone.p_sink(
                 lt, lmemo, row, st, view_parrot(bt, a), bt[12][j, NS_HULL],
                 hand_count(bt, a, C_GRAPESHOT), hand_count(bt, a, C_KEG), bst[a, BT_SMOKE],
-                speed(tab, bt, a) - base_speed(tab, bt, a), bt[13][BG_GRAPPLE],
+                bview_speed(tab, bt, a) - base_speed(tab, bt, a), bt[13][BG_GRAPPLE],
             )  # fmt: skip
             stand = p * (fame + stake) - (1 - p) * rout
         else:
@@ -494,11 +469,11 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
     mine = np.empty(64, np.int64)
     theirs = np.empty(64, np.int64)
     mh = battle_track(tab, lt, bt, a, mine)
-    my_speed = speed(tab, bt, a)
+    my_speed = bview_speed(tab, bt, a)
     for s in range(S):
         if s != a and bt[6][s]:
             th = battle_track(tab, lt, bt, s, theirs)
-            first = my_speed > speed(tab, bt, s)
+            first = my_speed > bview_speed(tab, bt, s)
             win *= win_probability(mine, mh + 1, th, theirs[0], mh, first, 0, 99, pmf, ck, cv, V)
     stand = win * (stake + prm[P_ROUT_FAME] * m) - (1 - win) * rout
     return stand, flee
@@ -544,7 +519,7 @@ def weakest(tab, gs, bt, a, seat, navy):
     for s in range(S):
         if (s == a and not navy) or not present[s]:
             continue
-        hk, k = weakest_section(prm, bt, s)
+        hk, k = bview_weakest(prm, bt, s)
         if hk < key:
             key = hk
             nb = 1
@@ -558,7 +533,7 @@ def weakest(tab, gs, bt, a, seat, navy):
     for s in range(S):
         if (s == a and not navy) or not present[s]:
             continue
-        hk, k = weakest_section(prm, bt, s)
+        hk, k = bview_weakest(prm, bt, s)
         if hk == key:
             if pick == 0:
                 return s, k
@@ -597,7 +572,7 @@ def broadside(tab, gs, oc, bt, a, volley, lt, lmemo, ct, cmemo, stake, gold):
             bits, v = lone.best_volley(
                 lt, lmemo, bt[12][j, NS_ROW], st, view_parrot(bt, a), bt[12][j, NS_HULL],
                 hand_count(bt, a, C_GRAPESHOT), hand_count(bt, a, C_KEG), bst[a, BT_SMOKE],
-                speed(tab, bt, a) - base_speed(tab, bt, a), bg[BG_GRAPPLE],
+                bview_speed(tab, bt, a) - base_speed(tab, bt, a), bg[BG_GRAPPLE],
                 1 if bt[12][j, NS_HAS_FIRED] == 0 else 0,
             )  # fmt: skip
             if bits & V_GRAPESHOT:
@@ -612,11 +587,11 @@ def broadside(tab, gs, oc, bt, a, volley, lt, lmemo, ct, cmemo, stake, gold):
                 nv += 1
             if (
                 hand_count(bt, a, C_GRAPESHOT) > 0
-                and hits(prm, bt, a, CANNONS) > prm[P_GRAPE_SELF] + 1
+                and bview_hits(prm, bt, a, CANNONS) > prm[P_GRAPE_SELF] + 1
             ):
                 volley[nv] = C_GRAPESHOT
                 nv += 1
-            if hand_count(bt, a, C_KEG) > 0 and hits(prm, bt, a, HULL) > 3:
+            if hand_count(bt, a, C_KEG) > 0 and bview_hits(prm, bt, a, HULL) > 3:
                 volley[nv] = C_KEG
                 nv += 1
     return False, tgt, sec
