@@ -1,3 +1,7 @@
 """Broadside simulation engines: dice, runner, statistics and the three games."""
 
+from simulator.compiled import compile_nested_calls_once
+
 __version__ = "0.1.0"
+
+compile_nested_calls_once()  # before any engine compiles: see simulator.compiled

@@ -66,3 +66,46 @@ def test_quiet_compiles_without_a_word(tmp_path):
     engine = CompiledEngine("tiny engine", (mod.triple,), 5)
     assert ensure_compiled(engine, lambda: mod.triple(1), quiet=True, stream=err) is not None
     assert err.getvalue() == "" and is_cached(mod.triple)
+
+
+def _callee_and_caller(module: str):
+    """A callee given three module-level constants and a variable by a compiled caller, both
+    defined as functions of ``module``."""
+    import numpy as np
+    from numba import njit
+
+    def add(g, x):
+        g[0] += x
+
+    add.__module__ = module
+    callee = njit(add)
+    a, b, c = 1, 2, 3
+
+    def calls(g):
+        callee(g, a)
+        callee(g, b)
+        callee(g, c)
+        callee(g, g[1])
+
+    calls.__module__ = module
+    caller = njit(calls)
+    g = np.array([0, 10], np.int64)
+    caller(g)
+    return callee, int(g[0])
+
+
+def test_house_functions_compile_once_per_argument_type_not_per_constant():
+    """simulator.compiled.compile_nested_calls_once (installed by ``import simulator``): a
+    house function called with three constants and a variable compiles once (int64), where a
+    function outside the house compiles once per literal value and once for int64; the values
+    are the same."""
+    import simulator  # noqa: F401  (installs it)
+    from simulator.compiled import compile_nested_calls_once
+
+    assert compile_nested_calls_once()  # idempotent, and installed
+    house, total = _callee_and_caller("simulator.probe")
+    other, total_other = _callee_and_caller("elsewhere.probe")
+    assert [str(t) for t in house.signatures[0]][1] == "int64"
+    assert len(house.signatures) == 1
+    assert len(other.signatures) == 4
+    assert total == total_other == 16
