@@ -13,12 +13,25 @@ for them), each is taken from the memo or computed by a frame pushed above it, t
 evaluates its own value with the same expression, in the same order, as the readable code (the
 combos of ``_solve`` in its order, ``max`` as ``>``, ``min(best, 1.0)``, ``1e-15``), so the
 floats are identical (``==``; tested on a grid of states and on every query of seeded games).
+The listing pass writes each case it decides from the states (routed, back to the frame's own
+state, a child) to a tape (``T_*``), and the evaluating pass reads the cases back instead of
+hitting the states again: the same loops, the same float expressions, half the work.
+
+The hit rules on the state tuples are :mod:`simulator.cove.fast.core`'s, written once for every
+layout: :func:`~simulator.cove.fast.core.absorb` and
+:func:`~simulator.cove.fast.core.ring_after` (a hit), :func:`~simulator.cove.fast.core.rout_hits`
+and :func:`~simulator.cove.fast.core.weakest_of` (the Royal Navy's aim),
+:func:`~simulator.cove.fast.core.num_dice`, :func:`~simulator.cove.fast.core.speed` and
+:func:`~simulator.cove.fast.core.regenerate`. The state keeps the parrot's hits left in its own
+slot (8) and its section in the rules (``PA_SEC``); a ring pushed off the mat stays at 0, which
+is how the state says the ship is routed (``_routed``; within a frame, ``ring_after``'s flag).
 
 The values a frame waits for are held in the frame's own slots, never only in the memo: the memo
 (:func:`new_memo`, one per chunk of games; an open-addressing table keyed on every field of the
 canonical (configuration, state, hull, volleys, kind)) is a cache. When a probe run is full the
 entry overwrites its first slot, and when the table is three quarters full it is cleared: a value
-never depends on what the memo holds, only the time does.
+never depends on what the memo holds, only the time does (so do its sizes, the scratch stacks'
+and the tape's, and whether a query's root value is looked up before the stack is set up).
 
 Binomial broadsides come from a table built by :meth:`PirateOdds.pmf` itself (:func:`tables`).
 """
@@ -28,6 +41,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator.cove.fast.core import (
+    absorb,
+    num_dice,
+    regenerate,
+    ring_after,
+    rout_hits,
+    speed,
+    weakest_of,
+)
 from simulator.cove.odds import PirateOdds
 from simulator.cove.rules import SECTIONS, CoveRules
 
@@ -67,13 +89,18 @@ SCRATCH_CHILDREN = 1 << 13  # rows of the child-slot stack kept in the memo (mor
 SCRATCH_FRAMES = 256
 # memo = (keys uint64[slots, 2] (word 1 = 0: empty), vals float64[slots], used int64[1],
 #         child keys int64[C, CK_N], child values float64[C], frame keys int64[F, CK_N],
-#         frame info int64[F, FI_N])
-M_KEYS, M_VALS, M_USED, M_CK, M_CV, M_FK, M_FI = range(7)
+#         frame info int64[F, FI_N], tape int8[4 C])
+M_KEYS, M_VALS, M_USED, M_CK, M_CV, M_FK, M_FI, M_TAPE = range(8)
 # a child or frame key: kind, the 9 state fields, hull, grapeshot left, keg left
 CK_KIND, CK_ST, CK_H, CK_G, CK_K, CK_N = 0, 1, 10, 11, 12, 13
 # frame info: its first child slot, its child count (-1: not listed yet), the next child to
-# resolve, the parent's child slot its value goes to (-1: the query)
-FI_START, FI_COUNT, FI_NEXT, FI_PARENT, FI_N = 0, 1, 2, 3, 4
+# resolve, the parent's child slot its value goes to (-1: the query), its first tape entry
+FI_START, FI_COUNT, FI_NEXT, FI_PARENT, FI_TAPE, FI_N = 0, 1, 2, 3, 4, 5
+# tape entries (one per case the listing pass decides, read back by the evaluating pass):
+T_SKIP = 0  # routed (by our own card or the pirate's broadside): no value
+T_GO = 1  # our broadside left us in the battle / the pirate's broadside changed nothing
+T_LOOP = 2  # the exchange came back to the frame's own state (the fixed point's beta)
+T_CHILD = 3  # a value the frame needs: the next child slot
 # frame kinds: V (PirateOdds._v), MID (_mid), then best_volley's root (pirate to fire 0 / 1)
 KIND_V, KIND_MID, KIND_BV0, KIND_BV1 = 0, 1, 2, 3
 V_GRAPESHOT, V_KEG = 1, 2  # bits of a volley choice (odds.V_GRAPESHOT, odds.V_KEG)
@@ -142,6 +169,7 @@ def new_memo(
         np.zeros(children, np.float64),
         np.zeros((frames, CK_N), np.int64),
         np.zeros((frames, FI_N), np.int64),
+        np.zeros(4 * children, np.int8),
     )
 
 
@@ -184,76 +212,80 @@ def _value(lt, s, sec):
 
 
 @njit(cache=True)
+def _parrot_sec(lt, parrot):
+    """The section the parrot sits on (SECTIONS index); -1: no parrot."""
+    return lt[LT_PARROTS][parrot, PA_SEC] if parrot >= 0 else -1
+
+
+@njit(cache=True)
 def _dice(lt, s, parrot, grapple):
-    """PirateOdds.dice."""
-    if parrot >= 0 and s[8] > 0:
-        fixed = lt[LT_PARROTS][parrot, PA_FIXED]
-        if fixed:
-            return fixed
-        if lt[LT_PARROTS][parrot, PA_BONES]:
-            return _value(lt, s, 2)
-    if grapple:
-        return _value(lt, s, 1)
-    return min(_value(lt, s, 1), _value(lt, s, 2))
+    """PirateOdds.dice: :func:`core.num_dice` of the state's crew and cannons values."""
+    fixed = lt[LT_PARROTS][parrot, PA_FIXED] if parrot >= 0 else 0
+    bones = lt[LT_PARROTS][parrot, PA_BONES] if parrot >= 0 else 0
+    alive = parrot >= 0 and s[8] > 0
+    return num_dice(_value(lt, s, 1), _value(lt, s, 2), alive, fixed, bones, grapple)
 
 
 @njit(cache=True)
 def _speed(lt, s, parrot, extra):
-    """PirateOdds.speed."""
-    sp = _value(lt, s, 3) + extra
-    if parrot >= 0 and s[8] > 0:
-        sp += lt[LT_PARROTS][parrot, PA_SPEED]
-    return sp
+    """PirateOdds.speed: :func:`core.speed` of the state's sails value."""
+    bonus = lt[LT_PARROTS][parrot, PA_SPEED] if parrot >= 0 else 0
+    return speed(_value(lt, s, 3), extra, parrot >= 0 and s[8] > 0, bonus)
 
 
 @njit(cache=True)
-def _hit(lt, s, parrot, sec, k):
-    """PirateOdds.hit: ``k`` hits on one section (Artisan, then the parrot there, then the ring)."""
+def _hit(s, psec, absorbs, sec, k):
+    """PirateOdds.hit: ``k`` hits on section ``sec`` split by :func:`core.absorb` (Artisan, then
+    the parrot sitting there -- on section ``psec``, -1: none; its hits left in slot 8 -- then
+    the ring), the ring moved by :func:`core.ring_after` (off the mat: position 0). Returns (the
+    state after, the ring fell off the mat)."""
     if k <= 0:
-        return s
-    a = min(k, s[4 + sec])
-    s = _with(s, 4 + sec, s[4 + sec] - a)
-    k -= a
-    if k and parrot >= 0 and s[8] > 0 and lt[LT_PARROTS][parrot, PA_SEC] == sec:
-        p = min(k, s[8])
-        s = _with(s, 8, s[8] - p)
-        if lt[LT_PRM][PR_ABSORBS]:
-            k -= p
-    if k:
-        s = _with(s, sec, max(s[sec] - k, 0))
-    return s
+        return s, False
+    a, p, steps = absorb(k, s[4 + sec], s[8], psec == sec, absorbs)
+    pos, destroyed = ring_after(s[sec], steps)
+    art = s[4 + sec] - a
+    return (
+        pos if sec == 0 else s[0],
+        pos if sec == 1 else s[1],
+        pos if sec == 2 else s[2],
+        pos if sec == 3 else s[3],
+        art if sec == 0 else s[4],
+        art if sec == 1 else s[5],
+        art if sec == 2 else s[6],
+        art if sec == 3 else s[7],
+        s[8] - p,
+    ), destroyed
 
 
 @njit(cache=True)
 def _routed(s):
+    """A ring off the mat (position 0, :func:`core.ring_after`): the ship is routed."""
     return s[0] <= 0 or s[1] <= 0 or s[2] <= 0 or s[3] <= 0
 
 
 @njit(cache=True)
-def _weakest(lt, s, parrot):
-    """PirateOdds.weakest_section: fewest hits to destroy, first of equals."""
-    best = 0
-    best_h = 0
-    for sec in range(4):
-        h = s[sec] + s[4 + sec]
-        if lt[LT_PRM][PR_ABSORBS] and parrot >= 0 and lt[LT_PARROTS][parrot, PA_SEC] == sec:
-            h += s[8]
-        if sec == 0 or h < best_h:
-            best = sec
-            best_h = h
-    return best
+def _weakest(s, psec, absorbs):
+    """PirateOdds.weakest_section: :func:`core.weakest_of` the sections' :func:`core.rout_hits`."""
+    return weakest_of(
+        rout_hits(s[0], s[4], s[8], psec == 0, absorbs),
+        rout_hits(s[1], s[5], s[8], psec == 1, absorbs),
+        rout_hits(s[2], s[6], s[8], psec == 2, absorbs),
+        rout_hits(s[3], s[7], s[8], psec == 3, absorbs),
+    )
 
 
 @njit(cache=True)
-def _fire(lt, npc, parrot, s, y):
-    """The non-player ship's ``y`` hits on us (PirateOdds._npc_fire's state after)."""
-    mask = lt[LT_NPCS][npc, N_SECS]
+def _fire(mask, psec, absorbs, s, y):
+    """The non-player ship's ``y`` hits on us (PirateOdds._npc_fire's state after; ``mask``:
+    its N_SECS): (state, a ring fell off the mat)."""
     if mask == 0:
-        return _hit(lt, s, parrot, _weakest(lt, s, parrot), y)
+        return _hit(s, psec, absorbs, _weakest(s, psec, absorbs), y)
+    dead = False
     for sec in range(4):
         if mask & (1 << sec):
-            s = _hit(lt, s, parrot, sec, y)
-    return s
+            s, d = _hit(s, psec, absorbs, sec, y)
+            dead = dead or d
+    return s, dead
 
 
 @njit(cache=True)
@@ -278,7 +310,9 @@ def _canon(lt, npc, parrot, extra, grapple, st, g, k):
         fixed = pr[parrot, PA_FIXED]
         bones = pr[parrot, PA_BONES]
         bonus = pr[parrot, PA_SPEED]
-    hit_parrot = parrot >= 0 and (dmg >> psec) & 1 == 1
+    hit_parrot = False
+    if parrot >= 0:
+        hit_parrot = (dmg >> psec) & 1 == 1
     if parrot >= 0 and not hit_parrot:
         s = _with(s, 8, 1)
     first = lt[LT_FIRST]
@@ -340,20 +374,25 @@ def _key(kind, cfg, s, h, g, k):
 
 
 @njit(cache=True)
-def _slot(keys, w0, w1):
-    hsh = (w0 * np.uint64(0x9E3779B97F4A7C15)) ^ (w1 * np.uint64(0xC2B2AE3D27D4EB4F))
+def _shift(keys):
+    """64 - log2(the memo's slots): the hash's top bits pick the slot."""
     bits = 0
-    n = keys.shape[0]
-    while (1 << bits) < n:
+    while (1 << bits) < keys.shape[0]:
         bits += 1
-    return np.int64(hsh >> np.uint64(64 - bits))
+    return np.uint64(64 - bits)
 
 
 @njit(cache=True)
-def _get(memo, w0, w1):
+def _slot(w0, w1, shift):
+    hsh = (w0 * np.uint64(0x9E3779B97F4A7C15)) ^ (w1 * np.uint64(0xC2B2AE3D27D4EB4F))
+    return np.int64(hsh >> shift)
+
+
+@njit(cache=True)
+def _get(memo, shift, w0, w1):
     keys = memo[M_KEYS]
     mask = keys.shape[0] - 1
-    slot = _slot(keys, w0, w1)
+    slot = _slot(w0, w1, shift)
     for _ in range(MAX_PROBE):
         if keys[slot, 1] == 0:
             return False, 0.0
@@ -364,7 +403,7 @@ def _get(memo, w0, w1):
 
 
 @njit(cache=True)
-def _put(memo, w0, w1, v):
+def _put(memo, shift, w0, w1, v):
     keys = memo[M_KEYS]
     used = memo[M_USED]
     n = keys.shape[0]
@@ -372,7 +411,7 @@ def _put(memo, w0, w1, v):
         keys[:, 1] = 0
         used[0] = 0
     mask = n - 1
-    first = _slot(keys, w0, w1)
+    first = _slot(w0, w1, shift)
     slot = first
     found = False
     for _ in range(MAX_PROBE):
@@ -393,79 +432,122 @@ def _put(memo, w0, w1, v):
 
 # ------------------------------------------------------------------------------- the chain
 @njit(cache=True)
-def _need(mode, ck, cv, i, s, h, g, k, kind):
-    """A value the frame needs: listed (mode 0: child slot ``i`` gets its key) or read (1)."""
-    if mode == 0:
-        ck[i, CK_KIND] = kind
-        for j in range(9):
-            ck[i, CK_ST + j] = s[j]
-        ck[i, CK_H] = h
-        ck[i, CK_G] = g
-        ck[i, CK_K] = k
-        return 0.0
-    return cv[i]
+def _list(ck, i, kind, s, h, g, k):
+    """Child slot ``i`` gets the key of a value the frame needs."""
+    ck[i, CK_KIND] = kind
+    for j in range(9):
+        ck[i, CK_ST + j] = s[j]
+    ck[i, CK_H] = h
+    ck[i, CK_G] = g
+    ck[i, CK_K] = k
 
 
 @njit(cache=True)
-def _next(lt, cfg, s, h, h_start, g, k, loop_s, loop_h, loop_g, loop_k, has_loop, mode, ck, cv, i):
-    """PirateOdds._next: (alpha, beta, next child slot)."""
-    npc = cfg[0]
-    regen = lt[LT_NPCS][npc, N_REGEN]
-    if regen:
-        h = min(h + min(h_start - h, regen), lt[LT_NPCS][npc, N_HULL])
-    if has_loop and s == loop_s and h == loop_h and g == loop_g and k == loop_k:
-        return 0.0, 1.0, i
-    return _need(mode, ck, cv, i, s, h, g, k, KIND_V), 0.0, i + 1
+def _outcome(s2, dead, h2, g2, k2, s, h, g, k, has_loop, ck, i):
+    """PirateOdds._next's case of an exchange that ends in (s2, h2, g2, k2), ``dead``: routed on
+    the way (listing pass): T_SKIP, T_LOOP (back to the frame's own state) or T_CHILD (child
+    slot ``i`` gets the next exchange's key)."""
+    if dead:
+        return T_SKIP
+    if has_loop and s2 == s and h2 == h and g2 == g and k2 == k:
+        return T_LOOP
+    _list(ck, i, KIND_V, s2, h2, g2, k2)
+    return T_CHILD
+
+
+# a frame's constants (fx): the parrot's section (-1: none), combat.parrot_absorbs_hits, the
+# frame's state routed, our broadside's dice, the pirate's dice, its pmf row (PMF_*), its
+# sections (N_SECS), its regeneration and full hull, combat.grapeshot_self_hits
+FX_PSEC, FX_ABSORBS, FX_DEAD, FX_DICE, FX_ND, FX_PN, FX_MASK, FX_REGEN, FX_HULL, FX_SELF = range(10)
 
 
 @njit(cache=True)
-def _my_turn(lt, cfg, s, h, g, k, a, pirate_to_fire, has_loop, mode, ck, cv, i):
-    """PirateOdds._my_turn (h_start = h, the loop state = (s, h, g, k) when ``has_loop``):
-    (alpha, beta, next child slot)."""
+def _frame(lt, cfg, s):
+    """The frame's constants (the ``FX_*`` tuple)."""
     npc, parrot, smoke, _extra, grapple = cfg
-    pmf = lt[LT_PMF]
+    npcs = lt[LT_NPCS]
+    return (
+        _parrot_sec(lt, parrot),
+        lt[LT_PRM][PR_ABSORBS],
+        _routed(s),
+        _dice(lt, s, parrot, grapple),
+        npcs[npc, N_DICE],
+        PMF_SMOKE if smoke else PMF_HIT,
+        npcs[npc, N_SECS],
+        npcs[npc, N_REGEN],
+        npcs[npc, N_HULL],
+        lt[LT_PRM][PR_GRAPE_SELF],
+    )
+
+
+@njit(cache=True)
+def _my_turn(pmf, fx, s, h, g, k, a, pirate_to_fire, has_loop, mode, ck, cv, i, tape, t):
+    """PirateOdds._my_turn (h_start = h, the loop state = (s, h, g, k) when ``has_loop``):
+    (alpha, beta, next child slot, next tape entry); ``fx``: the frame's constants. Mode 0
+    lists the children and writes each routed / loop / child case to the tape; mode 1 reads
+    the cases back and the children's values."""
+    psec, absorbs, dead0, n, nd, pn, mask, regen, max_hull, self_hits = fx
     grape = a & V_GRAPESHOT
     keg = a & V_KEG
     g2 = g - (1 if grape else 0)
     k2 = k - (1 if keg else 0)
     alpha = 0.0
     beta = 0.0
-    n = _dice(lt, s, parrot, grapple)
     pk = PMF_GRAPE if grape else PMF_HIT
-    nd = lt[LT_NPCS][npc, N_DICE]
-    pn = PMF_SMOKE if smoke else PMF_HIT
-    self_hits = lt[LT_PRM][PR_GRAPE_SELF]
     for x in range(n + 1):
         px = pmf[pk, n, x]
         if px == 0.0:
             continue
-        s1 = s
-        if keg and x:
-            s1 = _hit(lt, s1, parrot, 0, x)
-        if grape:
-            s1 = _hit(lt, s1, parrot, 2, self_hits)
         h1 = h - (x + (x if keg else 0))
         if h1 <= 0:
             alpha += px  # sunk (the firer's share even if its own keg routs it)
             continue
-        if _routed(s1):
-            continue
+        s1 = s
+        if mode == 0:
+            dead = dead0
+            if keg and x:
+                s1, d = _hit(s1, psec, absorbs, 0, x)
+                dead = dead or d
+            if grape:
+                s1, d = _hit(s1, psec, absorbs, 2, self_hits)
+                dead = dead or d
+            tape[t] = T_SKIP if dead else T_GO
+        t += 1
+        if tape[t - 1] == T_SKIP:
+            continue  # routed
+        h2 = regenerate(h1, h, regen, max_hull) if regen else h1  # PirateOdds._next
         if pirate_to_fire:
             for y in range(nd + 1):
                 py = pmf[pn, nd, y]
                 if py == 0.0:
                     continue
-                s2 = _fire(lt, npc, parrot, s1, y)
-                if _routed(s2):
+                if mode == 0:
+                    s2, d = _fire(mask, psec, absorbs, s1, y)
+                    tape[t] = _outcome(s2, d, h2, g2, k2, s, h, g, k, has_loop, ck, i)
+                code = tape[t]
+                t += 1
+                if code == T_SKIP:
                     continue
-                al, be, i = _next(lt, cfg, s2, h1, h, g2, k2, s, h, g, k, has_loop, mode, ck, cv, i)
+                if code == T_LOOP:
+                    al, be = 0.0, 1.0
+                else:
+                    al, be = (cv[i] if mode else 0.0), 0.0
+                    i += 1
                 alpha += px * py * al
                 beta += px * py * be
         else:
-            al, be, i = _next(lt, cfg, s1, h1, h, g2, k2, s, h, g, k, has_loop, mode, ck, cv, i)
+            if mode == 0:
+                tape[t] = _outcome(s1, False, h2, g2, k2, s, h, g, k, has_loop, ck, i)
+            code = tape[t]
+            t += 1
+            if code == T_LOOP:
+                al, be = 0.0, 1.0
+            else:
+                al, be = (cv[i] if mode else 0.0), 0.0
+                i += 1
             alpha += px * al
             beta += px * be
-    return alpha, beta, i
+    return alpha, beta, i, t
 
 
 @njit(cache=True)
@@ -492,47 +574,49 @@ def _solve(c, nw, nal, nbe, nact, nn):
 
 
 @njit(cache=True)
-def _expand(lt, cfg, kind, s, h, g, k, mode, ck, cv, base):
-    """One frame: mode 0 lists the values it needs into child slots ``base``...; mode 1 reads
-    them there and returns (value, slots used, volley bits)."""
+def _expand(lt, cfg, kind, s, h, g, k, mode, ck, cv, base, tape, tbase, nw, nal, nbe, nact):
+    """One frame: mode 0 lists the values it needs into child slots ``base``... and its cases
+    into the tape from ``tbase``; mode 1 reads both there and returns (value, child slots used,
+    tape entries used, volley bits). ``nw``...``nact``: _solve's scratch."""
     i = base
+    t = tbase
+    fx = _frame(lt, cfg, s)
+    pmf = lt[LT_PMF]
     if kind == KIND_MID:  # PirateOdds._mid
         got = 0.0
         for a in range(4):
             if (a & V_GRAPESHOT and not g) or (a & V_KEG and not k):
                 continue
-            alpha, _beta, i = _my_turn(lt, cfg, s, h, g, k, a, False, False, mode, ck, cv, i)
+            alpha, _beta, i, t = _my_turn(
+                pmf, fx, s, h, g, k, a, False, False, mode, ck, cv, i, tape, t
+            )
             if alpha > got:
                 got = alpha
-        return got, i - base, 0
+        return got, i - base, t - tbase, 0
     if kind == KIND_BV0 or kind == KIND_BV1:  # PirateOdds.best_volley
-        v_start = _need(mode, ck, cv, i, s, h, g, k, KIND_V)
+        if mode == 0:
+            _list(ck, i, KIND_V, s, h, g, k)
+        v_start = cv[i] if mode else 0.0
         i += 1
         best = 0
         best_v = -1.0
         for a in range(4):
             if (a & V_GRAPESHOT and not g) or (a & V_KEG and not k):
                 continue
-            alpha, beta, i = _my_turn(
-                lt, cfg, s, h, g, k, a, kind == KIND_BV1, True, mode, ck, cv, i
+            alpha, beta, i, t = _my_turn(
+                pmf, fx, s, h, g, k, a, kind == KIND_BV1, True, mode, ck, cv, i, tape, t
             )
             v = alpha + beta * v_start
             if v > best_v + 1e-12:
                 best = a
                 best_v = v
-        return best_v, i - base, best
+        return best_v, i - base, t - tbase, best
     # KIND_V: PirateOdds._v
-    npc, parrot, smoke, extra, _grapple = cfg
-    pmf = lt[LT_PMF]
+    npc, parrot, _smoke, extra, _grapple = cfg
     sails = lt[LT_NPCS][npc, N_SAILS]
-    nd = lt[LT_NPCS][npc, N_DICE]
-    pn = PMF_SMOKE if smoke else PMF_HIT
+    nd = fx[FX_ND]
+    pn = fx[FX_PN]
     sp = _speed(lt, s, parrot, extra)
-    maxnodes = nd + 2
-    nw = np.empty(maxnodes, np.float64)
-    nal = np.empty((maxnodes, 4), np.float64)
-    nbe = np.empty((maxnodes, 4), np.float64)
-    nact = np.empty(maxnodes, np.int64)
     nn = 0
     c = 0.0
     for oi in range(2):
@@ -554,7 +638,9 @@ def _expand(lt, cfg, kind, s, h, g, k, mode, ck, cv, base):
             for a in range(4):
                 if (a & V_GRAPESHOT and not g) or (a & V_KEG and not k):
                     continue
-                al, be, i = _my_turn(lt, cfg, s, h, g, k, a, True, True, mode, ck, cv, i)
+                al, be, i, t = _my_turn(
+                    pmf, fx, s, h, g, k, a, True, True, mode, ck, cv, i, tape, t
+                )
                 nal[nn, m] = al
                 nbe[nn, m] = be
                 m += 1
@@ -566,15 +652,27 @@ def _expand(lt, cfg, kind, s, h, g, k, mode, ck, cv, base):
             py = pmf[pn, nd, y]
             if py == 0.0:
                 continue
-            s1 = _fire(lt, npc, parrot, s, y)
-            if _routed(s1):
+            if mode == 0:  # the pirate's broadside first: routed, no change, or a MID
+                s1, d = _fire(fx[FX_MASK], fx[FX_PSEC], fx[FX_ABSORBS], s, y)
+                if fx[FX_DEAD] or d:
+                    tape[t] = T_SKIP
+                elif s1 == s:
+                    tape[t] = T_GO
+                else:
+                    _list(ck, i, KIND_MID, s1, h, g, k)
+                    tape[t] = T_CHILD
+            code = tape[t]
+            t += 1
+            if code == T_SKIP:
                 continue
-            if s1 == s:
+            if code == T_GO:
                 m = 0
                 for a in range(4):
                     if (a & V_GRAPESHOT and not g) or (a & V_KEG and not k):
                         continue
-                    al, be, i = _my_turn(lt, cfg, s, h, g, k, a, False, True, mode, ck, cv, i)
+                    al, be, i, t = _my_turn(
+                        pmf, fx, s, h, g, k, a, False, True, mode, ck, cv, i, tape, t
+                    )
                     nal[nn, m] = al
                     nbe[nn, m] = be
                     m += 1
@@ -582,28 +680,30 @@ def _expand(lt, cfg, kind, s, h, g, k, mode, ck, cv, base):
                 nact[nn] = m
                 nn += 1
             else:
-                mid = _need(mode, ck, cv, i, s1, h, g, k, KIND_MID)
+                mid = cv[i] if mode else 0.0
                 i += 1
                 c += w * py * mid
-    return _solve(c, nw, nal, nbe, nact, nn), i - base, 0
+    return _solve(c, nw, nal, nbe, nact, nn), i - base, t - tbase, 0
 
 
 @njit(cache=True)
 def _run(lt, memo, cfg, kind, s, h, g, k):
-    """The value (and volley bits) of one root frame, by an explicit stack of frames."""
-    if kind <= KIND_MID:
-        ok, w0, w1 = _key(kind, cfg, s, h, g, k)
-        if ok:
-            found, v = _get(memo, w0, w1)
-            if found:
-                return v, 0
+    """The value (and volley bits) of one root frame, by an explicit stack of frames (the
+    caller probed the memo for the root)."""
+    shift = _shift(memo[M_KEYS])
     nd = lt[LT_NPCS][cfg[0], N_DICE]
     maxn = lt[LT_PRM][PR_MAXN]
     maxc = 8 * (maxn + 1) * (nd + 1) + 2  # the most child slots one frame lists
+    maxt = 16 * (maxn + 1) * (nd + 2) + nd + 2  # the most tape entries one frame writes
+    nw = np.empty(nd + 2, np.float64)  # _solve's decision nodes: weight, (alpha, beta) per
+    nal = np.empty((nd + 2, 4), np.float64)  # action, actions
+    nbe = np.empty((nd + 2, 4), np.float64)
+    nact = np.empty(nd + 2, np.int64)
     ck = memo[M_CK]
     cv = memo[M_CV]
     fk = memo[M_FK]
     fi = memo[M_FI]
+    tape = memo[M_TAPE]
     fk[0, CK_KIND] = kind
     for j in range(9):
         fk[0, CK_ST + j] = s[j]
@@ -614,6 +714,7 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
     fi[0, FI_PARENT] = -1
     top = 1
     ctop = 0
+    ttop = 0
     while True:
         f = top - 1
         fkind = fk[f, CK_KIND]
@@ -627,11 +728,19 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
                 cv2[:ctop] = cv[:ctop]
                 ck = ck2
                 cv = cv2
-            _v, nch, _b = _expand(lt, cfg, fkind, fs, fh, fg, fkk, 0, ck, cv, ctop)
+            if ttop + maxt > tape.shape[0]:  # grow the tape (this call only)
+                tape2 = np.zeros(2 * tape.shape[0] + maxt, np.int8)
+                tape2[:ttop] = tape[:ttop]
+                tape = tape2
+            _v, nch, nt, _b = _expand(
+                lt, cfg, fkind, fs, fh, fg, fkk, 0, ck, cv, ctop, tape, ttop, nw, nal, nbe, nact
+            )
             fi[f, FI_START] = ctop
             fi[f, FI_COUNT] = nch
             fi[f, FI_NEXT] = 0
+            fi[f, FI_TAPE] = ttop
             ctop += nch
+            ttop += nt
         pushed = False
         while fi[f, FI_NEXT] < fi[f, FI_COUNT]:
             i = fi[f, FI_START] + fi[f, FI_NEXT]
@@ -640,7 +749,7 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
                 ck[i, CK_KIND], cfg, _tuple(ck[i], CK_ST), ck[i, CK_H], ck[i, CK_G], ck[i, CK_K]
             )
             if ok:
-                found, v = _get(memo, w0, w1)
+                found, v = _get(memo, shift, w0, w1)
                 if found:
                     cv[i] = v
                     continue
@@ -659,12 +768,16 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
             break
         if pushed:
             continue
-        v, _n, bits = _expand(lt, cfg, fkind, fs, fh, fg, fkk, 1, ck, cv, fi[f, FI_START])
+        v, _n, _t, bits = _expand(
+            lt, cfg, fkind, fs, fh, fg, fkk, 1, ck, cv, fi[f, FI_START], tape, fi[f, FI_TAPE],
+            nw, nal, nbe, nact,
+        )  # fmt: skip
         if fkind <= KIND_MID:
             ok, w0, w1 = _key(fkind, cfg, fs, fh, fg, fkk)
             if ok:
-                _put(memo, w0, w1, v)
+                _put(memo, shift, w0, w1, v)
         ctop = fi[f, FI_START]
+        ttop = fi[f, FI_TAPE]
         top -= 1
         parent = fi[f, FI_PARENT]
         if parent < 0:
@@ -674,7 +787,13 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
 
 @njit(cache=True)
 def _check_npc(lt, npc):
-    if npc < 0 or npc >= lt[LT_NPCS].shape[0] or not lt[LT_NPCS][npc, N_FIGHTS]:
+    npcs = lt[LT_NPCS]
+    bad = npc < 0
+    if not bad:
+        bad = npc >= npcs.shape[0]
+    if not bad:
+        bad = npcs[npc, N_FIGHTS] == 0
+    if bad:
         raise ValueError("lone odds: npc is not a fighting non-player ship")
 
 
@@ -700,6 +819,11 @@ def p_sink(lt, memo, npc, st, parrot, hull, grapeshot, powder_keg, smoke, extra_
     cfg, s, h, g, k = _root(
         lt, memo, npc, st, parrot, hull, grapeshot, powder_keg, smoke, extra_speed, grapple
     )
+    ok, w0, w1 = _key(KIND_V, cfg, s, h, g, k)
+    if ok:
+        found, v = _get(memo, _shift(memo[M_KEYS]), w0, w1)
+        if found:
+            return v
     v, _bits = _run(lt, memo, cfg, KIND_V, s, h, g, k)
     return v
 
@@ -808,7 +932,7 @@ def dice(lt, st, parrot, grapple):
 @njit(cache=True)
 def hit(lt, st, parrot, sec, k, out):
     """PirateOdds.hit: ``k`` hits on section ``sec`` of ``st``, the state written into ``out``."""
-    s = _hit(lt, _tuple(st, 0), parrot, sec, k)
+    s, _destroyed = _hit(_tuple(st, 0), _parrot_sec(lt, parrot), lt[LT_PRM][PR_ABSORBS], sec, k)
     for j in range(9):
         out[j] = s[j]
 
