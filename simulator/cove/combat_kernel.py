@@ -2,7 +2,13 @@
 
 Same rules as the scalar reference :mod:`simulator.cove.battle` (sections "Combat" and "Non-player
 ships" of ``../shared/rules/pirates-cove.md``; readings in ``docs/rules-cove-combat.md``), played
-one battle after another in a compiled loop. It covers:
+one battle after another in a compiled loop. Each rule is the compiled rule core's
+(:mod:`simulator.cove.fast.core`, shared with the full game and the players' odds): a hit through
+Artisan and parrot, the hits to rout and the weakest section, speed, dice, the hit thresholds,
+the speed order and its roll-offs (:func:`~simulator.cove.fast.core.roll_off_at` on the kernel's
+die pointer), a Legendary Pirate's target criterion, Hook's misfire and the Dutchman's
+regeneration; this module holds the battle's sequence, its packed state and the policies'
+decisions. It covers:
 
 * 1-5 player ships, any ring positions, Artisans (any section, once-hit ones too), the four
   parrots (wounded or not), battle and volley cards in hand;
@@ -53,6 +59,7 @@ from simulator.cove.combat_policies import (
     RulePolicy,
 )
 from simulator.cove.duel_cards import DuelCardPolicy
+from simulator.cove.fast import core
 from simulator.cove.rules import SECTIONS, CoveRules
 
 HULL, CREW, CANNONS, SAILS = range(4)
@@ -132,87 +139,27 @@ _TARGETS = ("most_cannons", "largest_crew", "strongest_hull", "fastest", "contro
 X_P, X_B, X_USED = range(3)
 
 
-@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
-def _roll_off(dice, dp, order, keys, lo, hi, rolls, stack):
-    """Settle ties of equal ``keys`` inside ``order[lo:hi]`` (already sorted by key, descending) by
-    die roll-offs, as :meth:`battle._Battle.break_ties` does: each tied group rolls one die per
-    ship, highest first, re-rolling among those still tied, depth first. Returns False when the
-    die buffer ran out; returns the die pointer after the roll-offs, or -1 when the buffer ran
-    out."""
-    # segments to settle, processed leftmost first: a stack of (start, end)
-    top = 0
-    i = hi - 1
-    while i >= lo:  # push the runs of equal keys, right to left
-        j = i
-        while j - 1 >= lo and keys[order[j - 1]] == keys[order[i]]:
-            j -= 1
-        if i > j:
-            stack[top, 0] = j
-            stack[top, 1] = i + 1
-            top += 1
-        i = j - 1
-    L = dice.shape[0]
-    while top > 0:
-        top -= 1
-        a = stack[top, 0]
-        b = stack[top, 1]
-        m = b - a
-        if dp + m > L:
-            return -1
-        for k in range(m):
-            rolls[order[a + k]] = dice[dp + k]
-        dp += m
-        # stable insertion sort of order[a:b] by roll, descending
-        for k in range(a + 1, b):
-            it = order[k]
-            r = rolls[it]
-            q = k - 1
-            while q >= a and rolls[order[q]] < r:
-                order[q + 1] = order[q]
-                q -= 1
-            order[q + 1] = it
-        # push the tied sub-runs right to left so the leftmost is settled first
-        i = b - 1
-        while i >= a:
-            j = i
-            while j - 1 >= a and rolls[order[j - 1]] == rolls[order[i]]:
-                j -= 1
-            if i > j:
-                stack[top, 0] = j
-                stack[top, 1] = i + 1
-                top += 1
-            i = j - 1
-    return dp
-
-
-@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
-def _sort_desc(order, keys, m):
-    """Stable insertion sort of order[:m] by keys, descending."""
-    for k in range(1, m):
-        it = order[k]
-        v = keys[it]
-        q = k - 1
-        while q >= 0 and keys[order[q]] < v:
-            order[q + 1] = order[q]
-            q -= 1
-        order[q + 1] = it
-
-
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _speed(val, ship, pos, php, cstate, s):
-    """Sails value + living parrot's bonus + Favourable wind and Overboard (``cstate``)."""
-    sp = val[SAILS, pos[s, SAILS]] + cstate[s, K_BONUS]
-    if php[s] > 0:
-        sp += ship[s, C_PSPEED]
-    return sp
+    """:func:`core.speed` of ship ``s``: sails value + Favourable wind and Overboard (``cstate``)
+    + a living parrot's bonus."""
+    return core.speed(val[SAILS, pos[s, SAILS]], cstate[s, K_BONUS], php[s] > 0, ship[s, C_PSPEED])
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
-    h = pos[s, sec] + art[s, sec]
-    if absorbs and php[s] > 0 and ship[s, C_PSEC] == sec:
-        h += php[s]
-    return h
+    """:func:`core.rout_hits` of section ``sec`` of ship ``s``."""
+    return core.rout_hits(pos[s, sec], art[s, sec], php[s], ship[s, C_PSEC] == sec, absorbs)
+
+
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
+def _weakest_section(ship, pos, art, php, s, absorbs):
+    """(section, hits to rout it) of ship ``s``'s weakest section (:func:`core.weakest_of`)."""
+    h0 = _hits_to_rout(ship, pos, art, php, s, 0, absorbs)
+    h1 = _hits_to_rout(ship, pos, art, php, s, 1, absorbs)
+    h2 = _hits_to_rout(ship, pos, art, php, s, 2, absorbs)
+    h3 = _hits_to_rout(ship, pos, art, php, s, 3, absorbs)
+    return core.weakest_of(h0, h1, h2, h3), min(min(h0, h1), min(h2, h3))
 
 
 @njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
@@ -226,13 +173,7 @@ def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
     for s in range(S):
         if s == exclude or not present[s]:
             continue
-        hk = 1 << 30
-        kk = 0
-        for k in range(4):
-            h = _hits_to_rout(ship, pos, art, php, s, k, absorbs)
-            if h < hk:
-                hk = h
-                kk = k
+        kk, hk = _weakest_section(ship, pos, art, php, s, absorbs)
         seat = ship[s, C_SEAT]
         if hk < best_h or (hk == best_h and seat < best_seat):
             best_h = hk
@@ -244,31 +185,16 @@ def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
-    """``k`` hits on section ``sec`` of ship ``s``: Artisan first, then the parrot there, then the
-    ring. Returns 1 when the ring falls off (a rout to resolve), else 0."""
-    if k <= 0 or not present[s]:
+    """``k`` hits on section ``sec`` of ship ``s`` if it is still in the battle
+    (:func:`core.hit_section`: Artisan first, then the parrot there, then the ring; its parrot's
+    section is the ship table's ``C_PSEC`` column). Returns 1 when the ring falls off (a rout to
+    resolve), else 0."""
+    if not present[s]:
         return 0
-    was_hit[s] = True
-    a = art[s, sec]
-    if a > 0:
-        a = min(a, k)
-        art[s, sec] -= a
-        k -= a
-    if k > 0 and php[s] > 0 and ship[s, C_PSEC] == sec:
-        p = php[s]
-        p = min(p, k)
-        php[s] -= p
-        if prm[P_ABSORBS]:
-            k -= p
-        if php[s] == 0:
-            fame[s, F_PARROT] -= prm[P_PARROT_LOSS]
-    if k > 0:
-        v = pos[s, sec] - k
-        if v <= 0:
-            pos[s, sec] = 0
-            return 1
-        pos[s, sec] = v
-    return 0
+    return core.hit_section(
+        pos, art, php, ship[:, C_PSEC], was_hit, fame, F_PARROT, s, sec, k,
+        prm[P_ABSORBS], prm[P_PARROT_LOSS],
+    )  # fmt: skip
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
@@ -408,14 +334,15 @@ def _battle(
     npres = S  # player ships still present
     grape_on = prm[P_GRAPE_HIT_ON]
     smoke_on = prm[P_SMOKE_HIT_ON]
+    grape_beats_smoke = prm[P_GRAPE_BEATS_SMOKE] != 0
     any_smoke = False  # some ship is smoked: a broadside's threshold depends on its target
     if not (npc_kind == NPC_GALLEON and ti) and not _over(npres, npc_state[0], ti):
         if prm[P_CARD_PHASE]:  # card rounds from the fastest: the order settles which result
             for s in range(S):
                 order[s] = s
                 keys[s] = _speed(val, ship, pos, php, cstate, s)
-            _sort_desc(order, keys, S)
-            dp = _roll_off(dice, dp, order, keys, 0, S, rolls, stack)
+            core.sort_desc(order, keys, 0, S)
+            dp = core.roll_off_at(dice, dp, order, keys, 0, S, rolls, stack)
             if dp < 0:
                 return -1
             code = 0
@@ -457,8 +384,8 @@ def _battle(
                     order[0] = order[1]
                     order[1] = o
             else:
-                _sort_desc(order, keys, m)
-                dp = _roll_off(dice, dp, order, keys, 0, m, rolls, stack)
+                core.sort_desc(order, keys, 0, m)
+                dp = core.roll_off_at(dice, dp, order, keys, 0, m, rolls, stack)
                 if dp < 0:
                     return -1
             for slot in range(m):
@@ -494,14 +421,10 @@ def _battle(
                         best = -(1 << 30)
                         for s in range(S):
                             if present[s] and not fired[s]:
-                                if rule == T_MOST_CANNONS:
-                                    v = val[CANNONS, pos[s, CANNONS]]
-                                elif rule == T_LARGEST_CREW:
-                                    v = val[CREW, pos[s, CREW]]
-                                elif rule == T_STRONGEST_HULL:
-                                    v = val[HULL, pos[s, HULL]]
-                                else:
-                                    v = _speed(val, ship, pos, php, cstate, s)
+                                v = core.npc_criterion(
+                                    rule, val[CANNONS, pos[s, CANNONS]], val[CREW, pos[s, CREW]],
+                                    val[HULL, pos[s, HULL]], _speed(val, ship, pos, php, cstate, s),
+                                )  # fmt: skip
                                 keys[s] = v
                                 best = max(best, v)
                         mt = 0
@@ -511,7 +434,9 @@ def _battle(
                                 mt += 1
                         # several tied (equal keys): one roll-off over order[S+1 : S+1+mt]
                         if mt > 1:
-                            dp = _roll_off(dice, dp, order, keys, S + 1, S + 1 + mt, rolls, stack)
+                            dp = core.roll_off_at(
+                                dice, dp, order, keys, S + 1, S + 1 + mt, rolls, stack
+                            )
                             if dp < 0:
                                 return -1
                         tgt = order[S + 1]
@@ -548,20 +473,20 @@ def _battle(
                         nv = min(nv, prm[P_MISFIRE_POS])
                         for s in range(S):
                             victims[s] = 0
-                    thr = smoke_on if cstate[tgt, K_SMOKE] else hit_on  # Smoke: only a 6 hits it
+                    thr = core.npc_threshold(cstate[tgt, K_SMOKE] != 0, hit_on, smoke_on)
                     if nv > 0:
                         for i in range(nd):
                             d = dice[p + i]
                             if d >= thr:
                                 hits += 1
-                            elif d >= 1 and d <= nv:
-                                v = clockwise[d - 1]
-                                if not (
-                                    prm[P_SMOKE_BLOCKS_MISFIRE]
-                                    and cstate[v, K_SMOKE]
-                                    and d < smoke_on
-                                ):
-                                    victims[v] += 1
+                            else:
+                                v = clockwise[min(max(d, 1), nv) - 1]  # named if d <= nv
+                                k = core.misfire_victim(
+                                    d, thr, nv, cstate[v, K_SMOKE] != 0,
+                                    prm[P_SMOKE_BLOCKS_MISFIRE] != 0, smoke_on,
+                                )  # fmt: skip
+                                if k > 0:
+                                    victims[clockwise[k - 1]] += 1
                     else:
                         for i in range(nd):
                             hits += dice[p + i] >= thr
@@ -600,11 +525,7 @@ def _battle(
                 if kind == FLEE_WHEN_HIT:
                     flee = was_hit[a]
                 elif kind == FLEE_WHEN_CRITICAL:
-                    hmin = 1 << 30
-                    for k in range(4):
-                        h = _hits_to_rout(ship, pos, art, php, a, k, absorbs)
-                        hmin = min(hmin, h)
-                    flee = hmin <= 1
+                    flee = _weakest_section(ship, pos, art, php, a, absorbs)[1] <= 1
                 elif kind == FLEE_AFTER_N:
                     lost = 0
                     for k in range(4):
@@ -667,38 +588,28 @@ def _battle(
                 if npc_state[0]:  # pirate fame is shared by the ships present when it fires
                     for s in range(S):
                         sharers[s] = present[s]
-                    thr = grape_on if grape else hit_on
+                    thr = core.fire_threshold(
+                        True, False, grape, hit_on, smoke_on, grape_on, grape_beats_smoke
+                    )
                 elif not any_smoke:  # the threshold does not depend on the target
-                    thr = grape_on if grape else hit_on
+                    thr = core.fire_threshold(
+                        False, False, grape, hit_on, smoke_on, grape_on, grape_beats_smoke
+                    )
                 else:  # its target: the opponent with the fewest hits to rout, weakest section
                     if S == 2:  # one opponent (SECTIONS order on ties)
                         tgt = 1 - a
-                        sec = 0
-                        hk = _hits_to_rout(ship, pos, art, php, tgt, 0, absorbs)
-                        for k in range(1, 4):
-                            h = _hits_to_rout(ship, pos, art, php, tgt, k, absorbs)
-                            if h < hk:
-                                hk = h
-                                sec = k
+                        sec = _weakest_section(ship, pos, art, php, tgt, absorbs)[0]
                     else:
                         tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
-                    thr = smoke_on if cstate[tgt, K_SMOKE] else hit_on
-                    if grape:
-                        if prm[P_GRAPE_BEATS_SMOKE] or not cstate[tgt, K_SMOKE]:
-                            thr = grape_on
-                        else:
-                            thr = max(thr, grape_on)
+                    thr = core.fire_threshold(
+                        False, cstate[tgt, K_SMOKE] != 0, grape, hit_on, smoke_on, grape_on,
+                        grape_beats_smoke,
+                    )  # fmt: skip
                 # dice: parrot powers, else min(crew, cannons) (Grapple: crew)
-                if php[a] > 0 and ship[a, C_PFIXED] > 0:
-                    nd = ship[a, C_PFIXED]
-                elif php[a] > 0 and ship[a, C_PBONES]:
-                    nd = val[CANNONS, pos[a, CANNONS]]
-                elif flags[G_GRAPPLE]:
-                    nd = val[CREW, pos[a, CREW]]
-                else:
-                    nd = val[CREW, pos[a, CREW]]
-                    c = val[CANNONS, pos[a, CANNONS]]
-                    nd = min(nd, c)
+                nd = core.num_dice(
+                    val[CREW, pos[a, CREW]], val[CANNONS, pos[a, CANNONS]], php[a] > 0,
+                    ship[a, C_PFIXED], ship[a, C_PBONES] != 0, flags[G_GRAPPLE] != 0,
+                )  # fmt: skip
                 hits = 0
                 for i in range(nd):
                     hits += dice[dp + i] >= thr
@@ -710,13 +621,7 @@ def _battle(
                     if tgt < 0:  # its target (see above), needed only now
                         if S == 2:
                             tgt = 1 - a
-                            sec = 0
-                            hk = _hits_to_rout(ship, pos, art, php, tgt, 0, absorbs)
-                            for k in range(1, 4):
-                                h = _hits_to_rout(ship, pos, art, php, tgt, k, absorbs)
-                                if h < hk:
-                                    hk = h
-                                    sec = k
+                            sec = _weakest_section(ship, pos, art, php, tgt, absorbs)[0]
                         else:
                             tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
                     if canno:  # every section of the target
@@ -757,10 +662,9 @@ def _battle(
                         prm, pos, present, outcome, fame, sharers, S, npc_state, fallen
                     )
             if npc_state[0] and prm[P_NPC_REGEN] > 0:
-                lost = hull_start - npc_state[1]
-                lost = min(lost, prm[P_NPC_REGEN])
-                h = npc_state[1] + lost
-                npc_state[1] = min(prm[P_NPC_HULL], h)
+                npc_state[1] = core.regenerate(
+                    npc_state[1], hull_start, prm[P_NPC_REGEN], prm[P_NPC_HULL]
+                )
     if capped:
         for s in range(S):
             if present[s]:
@@ -776,8 +680,8 @@ def _battle(
         if m > 0:
             if prm[P_TI]:
                 if prm[P_TI_FASTEST]:
-                    _sort_desc(order, keys, m)
-                    dp = _roll_off(dice, dp, order, keys, 0, m, rolls, stack)
+                    core.sort_desc(order, keys, 0, m)
+                    dp = core.roll_off_at(dice, dp, order, keys, 0, m, rolls, stack)
                     if dp < 0:
                         return -1
                     captor = order[0]
