@@ -741,28 +741,40 @@ def _run(
     unfinished battle's first die is and which battle it is), 2 when a card decision was missing
     (``flags[G_ERROR]``; battle ctx[X_B]). The scratch arrays after
     ``out_capped`` come from :func:`_scratch` (no allocation and no reference counting here:
-    compiled with ``_nrt=False``, which keeps atomic reference counts out of the hot loop)."""
+    compiled with ``_nrt=False``, which keeps atomic reference counts out of the hot loop).
+
+    ``out_outcome`` and ``out_fame`` must hold zeros (``WON``, no fame) from battle ctx[X_B] on,
+    as ``np.zeros`` makes them: each battle adds its fame and writes its outcome in its own row
+    (an unfinished battle's row is put back to zeros before it is replayed), so the scratch
+    ``outcome`` and ``fame`` are no longer used; they stay in the signature that
+    :mod:`simulator.cove.fast.company` calls."""
     S = prm[P_S]
     n = out_outcome.shape[0]
-    for b in range(ctx[X_B], n):
+    # the card state (cstate, flags) changes in a battle only with card rounds or a policy that
+    # plays volley cards: else it is set once, not at every battle
+    cards = prm[P_CARD_PHASE] != 0
+    for s in range(S):
+        cards = cards or ship[s, C_CARDS] != CARDS_NONE
+    first = ctx[X_B]
+    for b in range(first, n):
         start = ctx[X_P]
         for s in range(S):
             for k in range(4):
                 pos[s, k] = ship[s, C_POS + k]
                 art[s, k] = ship[s, C_ART + k]
-                fame[s, k] = 0
-            fame[s, 4] = 0
-            fame[s, 5] = 0
             php[s] = ship[s, C_PHP]
             present[s] = True
             was_hit[s] = False
-            outcome[s] = WON
             fired[s] = False
-            for k in range(5):  # result 0: the battle as it starts, before card rounds
-                cstate[s, k] = card_res[0, s, k]
-            cstate[s, K_CAN_FIRE] = 1
-        flags[G_GRAPPLE] = card_flags[0, 0]
-        flags[G_BECALMED] = card_flags[0, 1]
+        if cards or b == first:
+            for s in range(S):
+                for k in range(5):  # result 0: the battle as it starts, before card rounds
+                    cstate[s, k] = card_res[0, s, k]
+                cstate[s, K_CAN_FIRE] = 1
+            flags[G_GRAPPLE] = card_flags[0, 0]
+            flags[G_BECALMED] = card_flags[0, 1]
+        ob = out_outcome[b]  # the battle writes its outcome and fame rows in place
+        fb = out_fame[b]
         npc_state[0] = 1 if prm[P_NPC] == NPC_FIGHTS else 0
         npc_state[1] = prm[P_NPC_HULL]
         npc_state[2] = 0
@@ -779,8 +791,8 @@ def _run(
             php,
             present,
             was_hit,
-            outcome,
-            fame,
+            ob,
+            fb,
             fired,
             sharers,
             order,
@@ -797,22 +809,19 @@ def _run(
             card_flags,
             tab,
         )
-        if r == -1:
+        if r == -1 or r == R_ERROR:  # replayed from its first die: its row back to zeros
+            for s in range(S):
+                ob[s] = WON
+                for k in range(6):
+                    fb[s, k] = 0
             ctx[X_P] = start
             ctx[X_B] = b
-            return 1
-        if r == R_ERROR:
-            ctx[X_P] = start
-            ctx[X_B] = b
-            return 2
+            return 1 if r == -1 else 2
         capped = r <= -2
         exch = -2 - r if capped else r
         for s in range(S):
-            out_outcome[b, s] = outcome[s]
             for k in range(4):
                 out_pos[b, s, k] = pos[s, k]
-            for k in range(6):
-                out_fame[b, s, k] = fame[s, k]
         out_sunk[b] = npc_state[2] == 1
         out_captured[b] = npc_state[3]
         out_exch[b] = exch
@@ -1015,8 +1024,8 @@ def _scratch(S: int) -> tuple[np.ndarray, ...]:
         np.empty(S, i8),  # php: parrot hits left
         np.empty(S, np.bool_),  # present
         np.empty(S, np.bool_),  # was_hit
-        np.empty(S, i8),  # outcome
-        np.empty((S, 6), i8),  # fame by cause
+        np.empty(S, i8),  # outcome (unused: _run writes out_outcome in place)
+        np.empty((S, 6), i8),  # fame by cause (unused: _run adds to out_fame in place)
         np.empty(S, np.bool_),  # fired: the pirate fired at it in its current cycle
         np.empty(S, np.bool_),  # sharers of pirate fame
         np.empty(2 * S + 2, i8),  # order: speed order, then the pirate's tied targets
