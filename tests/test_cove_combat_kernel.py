@@ -1,14 +1,20 @@
 """The compiled battle kernel (simulator.cove.combat_kernel): die for die the scalar reference on
 the same die stream (buffer refills included), agreement in distribution with the scalar engine
-and with the exact duels (4 SE), seeding, dispatch."""
+and with the exact duels (4 SE), seeding, dispatch; the rule core's pointer roll-off against its
+dctx one, and numba's cache of the kernel dropped when the rule core changes."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scenarios import load_scenario
-from simulator.cove import combat_kernel
+from simulator.cove import combat_kernel, fast
 from simulator.cove.battle import FAME_CAUSES, OUTCOMES, BattleShip, resolve_battle
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_kernel import kernel_applies, simulate_battles_kernel
@@ -20,6 +26,8 @@ from simulator.cove.combat_policies import (
     policy_from_name,
 )
 from simulator.cove.duel import DuelShip, exact_duel
+from simulator.cove.fast import core
+from simulator.cove.fast.rng import R_COLS
 from simulator.cove.rules import CoveRules
 
 RULES = load_scenario(None, CoveRules).rules
@@ -452,3 +460,69 @@ def test_kernel_plays_card_battles_die_for_die(name, ships, npc, pols, island, m
             -1 if r.captured_by is None else seats.index(r.captured_by)
         )
     assert k.dice_used == stream.used
+
+
+# ------------------------------------------------------------------ the rule core's roll-offs
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    keys=st.lists(st.integers(0, 2), min_size=1, max_size=6),
+    faces=st.lists(st.integers(1, 6), max_size=24),
+    lo=st.integers(0, 2),
+)
+def test_roll_off_at_plays_the_dctx_roll_off(keys, faces, lo):
+    """core.roll_off_at (the kernel's die pointer) and core.roll_off (the full game's dice
+    source, here without refill) settle the same ties with the same dice: the same order and the
+    same dice used, or both run out of dice (ties among 3 key values and 6 items, short buffers)."""
+    m = len(keys)
+    lo = min(lo, m - 1)
+    k = np.array(keys + [0], np.int64)  # one spare item: the non-player ship's slot
+    order0 = np.arange(m + 1, dtype=np.int64)
+    core.sort_desc(order0, k, lo, m)
+    dice = np.array(faces, np.int64)
+    a, b = order0.copy(), order0.copy()
+    rolls, stack = np.zeros(m + 1, np.int64), np.zeros((m + 4, 2), np.int64)
+    p = core.roll_off_at(dice, 0, a, k, lo, m, rolls, stack)
+    dctx = np.zeros(core.DX_LEN, np.int64)  # DX_REFILL = 0: running out fails
+    ok = core.roll_off(dice, dctx, np.zeros((1, R_COLS), np.uint64), b, k, lo, m, rolls, stack)
+    assert ok == (p >= 0)
+    if ok:
+        assert (a == b).all()
+        assert p == dctx[core.DX_P] == dctx[core.DX_COUNT]
+        assert (a[:lo] == order0[:lo]).all() and (a[m:] == order0[m:]).all()  # outside: kept
+        assert (np.diff(k[a[lo:m]]) <= 0).all()  # still sorted by key
+        assert sorted(a[lo:m]) == sorted(order0[lo:m])
+
+
+# ------------------------------------------------------------------ numba's cache after an edit
+def test_an_edited_rule_core_drops_the_kernels_compiled_cache(tmp_path):
+    """The kernel's cached machine code holds core.py's rules (numba freezes a callee into its
+    caller, and keys the caller's cache by the caller's file only): an edit to core.py must drop
+    the kernel's cache files in ``simulator/cove/__pycache__`` with the package's own, and leave
+    every other file there."""
+    src = Path(fast.__file__).resolve().parent
+    pkg = tmp_path / "cove" / "fast"
+    pkg.mkdir(parents=True)
+    for name in fast.COMPILED_MODULES:
+        shutil.copy(src / f"{name}.py", pkg / f"{name}.py")
+    outer = tmp_path / "cove" / "__pycache__"
+    outer.mkdir()
+    kernel_files = ("combat_kernel._run-703.py311.nbi", "combat_kernel._run-703.py311.1.nbc")
+    others = ("combat_kernel.cpython-311.pyc", "battle.cpython-311.pyc", "other._f-9.py311.nbi")
+
+    def write(names):
+        for f in names:
+            (outer / f).write_text("x")
+
+    write(kernel_files + others)
+    assert fast.drop_stale_cache(pkg)  # no stamp yet: dropped
+    assert not any((outer / f).exists() for f in kernel_files)
+    assert all((outer / f).exists() for f in others)
+    write(kernel_files)
+    assert not fast.drop_stale_cache(pkg)  # same sources: kept
+    assert all((outer / f).exists() for f in kernel_files)
+    with open(pkg / "core.py", "a") as f:
+        f.write("\n# an edit\n")
+    assert fast.drop_stale_cache(pkg)
+    assert not any((outer / f).exists() for f in kernel_files)
+    assert all((outer / f).exists() for f in others)
+    assert not (tmp_path / "__pycache__").exists()

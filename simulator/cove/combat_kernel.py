@@ -2,7 +2,13 @@
 
 Same rules as the scalar reference :mod:`simulator.cove.battle` (sections "Combat" and "Non-player
 ships" of ``../shared/rules/pirates-cove.md``; readings in ``docs/rules-cove-combat.md``), played
-one battle after another in a compiled loop. It covers:
+one battle after another in a compiled loop. Each rule is the compiled rule core's
+(:mod:`simulator.cove.fast.core`, shared with the full game and the players' odds): a hit through
+Artisan and parrot, the hits to rout and the weakest section, speed, dice, the hit thresholds,
+the speed order and its roll-offs (:func:`~simulator.cove.fast.core.roll_off_at` on the kernel's
+die pointer), a Legendary Pirate's target criterion, Hook's misfire and the Dutchman's
+regeneration; this module holds the battle's sequence, its packed state and the policies'
+decisions. It covers:
 
 * 1-5 player ships, any ring positions, Artisans (any section, once-hit ones too), the four
   parrots (wounded or not), battle and volley cards in hand;
@@ -53,6 +59,7 @@ from simulator.cove.combat_policies import (
     RulePolicy,
 )
 from simulator.cove.duel_cards import DuelCardPolicy
+from simulator.cove.fast import core
 from simulator.cove.rules import SECTIONS, CoveRules
 
 HULL, CREW, CANNONS, SAILS = range(4)
@@ -132,87 +139,27 @@ _TARGETS = ("most_cannons", "largest_crew", "strongest_hull", "fastest", "contro
 X_P, X_B, X_USED = range(3)
 
 
-@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
-def _roll_off(dice, dp, order, keys, lo, hi, rolls, stack):
-    """Settle ties of equal ``keys`` inside ``order[lo:hi]`` (already sorted by key, descending) by
-    die roll-offs, as :meth:`battle._Battle.break_ties` does: each tied group rolls one die per
-    ship, highest first, re-rolling among those still tied, depth first. Returns False when the
-    die buffer ran out; returns the die pointer after the roll-offs, or -1 when the buffer ran
-    out."""
-    # segments to settle, processed leftmost first: a stack of (start, end)
-    top = 0
-    i = hi - 1
-    while i >= lo:  # push the runs of equal keys, right to left
-        j = i
-        while j - 1 >= lo and keys[order[j - 1]] == keys[order[i]]:
-            j -= 1
-        if i > j:
-            stack[top, 0] = j
-            stack[top, 1] = i + 1
-            top += 1
-        i = j - 1
-    L = dice.shape[0]
-    while top > 0:
-        top -= 1
-        a = stack[top, 0]
-        b = stack[top, 1]
-        m = b - a
-        if dp + m > L:
-            return -1
-        for k in range(m):
-            rolls[order[a + k]] = dice[dp + k]
-        dp += m
-        # stable insertion sort of order[a:b] by roll, descending
-        for k in range(a + 1, b):
-            it = order[k]
-            r = rolls[it]
-            q = k - 1
-            while q >= a and rolls[order[q]] < r:
-                order[q + 1] = order[q]
-                q -= 1
-            order[q + 1] = it
-        # push the tied sub-runs right to left so the leftmost is settled first
-        i = b - 1
-        while i >= a:
-            j = i
-            while j - 1 >= a and rolls[order[j - 1]] == rolls[order[i]]:
-                j -= 1
-            if i > j:
-                stack[top, 0] = j
-                stack[top, 1] = i + 1
-                top += 1
-            i = j - 1
-    return dp
-
-
-@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
-def _sort_desc(order, keys, m):
-    """Stable insertion sort of order[:m] by keys, descending."""
-    for k in range(1, m):
-        it = order[k]
-        v = keys[it]
-        q = k - 1
-        while q >= 0 and keys[order[q]] < v:
-            order[q + 1] = order[q]
-            q -= 1
-        order[q + 1] = it
-
-
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _speed(val, ship, pos, php, cstate, s):
-    """Sails value + living parrot's bonus + Favourable wind and Overboard (``cstate``)."""
-    sp = val[SAILS, pos[s, SAILS]] + cstate[s, K_BONUS]
-    if php[s] > 0:
-        sp += ship[s, C_PSPEED]
-    return sp
+    """:func:`core.speed` of ship ``s``: sails value + Favourable wind and Overboard (``cstate``)
+    + a living parrot's bonus."""
+    return core.speed(val[SAILS, pos[s, SAILS]], cstate[s, K_BONUS], php[s] > 0, ship[s, C_PSPEED])
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
-    h = pos[s, sec] + art[s, sec]
-    if absorbs and php[s] > 0 and ship[s, C_PSEC] == sec:
-        h += php[s]
-    return h
+    """:func:`core.rout_hits` of section ``sec`` of ship ``s``."""
+    return core.rout_hits(pos[s, sec], art[s, sec], php[s], ship[s, C_PSEC] == sec, absorbs)
+
+
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
+def _weakest_section(ship, pos, art, php, s, absorbs):
+    """(section, hits to rout it) of ship ``s``'s weakest section (:func:`core.weakest_of`)."""
+    h0 = _hits_to_rout(ship, pos, art, php, s, 0, absorbs)
+    h1 = _hits_to_rout(ship, pos, art, php, s, 1, absorbs)
+    h2 = _hits_to_rout(ship, pos, art, php, s, 2, absorbs)
+    h3 = _hits_to_rout(ship, pos, art, php, s, 3, absorbs)
+    return core.weakest_of(h0, h1, h2, h3), min(min(h0, h1), min(h2, h3))
 
 
 @njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
@@ -226,13 +173,7 @@ def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
     for s in range(S):
         if s == exclude or not present[s]:
             continue
-        hk = 1 << 30
-        kk = 0
-        for k in range(4):
-            h = _hits_to_rout(ship, pos, art, php, s, k, absorbs)
-            if h < hk:
-                hk = h
-                kk = k
+        kk, hk = _weakest_section(ship, pos, art, php, s, absorbs)
         seat = ship[s, C_SEAT]
         if hk < best_h or (hk == best_h and seat < best_seat):
             best_h = hk
@@ -244,50 +185,51 @@ def _weakest(ship, pos, art, php, present, S, exclude, absorbs):
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _hit(ship, prm, pos, art, php, present, was_hit, fame, s, sec, k):
-    """``k`` hits on section ``sec`` of ship ``s``: Artisan first, then the parrot there, then the
-    ring. Returns 1 when the ring falls off (a rout to resolve), else 0."""
-    if k <= 0 or not present[s]:
+    """``k`` hits on section ``sec`` of ship ``s`` if it is still in the battle
+    (:func:`core.hit_section`: Artisan first, then the parrot there, then the ring; its parrot's
+    section is the ship table's ``C_PSEC`` column). Returns 1 when the ring falls off (a rout to
+    resolve), else 0."""
+    if not present[s]:
         return 0
-    was_hit[s] = True
-    a = art[s, sec]
-    if a > 0:
-        a = min(a, k)
-        art[s, sec] -= a
-        k -= a
-    if k > 0 and php[s] > 0 and ship[s, C_PSEC] == sec:
-        p = php[s]
-        p = min(p, k)
-        php[s] -= p
-        if prm[P_ABSORBS]:
-            k -= p
-        if php[s] == 0:
-            fame[s, F_PARROT] -= prm[P_PARROT_LOSS]
-    if k > 0:
-        v = pos[s, sec] - k
-        if v <= 0:
-            pos[s, sec] = 0
-            return 1
-        pos[s, sec] = v
-    return 0
+    return core.hit_section(
+        pos, art, php, ship[:, C_PSEC], was_hit, fame, F_PARROT, s, sec, k,
+        prm[P_ABSORBS], prm[P_PARROT_LOSS],
+    )  # fmt: skip
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
-def _resolve(prm, pos, present, outcome, fame, sharers, S, npc_state, fallen):
-    """After a broadside: sink the non-player ship (fame shared among ``sharers``), rout ships
-    with a destroyed section (only looked for when ``fallen``: some ring fell off) and give the
-    ships left their rout fame. Returns the number of ships routed."""
+def _count_hits(dice, p, nd, thr):
+    """Faces >= ``thr`` among ``dice[p : p + nd]``. The never-taken exit on a face 0 (faces are
+    1..6) makes the loop's exit depend on the dice, which keeps LLVM from vectorising it: a
+    broadside rolls a handful of dice, fewer than a vector's set-up and remainder loop cost
+    (measured: 3-6 % of a battle's time)."""
+    hits = 0
+    for i in range(nd):
+        d = dice[p + i]
+        if d == 0:
+            break
+        hits += d >= thr
+    return hits
+
+
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
+def _resolve(prm, pos, present, outcome, fame, S, npc_state, fallen):
+    """After a broadside: sink the non-player ship (its fame shared among the ships present when
+    the broadside was fired: ``present`` until this resolution, since a broadside removes no ship
+    before it), rout ships with a destroyed section (only looked for when ``fallen``: some ring
+    fell off) and give the ships left their rout fame. Returns the number of ships routed."""
     if npc_state[0] and npc_state[1] <= 0:  # present and hull gone
         npc_state[1] = 0
         npc_state[0] = 0
         npc_state[2] = 1  # sunk
         cnt = 0
         for s in range(S):
-            if sharers[s]:
+            if present[s]:
                 cnt += 1
         if cnt > 0:
             each = prm[P_NPC_FAME] // cnt
             for s in range(S):
-                if sharers[s]:
+                if present[s]:
                     fame[s, F_PIRATE] += each
     n_routed = 0
     if not fallen:
@@ -408,14 +350,15 @@ def _battle(
     npres = S  # player ships still present
     grape_on = prm[P_GRAPE_HIT_ON]
     smoke_on = prm[P_SMOKE_HIT_ON]
+    grape_beats_smoke = prm[P_GRAPE_BEATS_SMOKE] != 0
     any_smoke = False  # some ship is smoked: a broadside's threshold depends on its target
     if not (npc_kind == NPC_GALLEON and ti) and not _over(npres, npc_state[0], ti):
         if prm[P_CARD_PHASE]:  # card rounds from the fastest: the order settles which result
             for s in range(S):
                 order[s] = s
                 keys[s] = _speed(val, ship, pos, php, cstate, s)
-            _sort_desc(order, keys, S)
-            dp = _roll_off(dice, dp, order, keys, 0, S, rolls, stack)
+            core.sort_desc(order, keys, 0, S)
+            dp = core.roll_off_at(dice, dp, order, keys, 0, S, rolls, stack)
             if dp < 0:
                 return -1
             code = 0
@@ -457,8 +400,8 @@ def _battle(
                     order[0] = order[1]
                     order[1] = o
             else:
-                _sort_desc(order, keys, m)
-                dp = _roll_off(dice, dp, order, keys, 0, m, rolls, stack)
+                core.sort_desc(order, keys, 0, m)
+                dp = core.roll_off_at(dice, dp, order, keys, 0, m, rolls, stack)
                 if dp < 0:
                     return -1
             for slot in range(m):
@@ -494,14 +437,10 @@ def _battle(
                         best = -(1 << 30)
                         for s in range(S):
                             if present[s] and not fired[s]:
-                                if rule == T_MOST_CANNONS:
-                                    v = val[CANNONS, pos[s, CANNONS]]
-                                elif rule == T_LARGEST_CREW:
-                                    v = val[CREW, pos[s, CREW]]
-                                elif rule == T_STRONGEST_HULL:
-                                    v = val[HULL, pos[s, HULL]]
-                                else:
-                                    v = _speed(val, ship, pos, php, cstate, s)
+                                v = core.npc_criterion(
+                                    rule, val[CANNONS, pos[s, CANNONS]], val[CREW, pos[s, CREW]],
+                                    val[HULL, pos[s, HULL]], _speed(val, ship, pos, php, cstate, s),
+                                )  # fmt: skip
                                 keys[s] = v
                                 best = max(best, v)
                         mt = 0
@@ -511,7 +450,9 @@ def _battle(
                                 mt += 1
                         # several tied (equal keys): one roll-off over order[S+1 : S+1+mt]
                         if mt > 1:
-                            dp = _roll_off(dice, dp, order, keys, S + 1, S + 1 + mt, rolls, stack)
+                            dp = core.roll_off_at(
+                                dice, dp, order, keys, S + 1, S + 1 + mt, rolls, stack
+                            )
                             if dp < 0:
                                 return -1
                         tgt = order[S + 1]
@@ -523,8 +464,6 @@ def _battle(
                         else:
                             first_sec = dmg
                             last_sec = dmg + 1
-                    for s in range(S):
-                        sharers[s] = present[s]
                     nd = prm[P_NPC_DICE]
                     p = dp
                     hits = 0
@@ -548,23 +487,22 @@ def _battle(
                         nv = min(nv, prm[P_MISFIRE_POS])
                         for s in range(S):
                             victims[s] = 0
-                    thr = smoke_on if cstate[tgt, K_SMOKE] else hit_on  # Smoke: only a 6 hits it
+                    thr = core.npc_threshold(cstate[tgt, K_SMOKE] != 0, hit_on, smoke_on)
                     if nv > 0:
                         for i in range(nd):
                             d = dice[p + i]
                             if d >= thr:
                                 hits += 1
-                            elif d >= 1 and d <= nv:
-                                v = clockwise[d - 1]
-                                if not (
-                                    prm[P_SMOKE_BLOCKS_MISFIRE]
-                                    and cstate[v, K_SMOKE]
-                                    and d < smoke_on
-                                ):
-                                    victims[v] += 1
+                            else:
+                                v = clockwise[min(max(d, 1), nv) - 1]  # named if d <= nv
+                                k = core.misfire_victim(
+                                    d, thr, nv, cstate[v, K_SMOKE] != 0,
+                                    prm[P_SMOKE_BLOCKS_MISFIRE] != 0, smoke_on,
+                                )  # fmt: skip
+                                if k > 0:
+                                    victims[clockwise[k - 1]] += 1
                     else:
-                        for i in range(nd):
-                            hits += dice[p + i] >= thr
+                        hits = _count_hits(dice, p, nd, thr)
                     dp = p + nd
                     fallen = 0
                     for sec in range(first_sec, last_sec):
@@ -587,9 +525,7 @@ def _battle(
                                     HULL,
                                     victims[s],
                                 )
-                    npres -= _resolve(
-                        prm, pos, present, outcome, fame, sharers, S, npc_state, fallen
-                    )
+                    npres -= _resolve(prm, pos, present, outcome, fame, S, npc_state, fallen)
                     npc_state[4] = 1
                     continue
                 if not present[a]:
@@ -600,11 +536,7 @@ def _battle(
                 if kind == FLEE_WHEN_HIT:
                     flee = was_hit[a]
                 elif kind == FLEE_WHEN_CRITICAL:
-                    hmin = 1 << 30
-                    for k in range(4):
-                        h = _hits_to_rout(ship, pos, art, php, a, k, absorbs)
-                        hmin = min(hmin, h)
-                    flee = hmin <= 1
+                    flee = _weakest_section(ship, pos, art, php, a, absorbs)[1] <= 1
                 elif kind == FLEE_AFTER_N:
                     lost = 0
                     for k in range(4):
@@ -664,44 +596,30 @@ def _battle(
                         cstate[a, K_HAND + 2] -= 1
                 tgt = -1
                 sec = 0
-                if npc_state[0]:  # pirate fame is shared by the ships present when it fires
-                    for s in range(S):
-                        sharers[s] = present[s]
-                    thr = grape_on if grape else hit_on
+                if npc_state[0]:
+                    thr = core.fire_threshold(
+                        True, False, grape, hit_on, smoke_on, grape_on, grape_beats_smoke
+                    )
                 elif not any_smoke:  # the threshold does not depend on the target
-                    thr = grape_on if grape else hit_on
+                    thr = core.fire_threshold(
+                        False, False, grape, hit_on, smoke_on, grape_on, grape_beats_smoke
+                    )
                 else:  # its target: the opponent with the fewest hits to rout, weakest section
                     if S == 2:  # one opponent (SECTIONS order on ties)
                         tgt = 1 - a
-                        sec = 0
-                        hk = _hits_to_rout(ship, pos, art, php, tgt, 0, absorbs)
-                        for k in range(1, 4):
-                            h = _hits_to_rout(ship, pos, art, php, tgt, k, absorbs)
-                            if h < hk:
-                                hk = h
-                                sec = k
+                        sec = _weakest_section(ship, pos, art, php, tgt, absorbs)[0]
                     else:
                         tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
-                    thr = smoke_on if cstate[tgt, K_SMOKE] else hit_on
-                    if grape:
-                        if prm[P_GRAPE_BEATS_SMOKE] or not cstate[tgt, K_SMOKE]:
-                            thr = grape_on
-                        else:
-                            thr = max(thr, grape_on)
+                    thr = core.fire_threshold(
+                        False, cstate[tgt, K_SMOKE] != 0, grape, hit_on, smoke_on, grape_on,
+                        grape_beats_smoke,
+                    )  # fmt: skip
                 # dice: parrot powers, else min(crew, cannons) (Grapple: crew)
-                if php[a] > 0 and ship[a, C_PFIXED] > 0:
-                    nd = ship[a, C_PFIXED]
-                elif php[a] > 0 and ship[a, C_PBONES]:
-                    nd = val[CANNONS, pos[a, CANNONS]]
-                elif flags[G_GRAPPLE]:
-                    nd = val[CREW, pos[a, CREW]]
-                else:
-                    nd = val[CREW, pos[a, CREW]]
-                    c = val[CANNONS, pos[a, CANNONS]]
-                    nd = min(nd, c)
-                hits = 0
-                for i in range(nd):
-                    hits += dice[dp + i] >= thr
+                nd = core.num_dice(
+                    val[CREW, pos[a, CREW]], val[CANNONS, pos[a, CANNONS]], php[a] > 0,
+                    ship[a, C_PFIXED], ship[a, C_PBONES] != 0, flags[G_GRAPPLE] != 0,
+                )  # fmt: skip
+                hits = _count_hits(dice, dp, nd, thr)
                 dp += nd
                 fallen = 0
                 if npc_state[0]:  # forced target: the non-player ship's hull
@@ -710,13 +628,7 @@ def _battle(
                     if tgt < 0:  # its target (see above), needed only now
                         if S == 2:
                             tgt = 1 - a
-                            sec = 0
-                            hk = _hits_to_rout(ship, pos, art, php, tgt, 0, absorbs)
-                            for k in range(1, 4):
-                                h = _hits_to_rout(ship, pos, art, php, tgt, k, absorbs)
-                                if h < hk:
-                                    hk = h
-                                    sec = k
+                            sec = _weakest_section(ship, pos, art, php, tgt, absorbs)[0]
                         else:
                             tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
                     if canno:  # every section of the target
@@ -753,14 +665,11 @@ def _battle(
                 if canno:
                     cstate[a, K_CAN_FIRE] = 0
                 if fallen or (npc_state[0] and npc_state[1] <= 0):
-                    npres -= _resolve(
-                        prm, pos, present, outcome, fame, sharers, S, npc_state, fallen
-                    )
+                    npres -= _resolve(prm, pos, present, outcome, fame, S, npc_state, fallen)
             if npc_state[0] and prm[P_NPC_REGEN] > 0:
-                lost = hull_start - npc_state[1]
-                lost = min(lost, prm[P_NPC_REGEN])
-                h = npc_state[1] + lost
-                npc_state[1] = min(prm[P_NPC_HULL], h)
+                npc_state[1] = core.regenerate(
+                    npc_state[1], hull_start, prm[P_NPC_REGEN], prm[P_NPC_HULL]
+                )
     if capped:
         for s in range(S):
             if present[s]:
@@ -776,8 +685,8 @@ def _battle(
         if m > 0:
             if prm[P_TI]:
                 if prm[P_TI_FASTEST]:
-                    _sort_desc(order, keys, m)
-                    dp = _roll_off(dice, dp, order, keys, 0, m, rolls, stack)
+                    core.sort_desc(order, keys, 0, m)
+                    dp = core.roll_off_at(dice, dp, order, keys, 0, m, rolls, stack)
                     if dp < 0:
                         return -1
                     captor = order[0]
@@ -837,28 +746,41 @@ def _run(
     unfinished battle's first die is and which battle it is), 2 when a card decision was missing
     (``flags[G_ERROR]``; battle ctx[X_B]). The scratch arrays after
     ``out_capped`` come from :func:`_scratch` (no allocation and no reference counting here:
-    compiled with ``_nrt=False``, which keeps atomic reference counts out of the hot loop)."""
+    compiled with ``_nrt=False``, which keeps atomic reference counts out of the hot loop).
+
+    ``out_outcome`` and ``out_fame`` must hold zeros (``WON``, no fame) from battle ctx[X_B] on,
+    as ``np.zeros`` makes them: each battle adds its fame and writes its outcome in its own row
+    (an unfinished battle's row is put back to zeros before it is replayed), so the scratch
+    ``outcome`` and ``fame`` are no longer used, nor ``sharers`` (a sunk pirate's fame goes to
+    the ships present: :func:`_resolve`); they stay in the signature that
+    :mod:`simulator.cove.fast.company` calls."""
     S = prm[P_S]
     n = out_outcome.shape[0]
-    for b in range(ctx[X_B], n):
+    # the card state (cstate, flags) changes in a battle only with card rounds or a policy that
+    # plays volley cards: else it is set once, not at every battle
+    cards = prm[P_CARD_PHASE] != 0
+    for s in range(S):
+        cards = cards or ship[s, C_CARDS] != CARDS_NONE
+    first = ctx[X_B]
+    for b in range(first, n):
         start = ctx[X_P]
         for s in range(S):
             for k in range(4):
                 pos[s, k] = ship[s, C_POS + k]
                 art[s, k] = ship[s, C_ART + k]
-                fame[s, k] = 0
-            fame[s, 4] = 0
-            fame[s, 5] = 0
             php[s] = ship[s, C_PHP]
             present[s] = True
             was_hit[s] = False
-            outcome[s] = WON
             fired[s] = False
-            for k in range(5):  # result 0: the battle as it starts, before card rounds
-                cstate[s, k] = card_res[0, s, k]
-            cstate[s, K_CAN_FIRE] = 1
-        flags[G_GRAPPLE] = card_flags[0, 0]
-        flags[G_BECALMED] = card_flags[0, 1]
+        if cards or b == first:
+            for s in range(S):
+                for k in range(5):  # result 0: the battle as it starts, before card rounds
+                    cstate[s, k] = card_res[0, s, k]
+                cstate[s, K_CAN_FIRE] = 1
+            flags[G_GRAPPLE] = card_flags[0, 0]
+            flags[G_BECALMED] = card_flags[0, 1]
+        ob = out_outcome[b]  # the battle writes its outcome and fame rows in place
+        fb = out_fame[b]
         npc_state[0] = 1 if prm[P_NPC] == NPC_FIGHTS else 0
         npc_state[1] = prm[P_NPC_HULL]
         npc_state[2] = 0
@@ -875,8 +797,8 @@ def _run(
             php,
             present,
             was_hit,
-            outcome,
-            fame,
+            ob,
+            fb,
             fired,
             sharers,
             order,
@@ -893,22 +815,19 @@ def _run(
             card_flags,
             tab,
         )
-        if r == -1:
+        if r == -1 or r == R_ERROR:  # replayed from its first die: its row back to zeros
+            for s in range(S):
+                ob[s] = WON
+                for k in range(6):
+                    fb[s, k] = 0
             ctx[X_P] = start
             ctx[X_B] = b
-            return 1
-        if r == R_ERROR:
-            ctx[X_P] = start
-            ctx[X_B] = b
-            return 2
+            return 1 if r == -1 else 2
         capped = r <= -2
         exch = -2 - r if capped else r
         for s in range(S):
-            out_outcome[b, s] = outcome[s]
             for k in range(4):
                 out_pos[b, s, k] = pos[s, k]
-            for k in range(6):
-                out_fame[b, s, k] = fame[s, k]
         out_sunk[b] = npc_state[2] == 1
         out_captured[b] = npc_state[3]
         out_exch[b] = exch
@@ -1111,10 +1030,10 @@ def _scratch(S: int) -> tuple[np.ndarray, ...]:
         np.empty(S, i8),  # php: parrot hits left
         np.empty(S, np.bool_),  # present
         np.empty(S, np.bool_),  # was_hit
-        np.empty(S, i8),  # outcome
-        np.empty((S, 6), i8),  # fame by cause
+        np.empty(S, i8),  # outcome (unused: _run writes out_outcome in place)
+        np.empty((S, 6), i8),  # fame by cause (unused: _run adds to out_fame in place)
         np.empty(S, np.bool_),  # fired: the pirate fired at it in its current cycle
-        np.empty(S, np.bool_),  # sharers of pirate fame
+        np.empty(S, np.bool_),  # sharers of pirate fame (unused: the ships present)
         np.empty(2 * S + 2, i8),  # order: speed order, then the pirate's tied targets
         np.empty(S + 1, i8),  # keys
         np.empty(S + 1, i8),  # rolls of a roll-off

@@ -6,7 +6,10 @@ constants and the functions of the other modules it calls are frozen into the ma
 edit to ``packed.py`` alone would leave ``game.py``'s cached code reading the old columns. So
 this package keeps a digest of all its compiled sources beside the cache, and when any of them
 changed since the cache was written it deletes the package's cache files (the next run compiles
-again, and says so on stderr: ``simulator.compiled``).
+again, and says so on stderr: ``simulator.compiled``). The same holds the other way round for
+compiled code outside the package that calls the package's rules: the battle kernel
+(``combat_kernel.py``) calls ``core.py``, so its cache files (in the parent package's
+``__pycache__``) are deleted with the package's.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ COMPILED_MODULES = (
 #: compiled sources outside the package whose functions the package's cached code calls (and so
 #: freezes into its machine code): company.py calls the battle kernel's ``_run``
 EXTERNAL_SOURCES = (Path(__file__).resolve().parent.parent / "combat_kernel.py",)
+#: modules of the parent package whose cached code calls the package's (and so freezes it into
+#: its machine code): the battle kernel calls core.py's rules; their numba cache files
+#: (``<module>.<function>-<line>.py<ver>.nbi`` / ``.nbc`` in ``../__pycache__``) go with ours
+EXTERNAL_CALLERS = ("combat_kernel",)
 
 
 def _sources_digest(here: Path) -> str:
@@ -35,9 +42,18 @@ def _sources_digest(here: Path) -> str:
     return h.hexdigest()
 
 
+def _is_cache_file(f: Path, modules: tuple[str, ...] | None = None) -> bool:
+    """A numba cache file (index or data), of one of ``modules`` if given."""
+    if f.suffix not in (".nbi", ".nbc"):
+        return False
+    return modules is None or f.name.split(".", 1)[0] in modules
+
+
 def drop_stale_cache(here: Path | None = None) -> bool:
-    """Delete the numba cache files of the package at ``here`` (default: this one) when its
-    compiled sources changed since they were written; True when it deleted (or started) it."""
+    """Delete the numba cache files of the package at ``here`` (default: this one), and those of
+    its callers in the parent package (:data:`EXTERNAL_CALLERS`, in ``here.parent /
+    "__pycache__"``), when its compiled sources changed since they were written; True when it
+    deleted (or started) it."""
     here = here or Path(__file__).resolve().parent
     cache = here / "__pycache__"
     stamp = cache / "numba-sources.sha256"
@@ -50,8 +66,13 @@ def drop_stale_cache(here: Path | None = None) -> bool:
     try:
         cache.mkdir(exist_ok=True)
         for f in cache.iterdir():
-            if f.suffix in (".nbi", ".nbc"):
+            if _is_cache_file(f):
                 f.unlink(missing_ok=True)
+        callers = here.parent / "__pycache__"
+        if callers.is_dir():
+            for f in callers.iterdir():
+                if _is_cache_file(f, EXTERNAL_CALLERS):
+                    f.unlink(missing_ok=True)
         stamp.write_text(digest)
     except OSError:  # a read-only install: numba then caches elsewhere or not at all
         pass

@@ -21,7 +21,8 @@ and by the compiled players' odds (:mod:`simulator.cove.fast.players`):
 * :func:`fire_threshold` / :func:`npc_threshold` -- the face that hits: Smoke (only a 6),
   Grapeshot (3-6, beats Smoke by the switch), a non-player ship's hull;
 * :func:`sort_desc` + :func:`roll_off` -- the speed order: fastest first, ties by die roll-offs
-  re-rolled among the tied (also Phase 5's order and a pirate's tied targets);
+  re-rolled among the tied (also Phase 5's order and a pirate's tied targets); the ties are
+  :func:`push_ties`, and :func:`roll_off_at` plays the same roll-offs from a buffer pointer;
 * :func:`npc_criterion` -- a Legendary Pirate's first-target value (most cannons, largest crew,
   strongest hull, fastest);
 * :func:`misfire_victim` -- Captain Hook: a missing die showing 1..k hits the hull of the k-th
@@ -31,8 +32,9 @@ and by the compiled players' odds (:mod:`simulator.cove.fast.players`):
 
 Dice come through :func:`die` from a buffer and a context row (``dctx``, ``DX_*``): the full game
 refills its buffer from its PCG64 stream exactly when the readable engine's ``GameDice`` would
-(:mod:`simulator.cove.fast.rng`); the battle kernel's buffer is a pre-generated bulk and running
-out fails the battle (``DX_FAIL``), which the kernel then replays from a longer bulk.
+(:mod:`simulator.cove.fast.rng`). The battle kernel reads a pre-generated bulk through its own
+pointer (:func:`roll_off_at`): running out fails the battle, which the kernel then replays from a
+longer bulk.
 """
 
 from __future__ import annotations
@@ -224,18 +226,9 @@ def roll_off(dice, dctx, rs, order, keys, lo, hi, rolls, stack):
     die roll-offs: each tied group rolls one die per ship in its order, highest first,
     re-rolling among those still tied, the leftmost group first and depth first (the readable
     engine's ``_roll_off`` recursion). ``rolls`` is indexed by item, ``stack`` holds (start, end)
-    rows. Returns False when the dice source failed."""
-    top = 0
-    i = hi - 1
-    while i >= lo:  # push the runs of equal keys, right to left (leftmost settled first)
-        j = i
-        while j - 1 >= lo and keys[order[j - 1]] == keys[order[i]]:
-            j -= 1
-        if i > j:
-            stack[top, 0] = j
-            stack[top, 1] = i + 1
-            top += 1
-        i = j - 1
+    rows. Returns False when the dice source failed. The ties are :func:`push_ties`, the order
+    among the tied :func:`sort_desc` by roll (shared with :func:`roll_off_at`)."""
+    top = push_ties(order, keys, lo, hi, stack, 0)
     while top > 0:
         top -= 1
         a = stack[top, 0]
@@ -244,24 +237,8 @@ def roll_off(dice, dctx, rs, order, keys, lo, hi, rolls, stack):
             rolls[order[q]] = die(dice, dctx, rs)
         if dctx[DX_FAIL]:
             return False
-        for q in range(a + 1, b):  # stable insertion sort by roll, highest first
-            it = order[q]
-            r = rolls[it]
-            z = q - 1
-            while z >= a and rolls[order[z]] < r:
-                order[z + 1] = order[z]
-                z -= 1
-            order[z + 1] = it
-        i = b - 1
-        while i >= a:  # the tied sub-runs, right to left
-            j = i
-            while j - 1 >= a and rolls[order[j - 1]] == rolls[order[i]]:
-                j -= 1
-            if i > j:
-                stack[top, 0] = j
-                stack[top, 1] = i + 1
-                top += 1
-            i = j - 1
+        sort_desc(order, rolls, a, b)
+        top = push_ties(order, rolls, a, b, stack, top)
     return True
 
 
@@ -299,6 +276,46 @@ def regenerate(hull, hull_start, allowance, max_hull):
     return min(hull + min(lost, allowance), max_hull)
 
 
+@njit(cache=True, inline="always")
+def push_ties(order, keys, lo, hi, stack, top):
+    """The tie rule of a roll-off: push the runs of equal ``keys`` in ``order[lo:hi]`` (sorted,
+    highest first) on ``stack`` as (start, end) rows from ``top``, right to left, so that the
+    leftmost run is settled first. Returns the new top."""
+    i = hi - 1
+    while i >= lo:
+        j = i
+        while j - 1 >= lo and keys[order[j - 1]] == keys[order[i]]:
+            j -= 1
+        if i > j:
+            stack[top, 0] = j
+            stack[top, 1] = i + 1
+            top += 1
+        i = j - 1
+    return top
+
+
+@njit(cache=True)
+def roll_off_at(dice, p, order, keys, lo, hi, rolls, stack):
+    """:func:`roll_off` on a pre-generated buffer read from ``dice[p]``, with no refill (the
+    battle kernel's bulk): the same ties, the same dice in the same order. Returns the pointer
+    after the roll-offs, or -1 when the buffer ran out (the caller replays the battle from a
+    longer buffer)."""
+    L = dice.shape[0]
+    top = push_ties(order, keys, lo, hi, stack, 0)
+    while top > 0:
+        top -= 1
+        a = stack[top, 0]
+        b = stack[top, 1]
+        if p + (b - a) > L:
+            return -1
+        for q in range(a, b):
+            rolls[order[q]] = dice[p]
+            p += 1
+        sort_desc(order, rolls, a, b)
+        top = push_ties(order, rolls, a, b, stack, top)
+    return p
+
+
 __all__ = [
     "DICE_BLOCK",
     "DX_LEN",
@@ -311,10 +328,12 @@ __all__ = [
     "npc_criterion",
     "npc_threshold",
     "num_dice",
+    "push_ties",
     "refill",
     "regenerate",
     "ring_after",
     "roll_off",
+    "roll_off_at",
     "rout_hits",
     "sort_desc",
     "speed",
