@@ -79,9 +79,10 @@ MAX_CHUNK_DEALS = 250
 ENGINES = ("fast", "python")
 #: the summary's battle_engine with engine="fast": the compiled game's own battle
 FAST_BATTLE_ENGINE = "compiled"
-#: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 363 s wall
-#: (315 s CPU) at load 1-3 with the expected-value players (stage B of issue 16); 182 s before
-FAST_COMPILE_S = 370
+#: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 216 s wall and
+#: CPU at load 1 since the house's functions compile once per argument type (issue 16 stage C,
+#: simulator.compiled.compile_nested_calls_once); 363 s wall (315 s CPU) before, at load 1-3
+FAST_COMPILE_S = 220
 
 SEAT_COLUMNS = (
     ["game", "rotation", "seat", "strategy", "fame"]
