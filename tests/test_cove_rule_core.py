@@ -238,3 +238,34 @@ def test_speed_and_dice_are_the_readable_ones():
             if not bonus:
                 assert side.speed(st) == sp == po.speed(st, parrot, 0)
             assert po.speed(st, parrot, bonus) == sp
+
+
+def test_captain_hooks_numbering_is_the_oracles():
+    """core.clockwise_others (Hook's misfire numbering in the full game and the kernel) against
+    the scalar oracle's (battle._Battle.npc_turn: the other present ships sorted by seat distance
+    clockwise from the target, % 1000): every target, every subset of present ships, seats with
+    gaps, in any ship order."""
+    seat_sets = [(0, 1, 2, 3, 4), (4, 0, 3, 1, 2), (2, 7, 5, 0, 9)]
+    for seats in seat_sets:
+        S = len(seats)
+        arr = np.array(seats, np.int64)
+        out = np.zeros(S, np.int64)
+        for mask in range(1 << S):
+            present = np.array([(mask >> s) & 1 == 1 for s in range(S)])
+            for tgt in range(S):
+                if not present[tgt]:
+                    continue
+                n = core.clockwise_others(arr, present, tgt, S, out)
+                want = sorted(range(S), key=lambda s: seats[s])  # by_seat
+                want = [s for s in want if present[s] and s != tgt]
+                want.sort(key=lambda s: (seats[s] - seats[tgt]) % 1000)
+                assert list(out[:n]) == want
+        # the same numbering on a column view of a wider table (the kernel's layout)
+        table = np.zeros((S, 3), np.int64)
+        table[:, 1] = seats
+        present = np.ones(S, np.bool_)
+        n = core.clockwise_others(table[:, 1], present, 0, S, out)
+        assert n == S - 1
+        assert [seats[s] for s in out[:n]] == sorted(
+            (x for x in seats if x != seats[0]), key=lambda x: (x - seats[0]) % 1000
+        )

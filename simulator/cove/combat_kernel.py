@@ -470,20 +470,7 @@ def _battle(
                     nv = 0
                     if prm[P_MISFIRE]:
                         # other present ships, clockwise (seat order) from the target
-                        tseat = ship[tgt, C_SEAT]
-                        nv = 0
-                        for s in range(S):
-                            if present[s] and s != tgt:
-                                clockwise[nv] = s
-                                keys[s] = (ship[s, C_SEAT] - tseat) % 1000
-                                nv += 1
-                        for k in range(1, nv):  # sort by clockwise distance
-                            it = clockwise[k]
-                            q = k - 1
-                            while q >= 0 and keys[clockwise[q]] > keys[it]:
-                                clockwise[q + 1] = clockwise[q]
-                                q -= 1
-                            clockwise[q + 1] = it
+                        nv = core.clockwise_others(ship[:, C_SEAT], present, tgt, S, clockwise)
                         nv = min(nv, prm[P_MISFIRE_POS])
                         for s in range(S):
                             victims[s] = 0

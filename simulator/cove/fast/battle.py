@@ -577,19 +577,7 @@ def _npc_turn(tab, gs, bt, j):
     thr = core.npc_threshold(bst[tgt, BT_SMOKE] != 0, prm[P_HIT_ON], prm[P_SMOKE_HIT_ON])
     nv = 0
     if npc[row, N_MISFIRE]:  # other present ships, clockwise (seat order) from the target
-        tseat = bsh[tgt, BS_SEAT]
-        for s in range(S):
-            if present[s] and s != tgt:
-                clockwise[nv] = s
-                nv += 1
-        for k in range(1, nv):  # by clockwise distance (stable)
-            it = clockwise[k]
-            dk = (bsh[it, BS_SEAT] - tseat) % 1000
-            q = k - 1
-            while q >= 0 and (bsh[clockwise[q], BS_SEAT] - tseat) % 1000 > dk:
-                clockwise[q + 1] = clockwise[q]
-                q -= 1
-            clockwise[q + 1] = it
+        nv = core.clockwise_others(bsh[:, BS_SEAT], present, tgt, S, clockwise)
         nv = min(nv, npc[row, N_MISFIRE_POS])
         for s in range(S):
             victims[s] = 0

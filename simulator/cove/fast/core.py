@@ -26,7 +26,8 @@ and by the compiled players' odds (:mod:`simulator.cove.fast.players`):
 * :func:`npc_criterion` -- a Legendary Pirate's first-target value (most cannons, largest crew,
   strongest hull, fastest);
 * :func:`misfire_victim` -- Captain Hook: a missing die showing 1..k hits the hull of the k-th
-  other ship clockwise from the target (Smoke blocks it by the switch);
+  other ship clockwise from the target (Smoke blocks it by the switch), numbered by
+  :func:`clockwise_others`;
 * :func:`regenerate` -- the Flying Dutchman regains up to its allowance of the hull lost in an
   exchange, never above its card.
 
@@ -316,10 +317,31 @@ def roll_off_at(dice, p, order, keys, lo, hi, rolls, stack):
     return p
 
 
+@njit(cache=True)
+def clockwise_others(seats, present, tgt, n_ships, out):
+    """Captain Hook's numbering of the ships a misfire can hit: the other ships still present,
+    clockwise (seat order) from ship ``tgt``'s seat, written to ``out[:n]`` as ship indices
+    (``seats[s]``: ship ``s``'s seat, below 1000); returns n. :func:`misfire_victim` then names
+    the n-th of them."""
+    tseat = seats[tgt]
+    n = 0
+    for s in range(n_ships):
+        if present[s] and s != tgt:
+            d = (seats[s] - tseat) % 1000
+            q = n - 1
+            while q >= 0 and (seats[out[q]] - tseat) % 1000 > d:
+                out[q + 1] = out[q]
+                q -= 1
+            out[q + 1] = s
+            n += 1
+    return n
+
+
 __all__ = [
     "DICE_BLOCK",
     "DX_LEN",
     "absorb",
+    "clockwise_others",
     "die",
     "fire_threshold",
     "hit_section",
