@@ -47,6 +47,20 @@ def psec_of(rules: CoveRules, parrot) -> int:
     return -1 if parrot is None else SECTIONS.index(rules.parrots[parrot].section)
 
 
+def oracle_battle(rules, positions, parrot):
+    """A one-ship battle of the scalar oracle (no opponent: only its rule methods are used)."""
+    return _Battle(
+        rules,
+        [BattleShip(0, list(positions), parrot=parrot)],
+        None,
+        [RulePolicy()],
+        np.random.default_rng(0),
+        "hull",
+        None,
+        None,
+    )
+
+
 def core_hit(rules, parrot, ring, art, php, sec, k):
     """(ring, Artisan, parrot hits left, fame change, destroyed) after core.hit_section."""
     pos = np.full((1, 4), 3, np.int64)
@@ -79,16 +93,7 @@ def pure_hit(rules, parrot, ring, art, php, sec, k):
 
 def oracle_hit(rules, parrot, ring, art, php, sec, k):
     """The same from the scalar oracle, battle._Battle.hit_section."""
-    b = _Battle(
-        rules,
-        [BattleShip(0, [3, 3, 3, 3], parrot=parrot)],
-        None,
-        [RulePolicy()],
-        np.random.default_rng(0),
-        "hull",
-        None,
-        None,
-    )
+    b = oracle_battle(rules, [3, 3, 3, 3], parrot)
     ship = b.ships[0]
     ship.pos[sec] = ring
     ship.art = [0, 0, 0, 0]
@@ -148,16 +153,7 @@ def test_hits_to_destroy_and_the_weakest_section_are_the_readable_ones(absorbs):
     po = PirateOdds(rules)
     n = rules.ship_mat.num_positions
     for parrot in PARROTS:
-        b = _Battle(
-            rules,
-            [BattleShip(0, [3, 3, 3, 3], parrot=parrot)],
-            None,
-            [RulePolicy()],
-            np.random.default_rng(0),
-            "hull",
-            None,
-            None,
-        )
+        b = oracle_battle(rules, [3, 3, 3, 3], parrot)
         ship = b.ships[0]
         ps = psec_of(rules, parrot)
         for rings in itertools.product(range(1, n + 1), repeat=4):
@@ -208,16 +204,7 @@ def test_speed_and_dice_are_the_readable_ones():
             (0, 1), (0, 2),
         ):  # fmt: skip
             php = alive if parrot else 0
-            b = _Battle(
-                rules,
-                [BattleShip(0, [3, crew, cannons, sails], parrot=parrot)],
-                None,
-                [RulePolicy()],
-                np.random.default_rng(0),
-                "hull",
-                None,
-                None,
-            )
+            b = oracle_battle(rules, [3, crew, cannons, sails], parrot)
             ship = b.ships[0]
             ship.parrot_hp = php
             ship.wind = wind
