@@ -102,7 +102,7 @@ def compile_nested_calls_once() -> bool:
         return True
 
     def get_call_template(self, args, kws):
-        if getattr(self.py_func, "__module__", "").startswith(HOUSE_PREFIX):
+        if (getattr(self.py_func, "__module__", None) or "").startswith(HOUSE_PREFIX):
             args = tuple(types.unliteral(a) for a in args)
             kws = {k: types.unliteral(v) for k, v in kws.items()}
         return original(self, args, kws)
