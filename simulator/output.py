@@ -149,22 +149,27 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
+def _temp_file(folder: Path, name: str) -> Path:
+    """An empty hidden temporary file for ``name`` in ``folder`` (created if missing; one line
+    naming the folder when it cannot be): renamed into place once written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot create the folder ({exc.strerror or exc})") from None
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    return Path(tmp)
+
+
 def atomic_write(path: str | Path, writer: Callable[[Path], None]) -> Path:
     """Call ``writer(tmp_path)`` then rename the temporary file to ``path`` (same folder).
 
     The file gets the permissions a plainly created file would have (not mkstemp's 0600).
     """
     path = Path(path)
+    tmp = _temp_file(path.parent, path.name)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(
-            f"{path.parent}: cannot create the folder ({exc.strerror or exc})"
-        ) from None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        writer(Path(tmp))
+        writer(tmp)
         os.chmod(tmp, _new_file_mode())
         os.replace(tmp, path)
     except BaseException:
@@ -277,17 +282,7 @@ class TableStream:
     def _open(self, suffix: str) -> Path:
         path = self._tmp.get(suffix)
         if path is None:
-            try:
-                self.out_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise OutputError(
-                    f"{self.out_dir}: cannot create the folder ({exc.strerror or exc})"
-                ) from None
-            fd, tmp = tempfile.mkstemp(
-                prefix=f".{self.stem}{suffix}.", suffix=".tmp", dir=self.out_dir
-            )
-            os.close(fd)
-            path = self._tmp[suffix] = Path(tmp)
+            path = self._tmp[suffix] = _temp_file(self.out_dir, f"{self.stem}{suffix}")
         return path
 
     def write(self, df: pd.DataFrame) -> None:
