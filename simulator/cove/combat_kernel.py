@@ -316,7 +316,6 @@ def _battle(
     outcome,
     fame,
     fired,
-    sharers,
     order,
     keys,
     rolls,
@@ -711,10 +710,7 @@ def _run(
     php,
     present,
     was_hit,
-    outcome,
-    fame,
     fired,
-    sharers,
     order,
     keys,
     rolls,
@@ -737,10 +733,8 @@ def _run(
 
     ``out_outcome`` and ``out_fame`` must hold zeros (``WON``, no fame) from battle ctx[X_B] on,
     as ``np.zeros`` makes them: each battle adds its fame and writes its outcome in its own row
-    (an unfinished battle's row is put back to zeros before it is replayed), so the scratch
-    ``outcome`` and ``fame`` are no longer used, nor ``sharers`` (a sunk pirate's fame goes to
-    the ships present: :func:`_resolve`); they stay in the signature that
-    :mod:`simulator.cove.fast.company` calls."""
+    (an unfinished battle's row is put back to zeros before it is replayed); a sunk pirate's
+    fame goes to the ships present (:func:`_resolve`)."""
     S = prm[P_S]
     n = out_outcome.shape[0]
     # the card state (cstate, flags) changes in a battle only with card rounds or a policy that
@@ -787,7 +781,6 @@ def _run(
             ob,
             fb,
             fired,
-            sharers,
             order,
             keys,
             rolls,
@@ -1017,10 +1010,7 @@ def _scratch(S: int) -> tuple[np.ndarray, ...]:
         np.empty(S, i8),  # php: parrot hits left
         np.empty(S, np.bool_),  # present
         np.empty(S, np.bool_),  # was_hit
-        np.empty(S, i8),  # outcome (unused: _run writes out_outcome in place)
-        np.empty((S, 6), i8),  # fame by cause (unused: _run adds to out_fame in place)
         np.empty(S, np.bool_),  # fired: the pirate fired at it in its current cycle
-        np.empty(S, np.bool_),  # sharers of pirate fame (unused: the ships present)
         np.empty(2 * S + 2, i8),  # order: speed order, then the pirate's tied targets
         np.empty(S + 1, i8),  # keys
         np.empty(S + 1, i8),  # rolls of a roll-off

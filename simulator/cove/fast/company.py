@@ -369,10 +369,7 @@ def _estimate(ct, npc, ships, art, order, m, words, n_words):
     php = np.zeros(S, np.int64)
     present = np.zeros(S, np.bool_)
     was_hit = np.zeros(S, np.bool_)
-    outcome = np.zeros(S, np.int64)
-    fame = np.zeros((S, 6), np.int64)
     fired = np.zeros(S, np.bool_)
-    sharers = np.zeros(S, np.bool_)
     order_k = np.zeros(2 * S + 2, np.int64)
     keys = np.zeros(S + 1, np.int64)
     rolls = np.zeros(S + 1, np.int64)
@@ -427,10 +424,7 @@ def _estimate(ct, npc, ships, art, order, m, words, n_words):
             php,
             present,
             was_hit,
-            outcome,
-            fame,
             fired,
-            sharers,
             order_k,
             keys,
             rolls,
