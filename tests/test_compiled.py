@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import os
 import subprocess
 import sys
 import textwrap
@@ -109,3 +110,44 @@ def test_house_functions_compile_once_per_argument_type_not_per_constant():
     assert len(house.signatures) == 1
     assert len(other.signatures) == 4
     assert total == total_other == 16
+
+
+def _probe_engine(tmp_path, waves):
+    import runner_tasks
+
+    src = tmp_path / "tiny_kernel_waves.py"
+    src.write_text(KERNEL)
+    named = [[tuple(f"{src}::{label}" for label in group) for group in wave] for wave in waves]
+    return src, CompiledEngine("tiny engine", (), 5, waves=named, build=runner_tasks.compile_probe)
+
+
+def test_waves_compile_side_by_side_into_the_cache(tmp_path):
+    """simulator.compiled.compile_waves: a wave's groups run in different processes, the next
+    wave after them, and what they compiled is in numba's cache for this process."""
+    from simulator.compiled import compile_waves
+
+    src, engine = _probe_engine(tmp_path, [[("a",), ("b",)], [("c",)]])
+    assert compile_waves(engine, workers=2) == 2
+    runs = {
+        label: [float(x) for x in (tmp_path / f"{src.name}.{label}.txt").read_text().split()]
+        for label in "abc"
+    }
+    assert runs["a"][0] != runs["b"][0]  # two processes
+    assert all(pid != os.getpid() for pid, _, _ in runs.values())
+    assert runs["c"][1] >= max(runs["a"][2], runs["b"][2])  # the second wave after the first
+    mod = _load(src)
+    assert is_cached(mod.triple) and not mod.triple.signatures  # on disk, not compiled here
+
+
+def test_waves_need_two_cores_and_raise_a_worker_failure(tmp_path):
+    import pytest
+
+    from simulator.compiled import compile_waves
+
+    src, engine = _probe_engine(tmp_path, [[("a",), ("b",)]])
+    assert compile_waves(engine, workers=1) == 0  # one core: the final compile does it all
+    assert not list(tmp_path.glob("*.txt"))
+    assert compile_waves(CompiledEngine("none", (), 5), workers=2) == 0
+    _, failing = _probe_engine(tmp_path, [[("a",), ("fail",)]])
+    with pytest.raises(ValueError, match="probe fail failed on purpose"):
+        compile_waves(failing, workers=2)

@@ -1,0 +1,77 @@
+"""The compiled game's cold compile, two processes at a time (``compiled.compile_waves``).
+
+numba compiles a function after its callees and links their machine code into its own, so the
+game (:func:`simulator.cove.fast.game.play_chunk`) compiles its whole call tree one function
+after the other: about 220 s on one core. :data:`WAVES` names the large subtrees that do not
+depend on each other, two groups per wave, each wave's callees in an earlier wave (or earlier in
+the same group): the battle kernel and the lone solver first, then the navigation phase beside a
+battle, then the combat phase beside the end of the game. Each group is compiled in a worker
+process (:func:`compile_group`) into numba's on-disk cache, and the final compile (the runner's
+tiny job, in the parent process) loads them and compiles what is left (the game's own loop).
+
+A root is compiled for the argument types the game calls it with (:func:`roots`): the types of
+the engine's own buffers (``tab``, ``gs``, ``oc``, ``sc``, ``bt``; the same for every scenario and
+table size: arrays of fixed dtype and rank) and plain integers, booleans and floats (the house
+compiles a callee once per argument type, :func:`simulator.compiled.compile_nested_calls_once`).
+``tests/test_cove_fast_build.py`` checks that each root's cache holds exactly one signature,
+this one: a root compiled for other types would be time lost, never a different result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+#: groups compiled side by side (see the module docstring); each name is a key of :func:`roots`
+WAVES: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("kernel", "company"), ("lone", "setup", "v1_navigation")),
+    (("navigation",), ("battle",)),
+    (("combat",), ("island_effects", "finish")),
+)
+
+
+def roots() -> dict[str, tuple[Any, tuple | None]]:
+    """Each root of :data:`WAVES`: its dispatcher and the argument types the game calls it with
+    (``None`` for the battle kernel's ``_run``: its own warm-up, :func:`combat_kernel.warm_up`,
+    compiles it for the argument types the company estimate calls it with)."""
+    import numba
+    from numba.core import types
+
+    from scenarios.loader import load_scenario
+    from simulator.cove import combat_kernel
+    from simulator.cove.fast import battle, game, players, players_ev
+    from simulator.cove.fast.engine import FastGames
+    from simulator.cove.rules import CoveRules
+
+    eng = FastGames(load_scenario(None, CoveRules).rules, ["plunderer"])
+    gs, sc, bt = eng._buffers(4, False, False)
+    tab, gs_t, oc, sc_t, bt_t = (numba.typeof(x) for x in (eng.tables.arrays(), gs, eng.oc, sc, bt))
+    i8, b1, f8 = types.int64, types.boolean, types.float64
+    ints = types.Array(types.int64, 1, "C")
+    ints2 = types.Array(types.int64, 2, "C")
+    floats = types.Array(types.float64, 1, "C")
+    return {
+        "kernel": (combat_kernel._run, None),
+        "company": (players_ev.company_p, (tab, gs_t, oc, i8, ints, i8, i8)),
+        "lone": (players_ev.lone_plan, (tab, gs_t, oc, i8, i8, b1, f8, f8)),
+        "setup": (game._setup, (tab, gs_t, oc, sc_t)),
+        "v1_navigation": (players.island_scores, (tab, gs_t, oc, i8, floats, ints, ints2)),
+        "navigation": (game._phase_navigation, (tab, gs_t, oc, sc_t)),
+        "battle": (battle.run, (tab, gs_t, oc, bt_t)),
+        "combat": (game._phase_combat, (tab, gs_t, oc, sc_t, bt_t)),
+        "island_effects": (game._phase_island_effects, (tab, gs_t, oc, sc_t)),
+        "finish": (game._finish, (tab, gs_t, oc, sc_t, bt_t, floats)),
+    }
+
+
+def compile_group(names: Sequence[str]) -> None:
+    """Compile (or load from numba's cache) the roots ``names``, in order (a worker process)."""
+    from simulator.cove import combat_kernel
+
+    table = roots()
+    for name in names:
+        dispatcher, signature = table[name]
+        if signature is None:
+            combat_kernel.warm_up()
+        else:
+            dispatcher.compile(signature)
