@@ -24,6 +24,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -98,23 +99,32 @@ def compile_waves(engine: CompiledEngine, workers: int | None = None) -> int:
     Each wave's groups run in a pool of ``workers`` processes (default: the available cores, at
     most the largest wave's number of groups), a group's functions in order in one process
     (``engine.build(group)``); a wave starts when the one before has finished, so its functions
-    load their callees of earlier waves from the cache. Processes are started fresh ("spawn":
-    no copy of this process's state) and stopped at the end. A failure in a worker is raised
-    here as it was raised there. Only the time changes: the machine code is the same whichever
-    process compiled it (numba's cache is keyed by each function's source and argument types).
-    """
+    load their callees of earlier waves from the cache. The processes are forked from this one
+    where the system can and this process runs one thread (they start at once, with its modules
+    imported and nothing compiled), else started fresh ("spawn", which imports the main module
+    of a script again: guard it with ``if __name__ == "__main__"``); they stop at the end. A
+    failure in a worker is raised here as it was raised there. Only the time changes: the
+    machine code is the same whichever process compiled it (numba's cache is keyed by each
+    function's source and argument types)."""
     if not engine.waves or engine.build is None:
         return 0
     widest = max(len(wave) for wave in engine.waves)
     workers = min(workers or available_cores(), widest)
     if workers < 2:
         return 0
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_start_method()) as pool:
         for wave in engine.waves:
             for _ in pool.map(engine.build, [tuple(group) for group in wave]):
                 pass
     return workers
+
+
+def _start_method():
+    """ "fork" where the system has it and only this thread runs (a fork copies one thread: with
+    others running, a lock one of them held could stay locked in the copy), else "spawn"."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 #: module prefix of the functions compiled once per argument type (compile_nested_calls_once)

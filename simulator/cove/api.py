@@ -82,7 +82,7 @@ FAST_BATTLE_ENGINE = "compiled"
 #: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 216 s wall and
 #: CPU at load 1 since the house's functions compile once per argument type (issue 16 stage C,
 #: simulator.compiled.compile_nested_calls_once); 363 s wall (315 s CPU) before, at load 1-3
-FAST_COMPILE_S = 220
+FAST_COMPILE_S = 130
 
 SEAT_COLUMNS = (
     ["game", "rotation", "seat", "strategy", "fame"]

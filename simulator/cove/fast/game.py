@@ -18,6 +18,13 @@ memo ``oc``; the battle state ``bt`` (:func:`simulator.cove.fast.battle.scratch`
 ``sc`` (:func:`game_scratch`). :func:`play_chunk` plays many games in one compiled call and is
 what :mod:`simulator.cove.api` runs (``engine="fast"``).
 
+Compile time: numba links the machine code of a function's whole call tree into the function
+and translates it again, so each compiled layer above a large tree costs the tree's translation
+once more. The one-caller layers above the battles and the navigation (``play_game``, the
+navigation and combat phases, ``_island_combat``, ``_finish`` and its tie ``_duel``) are
+therefore ``inline="always"``: compiled inside their caller, the same code. The large subtrees
+below them compile side by side on a cold cache (:mod:`simulator.cove.fast.build`).
+
 The invariant checker (``check``) is the readable one's (``Game.invariant_errors``), after every
 phase; its first finding stops the game with an error code (``g[G_ERROR]``) that
 :func:`error_message` turns into the one line of ``cove play --check``.
@@ -851,7 +858,7 @@ def _phase_treasure(tab, gs, oc, sc):
 
 
 # ------------------------------------------------------------------ phase 2: Navigation
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _phase_navigation(tab, gs, oc, sc):
     g, st = gs[0], gs[1]
     g[G_PHASE] = PH_NAVIGATION
@@ -1208,7 +1215,7 @@ def _here(gs, isl, out):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _island_combat(tab, gs, oc, sc, bt, isl, m_present, pirate, navy):
     """``fight.island_combat``: every battle at island ``isl`` this month."""
     prm, npc = tab[0], tab[4]
@@ -1254,7 +1261,7 @@ def _island_combat(tab, gs, oc, sc, bt, isl, m_present, pirate, navy):
         _one_battle(tab, gs, oc, sc, bt, isl, here, m, one, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _phase_combat(tab, gs, oc, sc, bt):
     g, st = gs[0], gs[1]
     g[G_PHASE] = PH_COMBAT
@@ -1638,7 +1645,7 @@ def _phase_black_ships(tab, gs, oc, sc):
 
 
 # ------------------------------------------------------------------ the end
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _duel(tab, gs, oc, sc, bt, tied, m):
     """``fight.duel``: the tied ships fight at no island (results not applied); re-fought up to
     ``duel_max_repeats`` times until a single ship is left. Returns the winners' count (their
@@ -1664,7 +1671,7 @@ def _duel(tab, gs, oc, sc, bt, tied, m):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish(tab, gs, oc, sc, bt, win):
     """Fame cards, the winner(s) and the tie duel; ``win[seat]`` gets each seat's share."""
     prm, ckind = tab[0], tab[6]
@@ -1708,7 +1715,7 @@ def _finish(tab, gs, oc, sc, bt, win):
 
 
 # ------------------------------------------------------------------ one game, many games
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_game(tab, gs, oc, sc, bt, win):
     """One whole game from the state :func:`new_game` set (``Game.play``)."""
     prm = tab[0]
