@@ -39,7 +39,8 @@ def _engines():
 #: engines compiled side by side on a cold cache by the controlling process, before any test
 #: starts (the three smaller engines together take about two minutes on 2 cores)
 COMPILE_GROUPS = (("cove-kernel", "express", "hunt"),)
-#: the Pirate's Cove game engine takes about five minutes cold on a free core: it compiles in a
+#: the Pirate's Cove game engine takes about two minutes cold on two free cores (in waves of two
+#: processes, simulator.cove.fast.build; about four on one): it compiles in a
 #: background process while the tests that never play a full Pirate's Cove game run; every other
 #: test waits for it (:func:`_cove_game_compiled`), then loads it from the cache
 BACKGROUND = "cove-game"
