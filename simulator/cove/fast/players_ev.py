@@ -512,6 +512,7 @@ def island_values(tab, gs, oc, seat, out):
     npc = tab[4]
     prm = tab[0]
     g, rs, pp = gs[0], gs[6], gs[7]
+    et = oc[8]
     n = g[G_N]
     hv_gold, hv_chest, last_bury = holding_values(tab, gs, seat)
     alone = np.empty(NUM_NAV, np.float64)
@@ -528,6 +529,13 @@ def island_values(tab, gs, oc, seat, out):
     cs = np.empty(8, np.int64)
     here = np.empty(8, np.int64)
     mine = np.zeros(2, np.int64)
+    # the duel odds against each opponent (duel_odds: a pure function of the table, the same at
+    # every island and subset), computed on first use and kept for this decision; the product
+    # over a subset multiplies them in the same order as _after_pirate, so the same floats
+    trk = oc[3]
+    dwin = np.empty(max(n, 1), np.float64)
+    dknown = np.zeros(max(n, 1), np.int64)
+    rout_fame = prm[P_ROUT_FAME]
     for isl in range(NUM_NAV):
         key = pir[isl]
         if key < 0 and g[G_RN_ISLAND] == isl:
@@ -574,18 +582,41 @@ def island_values(tab, gs, oc, seat, out):
                     prob *= 1.0 - cq[j]
             if prob < MIN_SUBSET_PROB and mask:
                 continue
+            # _after_pirate's duel odds (every branch below that fights player ships needs them:
+            # some company, away from Treasure Island), inline: no call per subset
+            win = 1.0
+            if m and isl != TREASURE:
+                for j in range(m):
+                    o = here[j]
+                    if dknown[o] == 0:
+                        if mine[1] == 0:
+                            mine[0] = duel_track(tab, gs, oc, seat, trk)
+                            mine[1] = 1
+                        dwin[o] = duel_odds(tab, gs, oc, seat, mine[0], trk, o)
+                        dknown[o] = 1
+                    win *= dwin[o]
             if fights:
                 if m:
                     co = company_p(tab, gs, oc, seat, here, m, key)
-                    after = after_pirate(tab, gs, oc, seat, here, m, isl, base, mine)
+                    after = base
+                    if isl != TREASURE:
+                        after = win * (base + rout_fame * m) - (1 - win) * rout
                     v = co[0] * after + co[1] - co[2] * rout
                 else:
                     v = lone_p * (base + fame) - (1 - lone_p) * rout
                     v -= hv_chest * overboard
             elif key >= 0:
-                v = galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine)
+                if isl == TREASURE:
+                    v = galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine)
+                elif m == 0:
+                    v = base + (et[key] if prm[P_CACA_LONE] else 0.0)
+                else:
+                    b = base + et[key]
+                    v = win * (b + rout_fame * m) - (1 - win) * rout
+            elif m == 0 or isl == TREASURE:
+                v = base
             else:
-                v = after_pirate(tab, gs, oc, seat, here, m, isl, base, mine)
+                v = win * (base + rout_fame * m) - (1 - win) * rout
             total += prob * v
         total += pp[seat, FIGHT_BIAS] * expected
         out[isl] = total + noise[isl] * pp[seat, NOISE]
