@@ -394,48 +394,53 @@ def pirates_at(tab, gs, out):
 
 
 @njit(cache=True)
-def generic_values(tab, gs, oc, s, pir, out):
-    """``HeuristicPlayer._generic_values`` of opponent ``s`` into ``out[6]``."""
+def generic_values(tab, gs, oc, seat, pir, out):
+    """``HeuristicPlayer._generic_values`` of every opponent ``s`` of ``seat`` that has not
+    chosen its island yet, into ``out[s, :6]``, in seat order (one call per decision: a call
+    that holds the tuples costs more than the values)."""
     prm, val, step, tcard, npc, par = tab[:6]
     g, st = gs[0], gs[1]
     et = oc[8]
     n = g[G_N]
-    rm = room(val, par, st, s)
     last = g[G_MONTH] == prm[P_NUM_MONTHS]
     others = np.empty(8, np.int64)
-    for isl in range(NUM_NAV):
-        if isl < 5:
-            card = g[G_FACE_UP + isl]
-            v = 0.0
-            if card >= 0:
-                v = (
-                    tcard[card, TC_FAME]
-                    + G_W_GOLD * tcard[card, TC_GOLD]
-                    + G_W_CHEST * min(tcard[card, TC_CHESTS], rm)
-                )
-                v += G_W_CARD * tcard[card, TC_TAVERN]
-        else:
-            v = (
-                st[s, S_CHESTS] * prm[P_BURY_CHEST_FAME]
-                + st[s, S_GOLD] // prm[P_BURY_GOLD_PER_FAME]
-                - 0.5
-            )
-        key = pir[isl]
-        if key >= 0:
-            if npc[key, N_FIGHTS] != 0 and isl == TREASURE and last:
-                m = 0
-                for o in range(n):
-                    if o != s:
-                        others[m] = o
-                        m += 1
-                ps = company_p(tab, gs, oc, s, others, m, key)[0]
-                v = ps * (v + npc[key, N_FAME] / n) - (1 - ps) * G_ROUT
-            elif npc[key, N_FIGHTS] != 0:
-                ps = lone_plan(tab, gs, oc, s, key, False, 0.0, 0.0)[0]
-                v = ps * (v + npc[key, N_FAME]) - (1 - ps) * G_ROUT
+    for s in range(n):
+        if s == seat or st[s, S_CHOSEN] >= 0:
+            continue
+        rm = room(val, par, st, s)
+        for isl in range(NUM_NAV):
+            if isl < 5:
+                card = g[G_FACE_UP + isl]
+                v = 0.0
+                if card >= 0:
+                    v = (
+                        tcard[card, TC_FAME]
+                        + G_W_GOLD * tcard[card, TC_GOLD]
+                        + G_W_CHEST * min(tcard[card, TC_CHESTS], rm)
+                    )
+                    v += G_W_CARD * tcard[card, TC_TAVERN]
             else:
-                v += et[key]
-        out[isl] = v
+                v = (
+                    st[s, S_CHESTS] * prm[P_BURY_CHEST_FAME]
+                    + st[s, S_GOLD] // prm[P_BURY_GOLD_PER_FAME]
+                    - 0.5
+                )
+            key = pir[isl]
+            if key >= 0:
+                if npc[key, N_FIGHTS] != 0 and isl == TREASURE and last:
+                    m = 0
+                    for o in range(n):
+                        if o != s:
+                            others[m] = o
+                            m += 1
+                    ps = company_p(tab, gs, oc, s, others, m, key)[0]
+                    v = ps * (v + npc[key, N_FAME] / n) - (1 - ps) * G_ROUT
+                elif npc[key, N_FIGHTS] != 0:
+                    ps = lone_plan(tab, gs, oc, s, key, False, 0.0, 0.0)[0]
+                    v = ps * (v + npc[key, N_FAME]) - (1 - ps) * G_ROUT
+                else:
+                    v += et[key]
+            out[s, isl] = v
 
 
 @njit(cache=True)
@@ -443,7 +448,8 @@ def opponent_odds(tab, gs, oc, seat, pir, opp):
     """``HeuristicPlayer.opponent_odds`` into ``opp[seat', 6]`` (our own row untouched)."""
     g, st, pp = gs[0], gs[1], gs[7]
     temp = pp[seat, PP_OPP_TEMP]
-    vals = np.empty(NUM_NAV, np.float64)
+    allv = np.empty((max(g[G_N], 1), NUM_NAV), np.float64)
+    generic_values(tab, gs, oc, seat, pir, allv)
     for s in range(g[G_N]):
         if s == seat:
             continue
@@ -452,7 +458,7 @@ def opponent_odds(tab, gs, oc, seat, pir, opp):
             for i in range(NUM_NAV):
                 opp[s, i] = 1.0 if i == chosen else 0.0
             continue
-        generic_values(tab, gs, oc, s, pir, vals)
+        vals = allv[s]
         top = vals[0]
         for i in range(1, NUM_NAV):
             top = max(top, vals[i])
