@@ -467,24 +467,6 @@ FX_PSEC, FX_ABSORBS, FX_DEAD, FX_DICE, FX_ND, FX_PN, FX_MASK, FX_REGEN, FX_HULL,
 
 
 @njit(cache=True)
-def _frame(vals, parrots, npcs, prm, cfg, s):
-    """The frame's constants (the ``FX_*`` tuple); the arrays are ``lt``'s."""
-    npc, parrot, smoke, _extra, grapple = cfg
-    return (
-        _parrot_sec(parrots, parrot),
-        prm[PR_ABSORBS],
-        _routed(s),
-        _dice(vals, parrots, s, parrot, grapple),
-        npcs[npc, N_DICE],
-        PMF_SMOKE if smoke else PMF_HIT,
-        npcs[npc, N_SECS],
-        npcs[npc, N_REGEN],
-        npcs[npc, N_HULL],
-        prm[PR_GRAPE_SELF],
-    )
-
-
-@njit(cache=True)
 def _my_turn(pmf, fx, s, h, g, k, a, pirate_to_fire, has_loop, mode, ck, cv, i, tape, t):
     """PirateOdds._my_turn (h_start = h, the loop state = (s, h, g, k) when ``has_loop``):
     (alpha, beta, next child slot, next tape entry); ``fx``: the frame's constants. Mode 0
@@ -588,7 +570,19 @@ def _expand(
     ``lt``'s arrays."""
     i = base
     t = tbase
-    fx = _frame(vals, parrots, npcs, prm, cfg, s)
+    npc, parrot, smoke, extra, grapple = cfg
+    fx = (  # the frame's constants (FX_*)
+        _parrot_sec(parrots, parrot),
+        prm[PR_ABSORBS],
+        _routed(s),
+        _dice(vals, parrots, s, parrot, grapple),
+        npcs[npc, N_DICE],
+        PMF_SMOKE if smoke else PMF_HIT,
+        npcs[npc, N_SECS],
+        npcs[npc, N_REGEN],
+        npcs[npc, N_HULL],
+        prm[PR_GRAPE_SELF],
+    )
     if kind == KIND_MID:  # PirateOdds._mid
         got = 0.0
         for a in range(4):
@@ -619,7 +613,6 @@ def _expand(
                 best_v = v
         return best_v, i - base, t - tbase, best
     # KIND_V: PirateOdds._v
-    npc, parrot, _smoke, extra, _grapple = cfg
     sails = npcs[npc, N_SAILS]
     nd = fx[FX_ND]
     pn = fx[FX_PN]
@@ -894,25 +887,20 @@ def lone_plan(
     # (chest_value or 0.0): None and 0.0 give 0.0
     cval = chest_value if (use_chest_value and chest_value != 0.0) else 0.0
     best = p_sink(lt, memo, npc, st, parrot, hull, n_grapeshot, n_keg, smoke, extra_speed, grapple)
+    unaided = best  # the loop's first option (no wind, no chests) asks exactly this again
     wind = 0
     overboard = 0
     best_ev = 0.0
     have = False
     for w in range(n_wind + 1):
         for n in range(throw + 1):
-            v = p_sink(
-                lt,
-                memo,
-                npc,
-                st,
-                parrot,
-                hull,
-                n_grapeshot,
-                n_keg,
-                smoke,
-                extra_speed + (w * wind_step + n * per),
-                grapple,
-            )
+            if w == 0 and n == 0:
+                v = unaided
+            else:
+                v = p_sink(
+                    lt, memo, npc, st, parrot, hull, n_grapeshot, n_keg, smoke,
+                    extra_speed + (w * wind_step + n * per), grapple,
+                )  # fmt: skip
             ev = stake * v - cval * n
             if (
                 not have

@@ -263,15 +263,20 @@ def duel_track(tab, gs, oc, s, trk):
 @njit(cache=True)
 def duel_odds(tab, gs, oc, me, hits, trk, o):
     """``HeuristicPlayer.duel_odds(me, other)`` with our track (``hits``, ``trk``) computed."""
-    val, par, pmf = tab[1], tab[5], tab[9]
-    st = gs[1]
-    ck, cv, V = oc[0], oc[1], oc[2]
+    return duel_odds_of(
+        tab[0], tab[1], tab[5], tab[9], gs[1], oc[4], oc[0], oc[1], oc[2], me, hits, trk, o
+    )
+
+
+@njit(cache=True)
+def duel_odds_of(prm, val, par, pmf, st, lt, ck, cv, V, me, hits, trk, o):
+    """:func:`duel_odds` from the arrays it reads (``tab``'s, the table view ``st``, the lone
+    tables, the duel memo): a call holding the whole tuples costs more in reference counts."""
     # theirs: (hits to rout, dice after 0 hits) -- the track's first entry is the dice unhit
-    prm = tab[0]
     their = table_weakest(prm, par, st, o, prm[P_PARROT_ABSORBS])[0]
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, o, s9)
-    their_dice = lone.dice(oc[4], s9, st[o, S_PARROT], 0)
+    their_dice = lone.dice(lt, s9, st[o, S_PARROT], 0)
     my_speed = view_speed(val, par, st, me)
     osp = view_speed(val, par, st, o)
     return duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V)
@@ -539,6 +544,8 @@ def island_values(tab, gs, oc, seat, out):
     # every island and subset), computed on first use and kept for this decision; the product
     # over a subset multiplies them in the same order as _after_pirate, so the same floats
     trk = oc[3]
+    val, par, pmf, st = tab[1], tab[5], tab[9], gs[1]
+    ck, cv, V, lt = oc[0], oc[1], oc[2], oc[4]
     dwin = np.empty(max(n, 1), np.float64)
     dknown = np.zeros(max(n, 1), np.int64)
     rout_fame = prm[P_ROUT_FAME]
@@ -598,7 +605,9 @@ def island_values(tab, gs, oc, seat, out):
                         if mine[1] == 0:
                             mine[0] = duel_track(tab, gs, oc, seat, trk)
                             mine[1] = 1
-                        dwin[o] = duel_odds(tab, gs, oc, seat, mine[0], trk, o)
+                        dwin[o] = duel_odds_of(
+                            prm, val, par, pmf, st, lt, ck, cv, V, seat, mine[0], trk, o
+                        )
                         dknown[o] = 1
                     win *= dwin[o]
             if fights:
