@@ -18,14 +18,28 @@ function LLVM inlined is counted in its caller::
         python benchmarks/cove_profile.py --games 400 --repeat 3 --perf-map
     perf report -i /tmp/cove.perf --no-children --sort symbol | head -60
 
+The compiled code keeps no frame pointers, so ``perf``'s call graphs stop at the JIT code.
+``--callers`` reads a recording made with ``--call-graph dwarf,64`` (64 bytes of stack per
+sample) and charges each sample in numba's reference counting (``NRT_incref`` /
+``NRT_decref``, leaves that push nothing: the stack's first word is the return address) to the
+compiled function that called it; it prints the share of all samples by function itself and by
+the caller of the reference counts::
+
+    perf record -e cpu-clock:u -F 2000 --call-graph dwarf,64 -o /tmp/cove.perf \\
+        python benchmarks/cove_profile.py --games 300 --repeat 2 --perf-map
+    python benchmarks/cove_profile.py --callers /tmp/cove.perf /tmp/perf-<pid>.map
+
     python benchmarks/cove_profile.py [--games 400] [--repeat 3] [--seed 16] [--players 4]
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
+import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -99,6 +113,75 @@ def _write_perf_map(kept: list) -> Path:
     return dest
 
 
+def _short(name: str | None) -> str:
+    """``module.function`` of a numba symbol (``_ZN9simulator4cove4fast4lone4_runB...``)."""
+    if name is None:
+        return "?"
+    if not name.startswith("_ZN"):
+        return name
+    parts, rest = [], name[3:]
+    while rest and rest[0].isdigit():
+        digits = re.match(r"\d+", rest).group(0)
+        size = int(digits)
+        parts.append(rest[len(digits) : len(digits) + size])
+        rest = rest[len(digits) + size :]
+    return ".".join(parts[-2:])
+
+
+def _callers(data: str, map_path: str, top: int = 40) -> None:
+    """Print the shares of ``perf report -D``'s samples by function and by the caller of the
+    reference counts (see the module docstring)."""
+    rows = []
+    for line in Path(map_path).read_text().splitlines():
+        addr, size, name = line.split(None, 2)
+        rows.append((int(addr, 16), int(size, 16), name))
+    rows.sort()
+    starts = [r[0] for r in rows]
+
+    def symbol(addr: int) -> str:
+        i = bisect.bisect(starts, addr) - 1
+        if i >= 0 and addr < rows[i][0] + rows[i][1]:
+            return _short(rows[i][2])
+        return "?"  # not compiled code of the map (Python, libraries, the kernel)
+
+    dump = subprocess.run(
+        ["perf", "report", "-i", data, "-D"], capture_output=True, text=True
+    ).stdout
+    record = bytearray()
+    sample = None
+    own: Counter = Counter()
+    by_caller: Counter = Counter()
+    total = 0
+    for line in dump.splitlines():
+        hexrow = re.match(r"^\.\s+([0-9a-f]{4}):\s+((?:[0-9a-f]{2}\s)+)", line)
+        if hexrow:  # the raw record, printed before its decoded lines
+            if hexrow.group(1) == "0000":
+                record = bytearray()
+            record += bytes(int(x, 16) for x in hexrow.group(2).split())
+            continue
+        head = re.search(r"PERF_RECORD_SAMPLE\(.*?\): \d+/\d+: (0x[0-9a-f]+)", line)
+        if head:
+            sample = (bytes(record), int(head.group(1), 16))
+            continue
+        if line.startswith("... ustack:") and sample is not None:
+            rec, ip = sample
+            sample = None
+            off = int(re.search(r"offset (0x[0-9a-f]+)", line).group(1), 16)  # size, then data
+            total += 1
+            name = symbol(ip)
+            own[name] += 1
+            if name in ("NRT_incref", "NRT_decref") and off + 16 <= len(rec):
+                by_caller[symbol(struct.unpack_from("<Q", rec, off + 8)[0])] += 1
+    if not total:
+        raise SystemExit(f"{data}: no samples with a user stack (record with --call-graph dwarf)")
+    print(f"{total} samples; by function itself (?: not compiled code):")
+    for name, n in own.most_common(top):
+        print(f"  {100 * n / total:5.1f}%  {name}")
+    print("numba's reference counts (NRT_incref/NRT_decref) by the function that called them:")
+    for name, n in by_caller.most_common(top):
+        print(f"  {100 * n / total:5.1f}%  {name}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=400)
@@ -107,7 +190,16 @@ def main(argv=None) -> int:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--mix", default=None, help="comma-separated strategies (default: the mix)")
     ap.add_argument("--perf-map", action="store_true", help="write /tmp/perf-<pid>.map")
+    ap.add_argument(
+        "--callers",
+        nargs=2,
+        metavar=("PERF_DATA", "PERF_MAP"),
+        help="report a recording by function and by the callers of the reference counts",
+    )
     args = ap.parse_args(argv)
+    if args.callers:
+        _callers(*args.callers)
+        return 0
     kept = _keep_object_code() if args.perf_map else []
 
     rules = load_scenario(None, CoveRules).rules
