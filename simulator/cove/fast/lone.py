@@ -205,32 +205,36 @@ def _tuple(a, off):
     )
 
 
+# The solver's own pieces take the arrays of ``lt`` they read (``vals``, ``parrots``...), not
+# the tuple: a compiled call that holds a tuple of arrays counts a reference to each of them
+# on entry and on exit, which cost more than the solver's arithmetic (the profile of
+# ``benchmarks/cove_profile.py``). The values are the same.
 @njit(cache=True)
-def _value(lt, s, sec):
+def _value(vals, s, sec):
     p = s[sec]
-    return lt[LT_VALS][sec, p - 1] if p > 0 else 0
+    return vals[sec, p - 1] if p > 0 else 0
 
 
 @njit(cache=True)
-def _parrot_sec(lt, parrot):
+def _parrot_sec(parrots, parrot):
     """The section the parrot sits on (SECTIONS index); -1: no parrot."""
-    return lt[LT_PARROTS][parrot, PA_SEC] if parrot >= 0 else -1
+    return parrots[parrot, PA_SEC] if parrot >= 0 else -1
 
 
 @njit(cache=True)
-def _dice(lt, s, parrot, grapple):
+def _dice(vals, parrots, s, parrot, grapple):
     """PirateOdds.dice: :func:`core.num_dice` of the state's crew and cannons values."""
-    fixed = lt[LT_PARROTS][parrot, PA_FIXED] if parrot >= 0 else 0
-    bones = lt[LT_PARROTS][parrot, PA_BONES] if parrot >= 0 else 0
+    fixed = parrots[parrot, PA_FIXED] if parrot >= 0 else 0
+    bones = parrots[parrot, PA_BONES] if parrot >= 0 else 0
     alive = parrot >= 0 and s[8] > 0
-    return num_dice(_value(lt, s, 1), _value(lt, s, 2), alive, fixed, bones, grapple)
+    return num_dice(_value(vals, s, 1), _value(vals, s, 2), alive, fixed, bones, grapple)
 
 
 @njit(cache=True)
-def _speed(lt, s, parrot, extra):
+def _speed(vals, parrots, s, parrot, extra):
     """PirateOdds.speed: :func:`core.speed` of the state's sails value."""
-    bonus = lt[LT_PARROTS][parrot, PA_SPEED] if parrot >= 0 else 0
-    return speed(_value(lt, s, 3), extra, parrot >= 0 and s[8] > 0, bonus)
+    bonus = parrots[parrot, PA_SPEED] if parrot >= 0 else 0
+    return speed(_value(vals, s, 3), extra, parrot >= 0 and s[8] > 0, bonus)
 
 
 @njit(cache=True)
@@ -322,7 +326,7 @@ def _canon(lt, npc, parrot, extra, grapple, st, g, k):
             s = _with(s, sec, first[sec, s[sec]])
     if not (dmg >> 3) & 1:
         sails = lt[LT_NPCS][npc, N_SAILS]
-        sp = _speed(lt, s, parrot, extra)
+        sp = _speed(lt[LT_VALS], lt[LT_PARROTS], s, parrot, extra)
         if parrot >= 0 and not hit_parrot and not fixed and not bones:
             parrot = -1
             s = _with(s, 8, 0)
@@ -389,23 +393,24 @@ def _slot(w0, w1, shift):
 
 
 @njit(cache=True)
-def _get(memo, shift, w0, w1):
-    keys = memo[M_KEYS]
+def _get(keys, mvals, shift, w0, w1):
+    """The memo's value of (w0, w1): (found, value); ``keys``, ``mvals``: ``memo[M_KEYS]``,
+    ``memo[M_VALS]``."""
     mask = keys.shape[0] - 1
     slot = _slot(w0, w1, shift)
     for _ in range(MAX_PROBE):
         if keys[slot, 1] == 0:
             return False, 0.0
         if keys[slot, 0] == w0 and keys[slot, 1] == w1:
-            return True, memo[M_VALS][slot]
+            return True, mvals[slot]
         slot = (slot + 1) & mask
     return False, 0.0
 
 
 @njit(cache=True)
-def _put(memo, shift, w0, w1, v):
-    keys = memo[M_KEYS]
-    used = memo[M_USED]
+def _put(keys, used, mvals, shift, w0, w1, v):
+    """Store (w0, w1) -> v; ``keys``, ``used``, ``mvals``: ``memo[M_KEYS]``, ``memo[M_USED]``,
+    ``memo[M_VALS]``."""
     n = keys.shape[0]
     if 4 * used[0] >= 3 * n:  # three quarters full: start again
         keys[:, 1] = 0
@@ -427,7 +432,7 @@ def _put(memo, shift, w0, w1, v):
         slot = first  # a full probe run: the entry replaces its first slot
     keys[slot, 0] = w0
     keys[slot, 1] = w1
-    memo[M_VALS][slot] = v
+    mvals[slot] = v
 
 
 # ------------------------------------------------------------------------------- the chain
@@ -459,25 +464,6 @@ def _outcome(s2, dead, h2, g2, k2, s, h, g, k, has_loop, ck, i):
 # frame's state routed, our broadside's dice, the pirate's dice, its pmf row (PMF_*), its
 # sections (N_SECS), its regeneration and full hull, combat.grapeshot_self_hits
 FX_PSEC, FX_ABSORBS, FX_DEAD, FX_DICE, FX_ND, FX_PN, FX_MASK, FX_REGEN, FX_HULL, FX_SELF = range(10)
-
-
-@njit(cache=True)
-def _frame(lt, cfg, s):
-    """The frame's constants (the ``FX_*`` tuple)."""
-    npc, parrot, smoke, _extra, grapple = cfg
-    npcs = lt[LT_NPCS]
-    return (
-        _parrot_sec(lt, parrot),
-        lt[LT_PRM][PR_ABSORBS],
-        _routed(s),
-        _dice(lt, s, parrot, grapple),
-        npcs[npc, N_DICE],
-        PMF_SMOKE if smoke else PMF_HIT,
-        npcs[npc, N_SECS],
-        npcs[npc, N_REGEN],
-        npcs[npc, N_HULL],
-        lt[LT_PRM][PR_GRAPE_SELF],
-    )
 
 
 @njit(cache=True)
@@ -574,14 +560,29 @@ def _solve(c, nw, nal, nbe, nact, nn):
 
 
 @njit(cache=True)
-def _expand(lt, cfg, kind, s, h, g, k, mode, ck, cv, base, tape, tbase, nw, nal, nbe, nact):
+def _expand(
+    vals, parrots, npcs, prm, pmf, cfg, kind, s, h, g, k, mode, ck, cv, base, tape, tbase, nw,
+    nal, nbe, nact,
+):  # fmt: skip
     """One frame: mode 0 lists the values it needs into child slots ``base``... and its cases
     into the tape from ``tbase``; mode 1 reads both there and returns (value, child slots used,
-    tape entries used, volley bits). ``nw``...``nact``: _solve's scratch."""
+    tape entries used, volley bits). ``nw``...``nact``: _solve's scratch; ``vals``...``pmf``:
+    ``lt``'s arrays."""
     i = base
     t = tbase
-    fx = _frame(lt, cfg, s)
-    pmf = lt[LT_PMF]
+    npc, parrot, smoke, extra, grapple = cfg
+    fx = (  # the frame's constants (FX_*)
+        _parrot_sec(parrots, parrot),
+        prm[PR_ABSORBS],
+        _routed(s),
+        _dice(vals, parrots, s, parrot, grapple),
+        npcs[npc, N_DICE],
+        PMF_SMOKE if smoke else PMF_HIT,
+        npcs[npc, N_SECS],
+        npcs[npc, N_REGEN],
+        npcs[npc, N_HULL],
+        prm[PR_GRAPE_SELF],
+    )
     if kind == KIND_MID:  # PirateOdds._mid
         got = 0.0
         for a in range(4):
@@ -612,11 +613,10 @@ def _expand(lt, cfg, kind, s, h, g, k, mode, ck, cv, base, tape, tbase, nw, nal,
                 best_v = v
         return best_v, i - base, t - tbase, best
     # KIND_V: PirateOdds._v
-    npc, parrot, _smoke, extra, _grapple = cfg
-    sails = lt[LT_NPCS][npc, N_SAILS]
+    sails = npcs[npc, N_SAILS]
     nd = fx[FX_ND]
     pn = fx[FX_PN]
-    sp = _speed(lt, s, parrot, extra)
+    sp = _speed(vals, parrots, s, parrot, extra)
     nn = 0
     c = 0.0
     for oi in range(2):
@@ -690,9 +690,11 @@ def _expand(lt, cfg, kind, s, h, g, k, mode, ck, cv, base, tape, tbase, nw, nal,
 def _run(lt, memo, cfg, kind, s, h, g, k):
     """The value (and volley bits) of one root frame, by an explicit stack of frames (the
     caller probed the memo for the root)."""
-    shift = _shift(memo[M_KEYS])
-    nd = lt[LT_NPCS][cfg[0], N_DICE]
-    maxn = lt[LT_PRM][PR_MAXN]
+    vals, parrots, npcs, prm, pmf = lt[LT_VALS], lt[LT_PARROTS], lt[LT_NPCS], lt[LT_PRM], lt[LT_PMF]
+    keys, mvals, used = memo[M_KEYS], memo[M_VALS], memo[M_USED]
+    shift = _shift(keys)
+    nd = npcs[cfg[0], N_DICE]
+    maxn = prm[PR_MAXN]
     maxc = 8 * (maxn + 1) * (nd + 1) + 2  # the most child slots one frame lists
     maxt = 16 * (maxn + 1) * (nd + 2) + nd + 2  # the most tape entries one frame writes
     nw = np.empty(nd + 2, np.float64)  # _solve's decision nodes: weight, (alpha, beta) per
@@ -733,8 +735,9 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
                 tape2[:ttop] = tape[:ttop]
                 tape = tape2
             _v, nch, nt, _b = _expand(
-                lt, cfg, fkind, fs, fh, fg, fkk, 0, ck, cv, ctop, tape, ttop, nw, nal, nbe, nact
-            )
+                vals, parrots, npcs, prm, pmf, cfg, fkind, fs, fh, fg, fkk, 0, ck, cv, ctop, tape,
+                ttop, nw, nal, nbe, nact,
+            )  # fmt: skip
             fi[f, FI_START] = ctop
             fi[f, FI_COUNT] = nch
             fi[f, FI_NEXT] = 0
@@ -749,7 +752,7 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
                 ck[i, CK_KIND], cfg, _tuple(ck[i], CK_ST), ck[i, CK_H], ck[i, CK_G], ck[i, CK_K]
             )
             if ok:
-                found, v = _get(memo, shift, w0, w1)
+                found, v = _get(keys, mvals, shift, w0, w1)
                 if found:
                     cv[i] = v
                     continue
@@ -769,13 +772,13 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
         if pushed:
             continue
         v, _n, _t, bits = _expand(
-            lt, cfg, fkind, fs, fh, fg, fkk, 1, ck, cv, fi[f, FI_START], tape, fi[f, FI_TAPE],
-            nw, nal, nbe, nact,
+            vals, parrots, npcs, prm, pmf, cfg, fkind, fs, fh, fg, fkk, 1, ck, cv,
+            fi[f, FI_START], tape, fi[f, FI_TAPE], nw, nal, nbe, nact,
         )  # fmt: skip
         if fkind <= KIND_MID:
             ok, w0, w1 = _key(fkind, cfg, fs, fh, fg, fkk)
             if ok:
-                _put(memo, shift, w0, w1, v)
+                _put(keys, used, mvals, shift, w0, w1, v)
         ctop = fi[f, FI_START]
         ttop = fi[f, FI_TAPE]
         top -= 1
@@ -821,7 +824,7 @@ def p_sink(lt, memo, npc, st, parrot, hull, grapeshot, powder_keg, smoke, extra_
     )
     ok, w0, w1 = _key(KIND_V, cfg, s, h, g, k)
     if ok:
-        found, v = _get(memo, _shift(memo[M_KEYS]), w0, w1)
+        found, v = _get(memo[M_KEYS], memo[M_VALS], _shift(memo[M_KEYS]), w0, w1)
         if found:
             return v
     v, _bits = _run(lt, memo, cfg, KIND_V, s, h, g, k)
@@ -884,25 +887,20 @@ def lone_plan(
     # (chest_value or 0.0): None and 0.0 give 0.0
     cval = chest_value if (use_chest_value and chest_value != 0.0) else 0.0
     best = p_sink(lt, memo, npc, st, parrot, hull, n_grapeshot, n_keg, smoke, extra_speed, grapple)
+    unaided = best  # the loop's first option (no wind, no chests) asks exactly this again
     wind = 0
     overboard = 0
     best_ev = 0.0
     have = False
     for w in range(n_wind + 1):
         for n in range(throw + 1):
-            v = p_sink(
-                lt,
-                memo,
-                npc,
-                st,
-                parrot,
-                hull,
-                n_grapeshot,
-                n_keg,
-                smoke,
-                extra_speed + (w * wind_step + n * per),
-                grapple,
-            )
+            if w == 0 and n == 0:
+                v = unaided
+            else:
+                v = p_sink(
+                    lt, memo, npc, st, parrot, hull, n_grapeshot, n_keg, smoke,
+                    extra_speed + (w * wind_step + n * per), grapple,
+                )  # fmt: skip
             ev = stake * v - cval * n
             if (
                 not have
@@ -926,13 +924,15 @@ def lone_plan(
 @njit(cache=True)
 def dice(lt, st, parrot, grapple):
     """PirateOdds.dice: the dice of our broadside in damage state ``st`` (int64[9])."""
-    return _dice(lt, _tuple(st, 0), parrot, grapple)
+    return _dice(lt[LT_VALS], lt[LT_PARROTS], _tuple(st, 0), parrot, grapple)
 
 
 @njit(cache=True)
 def hit(lt, st, parrot, sec, k, out):
     """PirateOdds.hit: ``k`` hits on section ``sec`` of ``st``, the state written into ``out``."""
-    s, _destroyed = _hit(_tuple(st, 0), _parrot_sec(lt, parrot), lt[LT_PRM][PR_ABSORBS], sec, k)
+    s, _destroyed = _hit(
+        _tuple(st, 0), _parrot_sec(lt[LT_PARROTS], parrot), lt[LT_PRM][PR_ABSORBS], sec, k
+    )
     for j in range(9):
         out[j] = s[j]
 

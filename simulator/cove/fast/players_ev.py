@@ -263,15 +263,20 @@ def duel_track(tab, gs, oc, s, trk):
 @njit(cache=True)
 def duel_odds(tab, gs, oc, me, hits, trk, o):
     """``HeuristicPlayer.duel_odds(me, other)`` with our track (``hits``, ``trk``) computed."""
-    val, par, pmf = tab[1], tab[5], tab[9]
-    st = gs[1]
-    ck, cv, V = oc[0], oc[1], oc[2]
+    return duel_odds_of(
+        tab[0], tab[1], tab[5], tab[9], gs[1], oc[4], oc[0], oc[1], oc[2], me, hits, trk, o
+    )
+
+
+@njit(cache=True)
+def duel_odds_of(prm, val, par, pmf, st, lt, ck, cv, V, me, hits, trk, o):
+    """:func:`duel_odds` from the arrays it reads (``tab``'s, the table view ``st``, the lone
+    tables, the duel memo): a call holding the whole tuples costs more in reference counts."""
     # theirs: (hits to rout, dice after 0 hits) -- the track's first entry is the dice unhit
-    prm = tab[0]
     their = table_weakest(prm, par, st, o, prm[P_PARROT_ABSORBS])[0]
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, o, s9)
-    their_dice = lone.dice(oc[4], s9, st[o, S_PARROT], 0)
+    their_dice = lone.dice(lt, s9, st[o, S_PARROT], 0)
     my_speed = view_speed(val, par, st, me)
     osp = view_speed(val, par, st, o)
     return duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V)
@@ -394,48 +399,53 @@ def pirates_at(tab, gs, out):
 
 
 @njit(cache=True)
-def generic_values(tab, gs, oc, s, pir, out):
-    """``HeuristicPlayer._generic_values`` of opponent ``s`` into ``out[6]``."""
+def generic_values(tab, gs, oc, seat, pir, out):
+    """``HeuristicPlayer._generic_values`` of every opponent ``s`` of ``seat`` that has not
+    chosen its island yet, into ``out[s, :6]``, in seat order (one call per decision: a call
+    that holds the tuples costs more than the values)."""
     prm, val, step, tcard, npc, par = tab[:6]
     g, st = gs[0], gs[1]
     et = oc[8]
     n = g[G_N]
-    rm = room(val, par, st, s)
     last = g[G_MONTH] == prm[P_NUM_MONTHS]
     others = np.empty(8, np.int64)
-    for isl in range(NUM_NAV):
-        if isl < 5:
-            card = g[G_FACE_UP + isl]
-            v = 0.0
-            if card >= 0:
-                v = (
-                    tcard[card, TC_FAME]
-                    + G_W_GOLD * tcard[card, TC_GOLD]
-                    + G_W_CHEST * min(tcard[card, TC_CHESTS], rm)
-                )
-                v += G_W_CARD * tcard[card, TC_TAVERN]
-        else:
-            v = (
-                st[s, S_CHESTS] * prm[P_BURY_CHEST_FAME]
-                + st[s, S_GOLD] // prm[P_BURY_GOLD_PER_FAME]
-                - 0.5
-            )
-        key = pir[isl]
-        if key >= 0:
-            if npc[key, N_FIGHTS] != 0 and isl == TREASURE and last:
-                m = 0
-                for o in range(n):
-                    if o != s:
-                        others[m] = o
-                        m += 1
-                ps = company_p(tab, gs, oc, s, others, m, key)[0]
-                v = ps * (v + npc[key, N_FAME] / n) - (1 - ps) * G_ROUT
-            elif npc[key, N_FIGHTS] != 0:
-                ps = lone_plan(tab, gs, oc, s, key, False, 0.0, 0.0)[0]
-                v = ps * (v + npc[key, N_FAME]) - (1 - ps) * G_ROUT
+    for s in range(n):
+        if s == seat or st[s, S_CHOSEN] >= 0:
+            continue
+        rm = room(val, par, st, s)
+        for isl in range(NUM_NAV):
+            if isl < 5:
+                card = g[G_FACE_UP + isl]
+                v = 0.0
+                if card >= 0:
+                    v = (
+                        tcard[card, TC_FAME]
+                        + G_W_GOLD * tcard[card, TC_GOLD]
+                        + G_W_CHEST * min(tcard[card, TC_CHESTS], rm)
+                    )
+                    v += G_W_CARD * tcard[card, TC_TAVERN]
             else:
-                v += et[key]
-        out[isl] = v
+                v = (
+                    st[s, S_CHESTS] * prm[P_BURY_CHEST_FAME]
+                    + st[s, S_GOLD] // prm[P_BURY_GOLD_PER_FAME]
+                    - 0.5
+                )
+            key = pir[isl]
+            if key >= 0:
+                if npc[key, N_FIGHTS] != 0 and isl == TREASURE and last:
+                    m = 0
+                    for o in range(n):
+                        if o != s:
+                            others[m] = o
+                            m += 1
+                    ps = company_p(tab, gs, oc, s, others, m, key)[0]
+                    v = ps * (v + npc[key, N_FAME] / n) - (1 - ps) * G_ROUT
+                elif npc[key, N_FIGHTS] != 0:
+                    ps = lone_plan(tab, gs, oc, s, key, False, 0.0, 0.0)[0]
+                    v = ps * (v + npc[key, N_FAME]) - (1 - ps) * G_ROUT
+                else:
+                    v += et[key]
+            out[s, isl] = v
 
 
 @njit(cache=True)
@@ -443,7 +453,8 @@ def opponent_odds(tab, gs, oc, seat, pir, opp):
     """``HeuristicPlayer.opponent_odds`` into ``opp[seat', 6]`` (our own row untouched)."""
     g, st, pp = gs[0], gs[1], gs[7]
     temp = pp[seat, PP_OPP_TEMP]
-    vals = np.empty(NUM_NAV, np.float64)
+    allv = np.empty((max(g[G_N], 1), NUM_NAV), np.float64)
+    generic_values(tab, gs, oc, seat, pir, allv)
     for s in range(g[G_N]):
         if s == seat:
             continue
@@ -452,7 +463,7 @@ def opponent_odds(tab, gs, oc, seat, pir, opp):
             for i in range(NUM_NAV):
                 opp[s, i] = 1.0 if i == chosen else 0.0
             continue
-        generic_values(tab, gs, oc, s, pir, vals)
+        vals = allv[s]
         top = vals[0]
         for i in range(1, NUM_NAV):
             top = max(top, vals[i])
@@ -512,6 +523,7 @@ def island_values(tab, gs, oc, seat, out):
     npc = tab[4]
     prm = tab[0]
     g, rs, pp = gs[0], gs[6], gs[7]
+    et = oc[8]
     n = g[G_N]
     hv_gold, hv_chest, last_bury = holding_values(tab, gs, seat)
     alone = np.empty(NUM_NAV, np.float64)
@@ -528,6 +540,15 @@ def island_values(tab, gs, oc, seat, out):
     cs = np.empty(8, np.int64)
     here = np.empty(8, np.int64)
     mine = np.zeros(2, np.int64)
+    # the duel odds against each opponent (duel_odds: a pure function of the table, the same at
+    # every island and subset), computed on first use and kept for this decision; the product
+    # over a subset multiplies them in the same order as _after_pirate, so the same floats
+    trk = oc[3]
+    val, par, pmf, st = tab[1], tab[5], tab[9], gs[1]
+    ck, cv, V, lt = oc[0], oc[1], oc[2], oc[4]
+    dwin = np.empty(max(n, 1), np.float64)
+    dknown = np.zeros(max(n, 1), np.int64)
+    rout_fame = prm[P_ROUT_FAME]
     for isl in range(NUM_NAV):
         key = pir[isl]
         if key < 0 and g[G_RN_ISLAND] == isl:
@@ -574,18 +595,43 @@ def island_values(tab, gs, oc, seat, out):
                     prob *= 1.0 - cq[j]
             if prob < MIN_SUBSET_PROB and mask:
                 continue
+            # _after_pirate's duel odds (every branch below that fights player ships needs them:
+            # some company, away from Treasure Island), inline: no call per subset
+            win = 1.0
+            if m and isl != TREASURE:
+                for j in range(m):
+                    o = here[j]
+                    if dknown[o] == 0:
+                        if mine[1] == 0:
+                            mine[0] = duel_track(tab, gs, oc, seat, trk)
+                            mine[1] = 1
+                        dwin[o] = duel_odds_of(
+                            prm, val, par, pmf, st, lt, ck, cv, V, seat, mine[0], trk, o
+                        )
+                        dknown[o] = 1
+                    win *= dwin[o]
             if fights:
                 if m:
                     co = company_p(tab, gs, oc, seat, here, m, key)
-                    after = after_pirate(tab, gs, oc, seat, here, m, isl, base, mine)
+                    after = base
+                    if isl != TREASURE:
+                        after = win * (base + rout_fame * m) - (1 - win) * rout
                     v = co[0] * after + co[1] - co[2] * rout
                 else:
                     v = lone_p * (base + fame) - (1 - lone_p) * rout
                     v -= hv_chest * overboard
             elif key >= 0:
-                v = galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine)
+                if isl == TREASURE:
+                    v = galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine)
+                elif m == 0:
+                    v = base + (et[key] if prm[P_CACA_LONE] else 0.0)
+                else:
+                    b = base + et[key]
+                    v = win * (b + rout_fame * m) - (1 - win) * rout
+            elif m == 0 or isl == TREASURE:
+                v = base
             else:
-                v = after_pirate(tab, gs, oc, seat, here, m, isl, base, mine)
+                v = win * (base + rout_fame * m) - (1 - win) * rout
             total += prob * v
         total += pp[seat, FIGHT_BIAS] * expected
         out[isl] = total + noise[isl] * pp[seat, NOISE]
