@@ -21,8 +21,10 @@ what :mod:`simulator.cove.api` runs (``engine="fast"``).
 Compile time: numba links the machine code of a function's whole call tree into the function
 and translates it again, so each compiled layer above a large tree costs the tree's translation
 once more. The one-caller layers above the battles and the navigation (``play_game``, the
-navigation and combat phases, ``_island_combat``, ``_finish`` and its tie ``_duel``) are
-therefore ``inline="always"``: compiled inside their caller, the same code. The large subtrees
+navigation and combat phases, ``_island_combat``, ``_finish`` and its tie ``_duel``; in
+:mod:`.players` the v1-or-expected-value switches ``navigate``, ``sneak_away``, ``battle_card``,
+``overboard_chests`` and ``broadside``) are therefore ``inline="always"``: compiled inside their
+caller, the same code. The large subtrees
 below them compile side by side on a cold cache (:mod:`simulator.cove.fast.build`).
 
 The invariant checker (``check``) is the readable one's (``Game.invariant_errors``), after every

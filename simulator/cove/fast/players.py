@@ -594,7 +594,7 @@ def letter_of_marque(gs, seat, legal, nl, cands):
     return royal_navy(gs, seat, legal, nl, cands)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sneak_away(tab, gs, oc, seat, legal, nl, scores, pir, opp):
     """``_sneak_away``: the best legal island if it beats staying by more than 1."""
     if gs[7][seat, PP_IS_EV] != 0.0:
@@ -616,7 +616,7 @@ def sneak_away(tab, gs, oc, seat, legal, nl, scores, pir, opp):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def navigate(tab, gs, oc, seat, scores, pir, opp):
     """``_navigate``: the first best island 0..5 by :func:`island_scores`."""
     if gs[7][seat, PP_IS_EV] != 0.0:
@@ -804,7 +804,7 @@ def first_npc(bt):
     return first, False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def battle_card(tab, gs, oc, bt, a, playable, npl):
     """``HeuristicPlayer.battle_card`` for ship ``a`` (its playable battle cards in
     ``playable[:npl]``, hand order): Smoke if not smoked; Favourable wind while not faster than
@@ -878,7 +878,7 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
     return NONE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def overboard_chests(tab, gs, oc, bt, a, chests):
     """``HeuristicPlayer.overboard_chests``: none (the random kind: uniform 0..chests)."""
     pp = gs[7]
@@ -934,7 +934,7 @@ def weakest(tab, gs, bt, a, exclude, navy):
     return -1, HULL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def broadside(tab, gs, oc, bt, a, volley):
     """``HeuristicPlayer.broadside`` for ship ``a``: returns (flee, target ship or -1 for the
     non-player ship, section) and the volley cards it plays, in order, in ``volley[:3]`` (-1
