@@ -154,11 +154,19 @@ def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _weakest_section(ship, pos, art, php, s, absorbs):
-    """(section, hits to rout it) of ship ``s``'s weakest section (:func:`core.weakest_of`)."""
-    h0 = _hits_to_rout(ship, pos, art, php, s, 0, absorbs)
-    h1 = _hits_to_rout(ship, pos, art, php, s, 1, absorbs)
-    h2 = _hits_to_rout(ship, pos, art, php, s, 2, absorbs)
-    h3 = _hits_to_rout(ship, pos, art, php, s, 3, absorbs)
+    """(section, hits to rout it) of ship ``s``'s weakest section (:func:`core.weakest_of`).
+    Without a living parrot whose hits count (:func:`core.rout_hits` with no parrot), each
+    section's count is its ring and Artisan: the parrot's tests are not made four times."""
+    if php[s] > 0 and absorbs:
+        h0 = _hits_to_rout(ship, pos, art, php, s, 0, absorbs)
+        h1 = _hits_to_rout(ship, pos, art, php, s, 1, absorbs)
+        h2 = _hits_to_rout(ship, pos, art, php, s, 2, absorbs)
+        h3 = _hits_to_rout(ship, pos, art, php, s, 3, absorbs)
+    else:
+        h0 = core.rout_hits(pos[s, 0], art[s, 0], 0, False, False)
+        h1 = core.rout_hits(pos[s, 1], art[s, 1], 0, False, False)
+        h2 = core.rout_hits(pos[s, 2], art[s, 2], 0, False, False)
+        h3 = core.rout_hits(pos[s, 3], art[s, 3], 0, False, False)
     return core.weakest_of(h0, h1, h2, h3), min(min(h0, h1), min(h2, h3))
 
 
@@ -742,6 +750,8 @@ def _run(
     cards = prm[P_CARD_PHASE] != 0
     for s in range(S):
         cards = cards or ship[s, C_CARDS] != CARDS_NONE
+    # ``fired`` is read only by a Legendary Pirate choosing among several ships
+    fired_used = prm[P_NPC] == NPC_FIGHTS and S > 1
     first = ctx[X_B]
     for b in range(first, n):
         start = ctx[X_P]
@@ -752,7 +762,9 @@ def _run(
             php[s] = ship[s, C_PHP]
             present[s] = True
             was_hit[s] = False
-            fired[s] = False
+        if fired_used:
+            for s in range(S):
+                fired[s] = False
         if cards or b == first:
             for s in range(S):
                 for k in range(5):  # result 0: the battle as it starts, before card rounds
