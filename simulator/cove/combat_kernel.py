@@ -140,6 +140,24 @@ X_P, X_B, X_USED = range(3)
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
+def _min2(a, b):
+    """``min(a, b)`` of two integers, compiled in place: numba's builtin ``min`` and ``max``
+    are functions of their own that LLVM may leave as calls (it did, 35 of them in ``_run``,
+    in a build with ``NUMBA_ENABLE_PROFILING=1``; the ordinary build inlines them)."""
+    if b < a:
+        return b
+    return a
+
+
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
+def _max2(a, b):
+    """``max(a, b)`` of two integers, compiled in place (see :func:`_min2`)."""
+    if b > a:
+        return b
+    return a
+
+
+@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _speed(val, ship, pos, php, cstate, s):
     """:func:`core.speed` of ship ``s``: sails value + Favourable wind and Overboard (``cstate``)
     + a living parrot's bonus."""
@@ -154,12 +172,20 @@ def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
 def _weakest_section(ship, pos, art, php, s, absorbs):
-    """(section, hits to rout it) of ship ``s``'s weakest section (:func:`core.weakest_of`)."""
-    h0 = _hits_to_rout(ship, pos, art, php, s, 0, absorbs)
-    h1 = _hits_to_rout(ship, pos, art, php, s, 1, absorbs)
-    h2 = _hits_to_rout(ship, pos, art, php, s, 2, absorbs)
-    h3 = _hits_to_rout(ship, pos, art, php, s, 3, absorbs)
-    return core.weakest_of(h0, h1, h2, h3), min(min(h0, h1), min(h2, h3))
+    """(section, hits to rout it) of ship ``s``'s weakest section (:func:`core.weakest_of`).
+    Without a living parrot whose hits count (:func:`core.rout_hits` with no parrot), each
+    section's count is its ring and Artisan: the parrot's tests are not made four times."""
+    if php[s] > 0 and absorbs:
+        h0 = _hits_to_rout(ship, pos, art, php, s, 0, absorbs)
+        h1 = _hits_to_rout(ship, pos, art, php, s, 1, absorbs)
+        h2 = _hits_to_rout(ship, pos, art, php, s, 2, absorbs)
+        h3 = _hits_to_rout(ship, pos, art, php, s, 3, absorbs)
+    else:
+        h0 = core.rout_hits(pos[s, 0], art[s, 0], 0, False, False)
+        h1 = core.rout_hits(pos[s, 1], art[s, 1], 0, False, False)
+        h2 = core.rout_hits(pos[s, 2], art[s, 2], 0, False, False)
+        h3 = core.rout_hits(pos[s, 3], art[s, 3], 0, False, False)
+    return core.weakest_of(h0, h1, h2, h3), _min2(_min2(h0, h1), _min2(h2, h3))
 
 
 @njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
@@ -202,13 +228,16 @@ def _count_hits(dice, p, nd, thr):
     """Faces >= ``thr`` among ``dice[p : p + nd]``. The never-taken exit on a face 0 (faces are
     1..6) makes the loop's exit depend on the dice, which keeps LLVM from vectorising it: a
     broadside rolls a handful of dice, fewer than a vector's set-up and remainder loop cost
-    (measured: 3-6 % of a battle's time)."""
+    (measured: 3-6 % of a battle's time). The index is unsigned: numba then leaves out its
+    negative-index fix-up (two loads of the buffer's shape and three instructions a die)."""
     hits = 0
-    for i in range(nd):
-        d = dice[p + i]
+    q = np.uint64(p)
+    for _ in range(nd):
+        d = dice[q]
         if d == 0:
             break
         hits += d >= thr
+        q += np.uint64(1)
     return hits
 
 
@@ -238,7 +267,7 @@ def _resolve(prm, pos, present, outcome, fame, S, npc_state, fallen):
         if present[s]:
             m = pos[s, 0]
             for k in range(1, 4):
-                m = min(m, pos[s, k])
+                m = _min2(m, pos[s, k])
             if m <= 0:
                 present[s] = False
                 outcome[s] = ROUTED
@@ -441,7 +470,7 @@ def _battle(
                                     val[HULL, pos[s, HULL]], _speed(val, ship, pos, php, cstate, s),
                                 )  # fmt: skip
                                 keys[s] = v
-                                best = max(best, v)
+                                best = _max2(best, v)
                         mt = 0
                         for s in range(S):
                             if present[s] and not fired[s] and keys[s] == best:
@@ -470,7 +499,7 @@ def _battle(
                     if prm[P_MISFIRE]:
                         # other present ships, clockwise (seat order) from the target
                         nv = core.clockwise_others(ship[:, C_SEAT], present, tgt, S, clockwise)
-                        nv = min(nv, prm[P_MISFIRE_POS])
+                        nv = _min2(nv, prm[P_MISFIRE_POS])
                         for s in range(S):
                             victims[s] = 0
                     thr = core.npc_threshold(cstate[tgt, K_SMOKE] != 0, hit_on, smoke_on)
@@ -480,7 +509,7 @@ def _battle(
                             if d >= thr:
                                 hits += 1
                             else:
-                                v = clockwise[min(max(d, 1), nv) - 1]  # named if d <= nv
+                                v = clockwise[_min2(_max2(d, 1), nv) - 1]  # named if d <= nv
                                 k = core.misfire_victim(
                                     d, thr, nv, cstate[v, K_SMOKE] != 0,
                                     prm[P_SMOKE_BLOCKS_MISFIRE] != 0, smoke_on,
@@ -742,6 +771,8 @@ def _run(
     cards = prm[P_CARD_PHASE] != 0
     for s in range(S):
         cards = cards or ship[s, C_CARDS] != CARDS_NONE
+    # ``fired`` is read only by a Legendary Pirate choosing among several ships
+    fired_used = prm[P_NPC] == NPC_FIGHTS and S > 1
     first = ctx[X_B]
     for b in range(first, n):
         start = ctx[X_P]
@@ -752,7 +783,9 @@ def _run(
             php[s] = ship[s, C_PHP]
             present[s] = True
             was_hit[s] = False
-            fired[s] = False
+        if fired_used:
+            for s in range(S):
+                fired[s] = False
         if cards or b == first:
             for s in range(S):
                 for k in range(5):  # result 0: the battle as it starts, before card rounds
