@@ -79,10 +79,10 @@ MAX_CHUNK_DEALS = 250
 ENGINES = ("fast", "python")
 #: the summary's battle_engine with engine="fast": the compiled game's own battle
 FAST_BATTLE_ENGINE = "compiled"
-#: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 216 s wall and
-#: CPU at load 1 since the house's functions compile once per argument type (issue 16 stage C,
-#: simulator.compiled.compile_nested_calls_once); 363 s wall (315 s CPU) before, at load 1-3
-FAST_COMPILE_S = 130
+#: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 107 s wall at
+#: load 1 in waves of two processes (issue 16 stage D, simulator/cove/fast/build.py); 216 s one
+#: function after the other (stage C), which is what a one-core machine takes
+FAST_COMPILE_S = 120
 
 SEAT_COLUMNS = (
     ["game", "rotation", "seat", "strategy", "fame"]
