@@ -398,6 +398,25 @@ def test_the_black_ships_route_decides_the_last_safe_burial():
     assert p.act("navigate", nav, tuple(range(6))) == 5
 
 
+def test_recorded_games_checkpoint_and_read_back_identical(tmp_path):
+    """player_study.play_recorded's tables (what the report's engagement section plays) are
+    storable by the checkpoint layer: ``option`` is text for both kinds of decision (an island
+    index and "stand"/"flee" made a mixed column Parquet refused, so the run was not resumable)."""
+    from simulator.checkpoint import load_chunk, same, save_chunk
+    from simulator.cove import player_study
+
+    seats, battles, decisions, _ = player_study.play_recorded(
+        None, "brawler,plunderer,tavern", 3, 4, seed=11, npc_only=False
+    )
+    assert set(decisions["decision"]) == {"navigate", "battle"}  # both kinds in the sample
+    assert {"stand", "flee"} <= set(decisions["option"])
+    assert set(decisions.loc[decisions["decision"] == "navigate", "option"]) <= set("012345")
+    result = (seats, battles, decisions)
+    save_chunk(tmp_path / "chunk.npz", result, {"chunk": 0})
+    _, back = load_chunk(tmp_path / "chunk.npz")
+    assert same(result, back)
+
+
 def test_decision_records_are_off_by_default_and_list_every_alternative():
     from simulator.cove.heuristic import RECORD_COLUMNS
 

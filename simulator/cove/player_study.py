@@ -43,7 +43,8 @@ from simulator.cove.rules import CoveRules
 from simulator.runner import Block, Chunk, run_chunks
 from simulator.stats import Z95, wilson_interval
 
-#: decisions table: the game and the strategy, then the player's record columns
+#: decisions table: the game and the strategy, then the player's record columns (``option`` as
+#: text: "0".."5" for an island, "stand" / "flee" for a battle)
 DECISION_COLUMNS = ("game", "rotation", "strategy", *RECORD_COLUMNS)
 #: battles table (battles against a non-player ship): ``seats`` comma-separated engine seats
 BATTLE_COLUMNS = ("game", "rotation", "month", "pirate", "ships", "seats", "outcome")
@@ -91,10 +92,14 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, npc_only: 
                     if npc_only and row[2] == "navigate" and not row[6] and not row[5]:
                         continue  # islands without a non-player ship, not chosen
                     decision_rows.append((gid, r, name, *row))
+    decisions = pd.DataFrame(decision_rows, columns=list(DECISION_COLUMNS))
+    # an island index (navigate) or "stand" / "flee" (battle): one type, text, so the column is
+    # storable as Parquet (the chunk checkpoints, and --resume works)
+    decisions["option"] = decisions["option"].astype(str)
     return (
         pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
         pd.DataFrame(battle_rows, columns=list(BATTLE_COLUMNS)),
-        pd.DataFrame(decision_rows, columns=list(DECISION_COLUMNS)),
+        decisions,
     )
 
 
