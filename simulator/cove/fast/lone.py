@@ -209,19 +209,19 @@ def _tuple(a, off):
 # the tuple: a compiled call that holds a tuple of arrays counts a reference to each of them
 # on entry and on exit, which cost more than the solver's arithmetic (the profile of
 # ``benchmarks/cove_profile.py``). The values are the same.
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _value(vals, s, sec):
     p = s[sec]
     return vals[sec, p - 1] if p > 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _parrot_sec(parrots, parrot):
     """The section the parrot sits on (SECTIONS index); -1: no parrot."""
     return parrots[parrot, PA_SEC] if parrot >= 0 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dice(vals, parrots, s, parrot, grapple):
     """PirateOdds.dice: :func:`core.num_dice` of the state's crew and cannons values."""
     fixed = parrots[parrot, PA_FIXED] if parrot >= 0 else 0
@@ -230,7 +230,7 @@ def _dice(vals, parrots, s, parrot, grapple):
     return num_dice(_value(vals, s, 1), _value(vals, s, 2), alive, fixed, bones, grapple)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _speed(vals, parrots, s, parrot, extra):
     """PirateOdds.speed: :func:`core.speed` of the state's sails value."""
     bonus = parrots[parrot, PA_SPEED] if parrot >= 0 else 0
@@ -278,7 +278,7 @@ def _weakest(s, psec, absorbs):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fire(mask, psec, absorbs, s, y):
     """The non-player ship's ``y`` hits on us (PirateOdds._npc_fire's state after; ``mask``:
     its N_SECS): (state, a ring fell off the mat)."""
@@ -386,13 +386,13 @@ def _shift(keys):
     return np.uint64(64 - bits)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _slot(w0, w1, shift):
     hsh = (w0 * np.uint64(0x9E3779B97F4A7C15)) ^ (w1 * np.uint64(0xC2B2AE3D27D4EB4F))
     return np.int64(hsh >> shift)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _get(keys, mvals, shift, w0, w1):
     """The memo's value of (w0, w1): (found, value); ``keys``, ``mvals``: ``memo[M_KEYS]``,
     ``memo[M_VALS]``."""
@@ -407,7 +407,7 @@ def _get(keys, mvals, shift, w0, w1):
     return False, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put(keys, used, mvals, shift, w0, w1, v):
     """Store (w0, w1) -> v; ``keys``, ``used``, ``mvals``: ``memo[M_KEYS]``, ``memo[M_USED]``,
     ``memo[M_VALS]``."""
@@ -436,7 +436,7 @@ def _put(keys, used, mvals, shift, w0, w1, v):
 
 
 # ------------------------------------------------------------------------------- the chain
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _list(ck, i, kind, s, h, g, k):
     """Child slot ``i`` gets the key of a value the frame needs."""
     ck[i, CK_KIND] = kind
@@ -447,7 +447,7 @@ def _list(ck, i, kind, s, h, g, k):
     ck[i, CK_K] = k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _outcome(s2, dead, h2, g2, k2, s, h, g, k, has_loop, ck, i):
     """PirateOdds._next's case of an exchange that ends in (s2, h2, g2, k2), ``dead``: routed on
     the way (listing pass): T_SKIP, T_LOOP (back to the frame's own state) or T_CHILD (child
@@ -466,7 +466,7 @@ def _outcome(s2, dead, h2, g2, k2, s, h, g, k, has_loop, ck, i):
 FX_PSEC, FX_ABSORBS, FX_DEAD, FX_DICE, FX_ND, FX_PN, FX_MASK, FX_REGEN, FX_HULL, FX_SELF = range(10)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _my_turn(pmf, fx, s, h, g, k, a, pirate_to_fire, has_loop, mode, ck, cv, i, tape, t):
     """PirateOdds._my_turn (h_start = h, the loop state = (s, h, g, k) when ``has_loop``):
     (alpha, beta, next child slot, next tape entry); ``fx``: the frame's constants. Mode 0
