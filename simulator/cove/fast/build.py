@@ -4,8 +4,8 @@ numba compiles a function after its callees and links their machine code into it
 game (:func:`simulator.cove.fast.game.play_chunk`) compiles its whole call tree one function
 after the other: about 220 s on one core. :data:`WAVES` names subtrees that do not depend on
 each other, two groups per wave, each root's callees in an earlier wave or earlier in its group:
-the battle kernel and the company estimate beside the lone solver, the v1 island scores, the
-non-player ships' turn and the set-up; the navigation beside a battle's card phase and player
+the battle kernel and the company estimate beside the lone solver, the non-player ships' turn
+and the set-up; the v1 island scores and the navigation beside a battle's card phase and player
 turns; the battle and one island's battles beside the island effects and the small phases. Each
 group is compiled in a worker process (:func:`compile_group`) into numba's on-disk cache, and the
 final compile (the runner's tiny job, in the parent process) loads them and compiles what is
@@ -29,8 +29,8 @@ from typing import Any
 
 #: groups compiled side by side (see the module docstring); each name is a key of :func:`roots`
 WAVES: tuple[tuple[tuple[str, ...], ...], ...] = (
-    (("kernel", "company"), ("lone", "v1_navigation", "npc_turn", "setup")),
-    (("navigate", "end_of_navigation"), ("card_phase", "player_turn")),
+    (("kernel", "company"), ("lone", "npc_turn", "setup")),
+    (("v1_navigation", "navigate", "end_of_navigation"), ("card_phase", "player_turn")),
     (("battle", "one_battle"), ("island_effects", "treasure", "plunder", "black_ships")),
 )
 
