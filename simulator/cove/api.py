@@ -79,9 +79,10 @@ MAX_CHUNK_DEALS = 250
 ENGINES = ("fast", "python")
 #: the summary's battle_engine with engine="fast": the compiled game's own battle
 FAST_BATTLE_ENGINE = "compiled"
-#: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 107 s wall at
-#: load 1 in waves of two processes (issue 16 stage D, simulator/cove/fast/build.py); 216 s one
-#: function after the other (stage C), which is what a one-core machine takes
+#: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 107-117 s wall
+#: (three fresh clones, load 0.8-1.7) in waves of two processes (issue 16 stage D,
+#: simulator/cove/fast/build.py); 216 s one function after the other (stage C), about what a
+#: one-core machine takes
 FAST_COMPILE_S = 120
 
 SEAT_COLUMNS = (

@@ -10,8 +10,8 @@ turns; the battle and one island's battles beside the island effects and the sma
 group is compiled in a worker process (:func:`compile_group`) into numba's on-disk cache, and the
 final compile (the runner's tiny job, in the parent process) loads them and compiles what is
 left: the game's loop with its one-caller layers inlined (:mod:`simulator.cove.fast.game`,
-"Compile time"). Measured in process CPU seconds on a cold cache (2 cores, load 2-5): the waves'
-longest groups 37, 41 and 16 s, then 18 s of final compile, 112 s in all, against 216 s one
+"Compile time"). Measured in process CPU seconds on a cold cache (2 cores, load 1.4-1.7): the
+waves' longest groups 35, 36 and 16 s, then 19 s of final compile, 106 s in all, against 216 s one
 function after the other.
 
 A root is compiled for the argument types the game calls it with (:func:`roots`): the types of
