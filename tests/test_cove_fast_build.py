@@ -33,9 +33,7 @@ def test_every_root_is_cached_for_the_types_the_game_calls_it_with():
     names = [name for wave in build.WAVES for group in wave for name in group]
     assert sorted(names) == sorted(roots)  # each root in one group, once
     from simulator.cove import combat_kernel
-    from simulator.cove.fast import game
 
-    game.play_chunk  # noqa: B018  (the conftest compiled it: its callees' caches are written)
     for name, (dispatcher, signature) in roots.items():
         got = _cached_signatures(dispatcher)
         if signature is None:  # the battle kernel: its warm-up's types are the company estimate's
