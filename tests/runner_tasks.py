@@ -83,13 +83,21 @@ def slow_chunk(chunk: Chunk, dice: int = 4) -> np.ndarray:
     return counts_chunk(chunk, dice)
 
 
+def load_module(path) -> object:
+    """The Python module at ``path``, imported under its file name (tests' throwaway kernels)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def compile_probe(group: tuple[str, ...]) -> None:
     """A :class:`simulator.compiled.CompiledEngine` ``build`` for tests/test_compiled.py: each
     entry ``"<module path>::<label>"`` loads the module (``triple`` compiled by numba with
     ``cache=True``), compiles ``triple`` for int64 and writes ``<pid> <start> <end>`` to
     ``<module path>.<label>.txt``; the label ``fail`` raises instead."""
-    import importlib.util
-
     from numba.core import types
 
     for entry in group:
@@ -97,10 +105,7 @@ def compile_probe(group: tuple[str, ...]) -> None:
         if label == "fail":
             raise ValueError(f"probe {label} failed on purpose")
         start = time.time()
-        spec = importlib.util.spec_from_file_location(Path(path).stem, path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        mod.triple.compile((types.int64,))
+        load_module(path).triple.compile((types.int64,))
         Path(f"{path}.{label}.txt").write_text(f"{os.getpid()} {start} {time.time()}")
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import os
 import subprocess
 import sys
 import textwrap
+
+from runner_tasks import compile_probe, load_module
 
 from simulator.compiled import CompiledEngine, ensure_compiled, is_cached
 
@@ -22,17 +23,10 @@ KERNEL = textwrap.dedent(
 )
 
 
-def _load(path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_first_compile_is_announced_then_cached(tmp_path):
     src = tmp_path / "tiny_kernel.py"
     src.write_text(KERNEL)
-    mod = _load(src)
+    mod = load_module(src)
     engine = CompiledEngine("tiny engine", (mod.triple,), 5)
     assert not is_cached(mod.triple)
     err = io.StringIO()
@@ -62,7 +56,7 @@ def test_first_compile_is_announced_then_cached(tmp_path):
 def test_quiet_compiles_without_a_word(tmp_path):
     src = tmp_path / "tiny_kernel_quiet.py"
     src.write_text(KERNEL)
-    mod = _load(src)
+    mod = load_module(src)
     err = io.StringIO()
     engine = CompiledEngine("tiny engine", (mod.triple,), 5)
     assert ensure_compiled(engine, lambda: mod.triple(1), quiet=True, stream=err) is not None
@@ -113,12 +107,10 @@ def test_house_functions_compile_once_per_argument_type_not_per_constant():
 
 
 def _probe_engine(tmp_path, waves):
-    import runner_tasks
-
     src = tmp_path / "tiny_kernel_waves.py"
     src.write_text(KERNEL)
     named = [[tuple(f"{src}::{label}" for label in group) for group in wave] for wave in waves]
-    return src, CompiledEngine("tiny engine", (), 5, waves=named, build=runner_tasks.compile_probe)
+    return src, CompiledEngine("tiny engine", (), 5, waves=named, build=compile_probe)
 
 
 def test_waves_compile_side_by_side_into_the_cache(tmp_path):
@@ -135,7 +127,7 @@ def test_waves_compile_side_by_side_into_the_cache(tmp_path):
     assert runs["a"][0] != runs["b"][0]  # two processes
     assert all(pid != os.getpid() for pid, _, _ in runs.values())
     assert runs["c"][1] >= max(runs["a"][2], runs["b"][2])  # the second wave after the first
-    mod = _load(src)
+    mod = load_module(src)
     assert is_cached(mod.triple) and not mod.triple.signatures  # on disk, not compiled here
 
 
