@@ -13,6 +13,10 @@ script is ``python -m simulator.cove.fast.compare -n 10000`` (every compiled str
 
 from __future__ import annotations
 
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
 from scenarios.loader import load_scenario
 from simulator.cove.api import choose_engine
 from simulator.cove.fast import packed
@@ -83,3 +87,49 @@ def test_an_ev_comparison_sees_one_changed_stream():
     assert first_difference(py, fast_result(eng, names, deal)) is None
     other = Block(index=6, start=6, size=1, entropy=99)
     assert first_difference(py, fast_result(eng, names, other)) is not None
+
+
+def test_the_compiled_navigation_makes_a_subset_of_the_estimates(monkeypatch):
+    """The compiled navigation values an island that needs company estimates only when its upper
+    bound (``players_ev.company_bound``) can still reach the best value: on the same deals it
+    estimates no situation the readable players do not, and fewer of them (the decisions are
+    the same: the die-for-die tests)."""
+    from simulator.cove import heuristic
+    from simulator.cove.api import play_one
+    from simulator.cove.odds import company_key, company_seed_words
+
+    seen: set[tuple[int, ...]] = set()
+    company = heuristic.HeuristicPlayer.company
+
+    def recording(self, ship, others, npc):
+        seen.add(tuple(company_seed_words(RULES, company_key(ship, others, npc))))
+        return company(self, ship, others, npc)
+
+    monkeypatch.setattr(heuristic.HeuristicPlayer, "company", recording)
+    names = ("plunderer", "brawler", "tavern", "balanced")
+    deals = [Block(index=g, start=g, size=1, entropy=1618) for g in range(30)]
+    eng = FastGames(RULES, names)
+    for deal in deals:
+        play_one(RULES, names, deal)
+    eng.play([names] * len(deals), deals)
+    keys, _vals, count = eng.oc[7]
+    made = {tuple(int(w) for w in keys[h, 1 : 1 + keys[h, 0]]) for h in np.flatnonzero(keys[:, 0])}
+    assert len(made) == count[0]  # the memo was never emptied: it holds every estimate made
+    assert made <= seen
+    assert len(made) < len(seen)
+
+
+finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+unit = st.floats(0.0, 1.0)
+
+
+@given(after=finite, share_hi=st.floats(0.0, 100.0), rout=finite, p=unit, q=unit, r=unit)
+def test_the_company_bound_bounds_every_estimate_as_floats(after, share_hi, rout, p, q, r):
+    """``company_bound`` is at least the value of a company subset (``island_details``' float
+    expression) for any estimate: P(sink) and P(routed) in [0, 1], the share in [0, share_hi]."""
+    from simulator.cove.fast.players_ev import company_bound
+
+    share = q * share_hi
+    assert p * after + share - r * rout <= company_bound(after, share_hi, rout)
+    for pe, se, re in ((1.0, share_hi, 0.0), (0.0, share_hi, 0.0), (1.0, share_hi, 1.0)):
+        assert pe * after + se - re * rout <= company_bound(after, share_hi, rout)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator.cove.combat_kernel import P_NPC_FAME as K_NPC_FAME
 from simulator.cove.fast import company, lone
 from simulator.cove.fast.odds import new_cache
 from simulator.cove.fast.packed import (
@@ -517,13 +518,110 @@ def galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine):
     return after_pirate(tab, gs, oc, seat, here, m, isl, base + fame, mine)
 
 
+@njit(cache=True, inline="always")
+def company_bound(after, share_hi, rout):
+    """An upper bound of ``p_sink * after + share - p_routed * rout`` (the value of a company
+    subset) over every estimate ``0 <= p_sink, p_routed <= 1``, ``share <= share_hi``, as
+    floats: each operation rounds monotonically, so ``p_sink * after`` rounds to at most
+    ``max(after, 0)``, adding the share to at most ``max(after, 0) + share_hi`` and taking
+    ``p_routed * rout`` away adds at most ``max(-rout, 0)``."""
+    return (max(after, 0.0) + share_hi) + max(-rout, 0.0)
+
+
 @njit(cache=True)
-def island_values(tab, gs, oc, seat, out):
-    """``HeuristicPlayer.island_scores`` into ``out[6]`` (draws the six noise numbers)."""
+def _island_total(
+    tab, gs, oc, seat, isl, key, fights, cq, cs, nc, base, lone_p, fame, overboard, hv_chest,
+    dwin, dknown, mine, bound,
+):  # fmt: skip
+    """``island_details``' sum over the companion subsets of island ``isl`` (the candidates
+    ``cq``/``cs[:nc]``): ``(total, bounded)``. With ``bound``, a subset that would need a
+    company estimate is valued by :func:`company_bound` instead (``bounded``: some was), so the
+    total is an upper bound of the exact one (a sum of products by probabilities >= 0, in the
+    same order: monotone in each value)."""
+    prm = tab[0]
+    pp = gs[7]
+    et = oc[8]
+    rout = pp[seat, ROUT_COST]
+    rout_fame = prm[P_ROUT_FAME]
+    trk = oc[3]
+    val, par, pmf, st = tab[1], tab[5], tab[9], gs[1]
+    ck, cv, V, lt = oc[0], oc[1], oc[2], oc[4]
+    share_hi = 0.0
+    if fights:  # an estimate's share: the npc's fame split among the ships present, if it sank
+        share_hi = max(np.float64(oc[6][2][key, K_NPC_FAME]), 0.0)
+    here = np.empty(8, np.int64)
+    total = 0.0
+    bounded = False
+    for mask in range(1 << nc):
+        prob = 1.0
+        m = 0
+        for j in range(nc):
+            if mask >> j & 1:
+                prob *= cq[j]
+                here[m] = cs[j]
+                m += 1
+            else:
+                prob *= 1.0 - cq[j]
+        if prob < MIN_SUBSET_PROB and mask:
+            continue
+        # _after_pirate's duel odds (every branch below that fights player ships needs them:
+        # some company, away from Treasure Island), inline: no call per subset
+        win = 1.0
+        if m and isl != TREASURE:
+            for j in range(m):
+                o = here[j]
+                if dknown[o] == 0:
+                    if mine[1] == 0:
+                        mine[0] = duel_track(tab, gs, oc, seat, trk)
+                        mine[1] = 1
+                    dwin[o] = duel_odds_of(
+                        prm, val, par, pmf, st, lt, ck, cv, V, seat, mine[0], trk, o
+                    )
+                    dknown[o] = 1
+                win *= dwin[o]
+        if fights:
+            if m:
+                after = base
+                if isl != TREASURE:
+                    after = win * (base + rout_fame * m) - (1 - win) * rout
+                if bound:
+                    v = company_bound(after, share_hi, rout)
+                    bounded = True
+                else:
+                    co = company_p(tab, gs, oc, seat, here, m, key)
+                    v = co[0] * after + co[1] - co[2] * rout
+            else:
+                v = lone_p * (base + fame) - (1 - lone_p) * rout
+                v -= hv_chest * overboard
+        elif key >= 0:
+            if isl == TREASURE:
+                v = galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine)
+            elif m == 0:
+                v = base + (et[key] if prm[P_CACA_LONE] else 0.0)
+            else:
+                b = base + et[key]
+                v = win * (b + rout_fame * m) - (1 - win) * rout
+        elif m == 0 or isl == TREASURE:
+            v = base
+        else:
+            v = win * (base + rout_fame * m) - (1 - win) * rout
+        total += prob * v
+    return total, bounded
+
+
+@njit(cache=True)
+def island_values(tab, gs, oc, seat, out, lazy):
+    """``HeuristicPlayer.island_scores`` into ``out[6]`` (draws the six noise numbers).
+
+    ``lazy`` (the navigation: only the first best island counts): an island whose value needs
+    company estimates is first given an upper bound (:func:`_island_total`); the islands are
+    then valued exactly from the highest bound down, until every bound left is below the best
+    exact value. Those islands keep their bound in ``out``: they cannot be the first best, so
+    the choice is the one the exact values make, with fewer estimates. Without ``lazy`` every
+    value is exact."""
     npc = tab[4]
     prm = tab[0]
     g, rs, pp = gs[0], gs[6], gs[7]
-    et = oc[8]
     n = g[G_N]
     hv_gold, hv_chest, last_bury = holding_values(tab, gs, seat)
     alone = np.empty(NUM_NAV, np.float64)
@@ -536,19 +634,22 @@ def island_values(tab, gs, oc, seat, out):
     noise = np.empty(NUM_NAV, np.float64)
     for i in range(NUM_NAV):
         noise[i] = random(rs, 1 + seat)
-    cq = np.empty(8, np.float64)
-    cs = np.empty(8, np.int64)
-    here = np.empty(8, np.int64)
+    # each island's candidates and odds, kept for its exact value (lazy)
+    cq = np.empty((NUM_NAV, 8), np.float64)
+    cs = np.empty((NUM_NAV, 8), np.int64)
+    ncs = np.zeros(NUM_NAV, np.int64)
+    keys = np.empty(NUM_NAV, np.int64)
+    lone_ps = np.zeros(NUM_NAV, np.float64)
+    fames = np.zeros(NUM_NAV, np.float64)
+    overboards = np.zeros(NUM_NAV, np.int64)
+    expecteds = np.zeros(NUM_NAV, np.float64)
+    pending = np.zeros(NUM_NAV, np.bool_)
     mine = np.zeros(2, np.int64)
     # the duel odds against each opponent (duel_odds: a pure function of the table, the same at
     # every island and subset), computed on first use and kept for this decision; the product
     # over a subset multiplies them in the same order as _after_pirate, so the same floats
-    trk = oc[3]
-    val, par, pmf, st = tab[1], tab[5], tab[9], gs[1]
-    ck, cv, V, lt = oc[0], oc[1], oc[2], oc[4]
     dwin = np.empty(max(n, 1), np.float64)
     dknown = np.zeros(max(n, 1), np.int64)
-    rout_fame = prm[P_ROUT_FAME]
     for isl in range(NUM_NAV):
         key = pir[isl]
         if key < 0 and g[G_RN_ISLAND] == isl:
@@ -562,79 +663,52 @@ def island_values(tab, gs, oc, seat, out):
             q = opp[s, isl]
             if q > 0.0:
                 j = nc
-                while j > 0 and cq[j - 1] < q:  # insertion keeps equal ones in seat order
-                    cq[j] = cq[j - 1]
-                    cs[j] = cs[j - 1]
+                while j > 0 and cq[isl, j - 1] < q:  # insertion keeps equal ones in seat order
+                    cq[isl, j] = cq[isl, j - 1]
+                    cs[isl, j] = cs[isl, j - 1]
                     j -= 1
-                cq[j] = q
-                cs[j] = s
+                cq[isl, j] = q
+                cs[isl, j] = s
                 nc += 1
         nc = min(nc, MAX_COMPANIONS)
         expected = 0.0
         for j in range(nc):
-            expected += cq[j]
+            expected += cq[isl, j]
         base = alone[isl]
-        lone_p = 0.0
-        fame = 0.0
-        overboard = 0
         if fights:
-            fame = float(npc_fame(tab, key))
-            plan = lone_plan(tab, gs, oc, seat, key, True, base + fame + rout, hv_chest)
-            lone_p = plan[0]
-            overboard = plan[4]
-        total = 0.0
-        for mask in range(1 << nc):
-            prob = 1.0
-            m = 0
-            for j in range(nc):
-                if mask >> j & 1:
-                    prob *= cq[j]
-                    here[m] = cs[j]
-                    m += 1
-                else:
-                    prob *= 1.0 - cq[j]
-            if prob < MIN_SUBSET_PROB and mask:
-                continue
-            # _after_pirate's duel odds (every branch below that fights player ships needs them:
-            # some company, away from Treasure Island), inline: no call per subset
-            win = 1.0
-            if m and isl != TREASURE:
-                for j in range(m):
-                    o = here[j]
-                    if dknown[o] == 0:
-                        if mine[1] == 0:
-                            mine[0] = duel_track(tab, gs, oc, seat, trk)
-                            mine[1] = 1
-                        dwin[o] = duel_odds_of(
-                            prm, val, par, pmf, st, lt, ck, cv, V, seat, mine[0], trk, o
-                        )
-                        dknown[o] = 1
-                    win *= dwin[o]
-            if fights:
-                if m:
-                    co = company_p(tab, gs, oc, seat, here, m, key)
-                    after = base
-                    if isl != TREASURE:
-                        after = win * (base + rout_fame * m) - (1 - win) * rout
-                    v = co[0] * after + co[1] - co[2] * rout
-                else:
-                    v = lone_p * (base + fame) - (1 - lone_p) * rout
-                    v -= hv_chest * overboard
-            elif key >= 0:
-                if isl == TREASURE:
-                    v = galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine)
-                elif m == 0:
-                    v = base + (et[key] if prm[P_CACA_LONE] else 0.0)
-                else:
-                    b = base + et[key]
-                    v = win * (b + rout_fame * m) - (1 - win) * rout
-            elif m == 0 or isl == TREASURE:
-                v = base
-            else:
-                v = win * (base + rout_fame * m) - (1 - win) * rout
-            total += prob * v
+            fames[isl] = float(npc_fame(tab, key))
+            plan = lone_plan(tab, gs, oc, seat, key, True, base + fames[isl] + rout, hv_chest)
+            lone_ps[isl] = plan[0]
+            overboards[isl] = plan[4]
+        keys[isl] = key
+        ncs[isl] = nc
+        expecteds[isl] = expected
+        total, bounded = _island_total(
+            tab, gs, oc, seat, isl, key, fights, cq[isl], cs[isl], nc, base, lone_ps[isl],
+            fames[isl], overboards[isl], hv_chest, dwin, dknown, mine, lazy and fights,
+        )  # fmt: skip
+        pending[isl] = bounded
         total += pp[seat, FIGHT_BIAS] * expected
         out[isl] = total + noise[isl] * pp[seat, NOISE]
+    while lazy:
+        best = -1  # the first best exact value so far
+        top = -1  # the highest bound left
+        for i in range(NUM_NAV):
+            if pending[i]:
+                if top < 0 or out[i] > out[top]:
+                    top = i
+            elif best < 0 or out[i] > out[best]:
+                best = i
+        if top < 0 or (best >= 0 and out[top] < out[best]):
+            break
+        key = keys[top]
+        total, _b = _island_total(
+            tab, gs, oc, seat, top, key, True, cq[top], cs[top], ncs[top], alone[top],
+            lone_ps[top], fames[top], overboards[top], hv_chest, dwin, dknown, mine, False,
+        )  # fmt: skip
+        pending[top] = False
+        total += pp[seat, FIGHT_BIAS] * expecteds[top]
+        out[top] = total + noise[top] * pp[seat, NOISE]
     return hv_chest, alone
 
 
@@ -644,7 +718,7 @@ def navigate(tab, gs, oc, seat):
     """``HeuristicPlayer._navigate``: the first best island; keeps ``_stake``, ``_hv_chest``."""
     pp = gs[7]
     scores = np.empty(NUM_NAV, np.float64)
-    hv_chest, alone = island_values(tab, gs, oc, seat, scores)
+    hv_chest, alone = island_values(tab, gs, oc, seat, scores, True)
     best = 0
     for i in range(NUM_NAV):
         if scores[i] > scores[best]:
@@ -662,7 +736,7 @@ def sneak_away(tab, gs, oc, seat, legal, nl):
     if pp[seat, USE_SNEAK] == 0.0:
         return NONE
     scores = np.empty(NUM_NAV, np.float64)
-    hv_chest, alone = island_values(tab, gs, oc, seat, scores)
+    hv_chest, alone = island_values(tab, gs, oc, seat, scores, False)
     here = st[seat, S_LOC]
     best = NONE
     for i in range(nl):
