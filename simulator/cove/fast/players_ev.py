@@ -529,99 +529,21 @@ def company_bound(after, share_hi, rout):
 
 
 @njit(cache=True)
-def _island_total(
-    tab, gs, oc, seat, isl, key, fights, cq, cs, nc, base, lone_p, fame, overboard, hv_chest,
-    dwin, dknown, mine, bound,
-):  # fmt: skip
-    """``island_details``' sum over the companion subsets of island ``isl`` (the candidates
-    ``cq``/``cs[:nc]``): ``(total, bounded)``. With ``bound``, a subset that would need a
-    company estimate is valued by :func:`company_bound` instead (``bounded``: some was), so the
-    total is an upper bound of the exact one (a sum of products by probabilities >= 0, in the
-    same order: monotone in each value)."""
-    prm = tab[0]
-    pp = gs[7]
-    et = oc[8]
-    rout = pp[seat, ROUT_COST]
-    rout_fame = prm[P_ROUT_FAME]
-    trk = oc[3]
-    val, par, pmf, st = tab[1], tab[5], tab[9], gs[1]
-    ck, cv, V, lt = oc[0], oc[1], oc[2], oc[4]
-    share_hi = 0.0
-    if fights:  # an estimate's share: the npc's fame split among the ships present, if it sank
-        share_hi = max(np.float64(oc[6][2][key, K_NPC_FAME]), 0.0)
-    here = np.empty(8, np.int64)
-    total = 0.0
-    bounded = False
-    for mask in range(1 << nc):
-        prob = 1.0
-        m = 0
-        for j in range(nc):
-            if mask >> j & 1:
-                prob *= cq[j]
-                here[m] = cs[j]
-                m += 1
-            else:
-                prob *= 1.0 - cq[j]
-        if prob < MIN_SUBSET_PROB and mask:
-            continue
-        # _after_pirate's duel odds (every branch below that fights player ships needs them:
-        # some company, away from Treasure Island), inline: no call per subset
-        win = 1.0
-        if m and isl != TREASURE:
-            for j in range(m):
-                o = here[j]
-                if dknown[o] == 0:
-                    if mine[1] == 0:
-                        mine[0] = duel_track(tab, gs, oc, seat, trk)
-                        mine[1] = 1
-                    dwin[o] = duel_odds_of(
-                        prm, val, par, pmf, st, lt, ck, cv, V, seat, mine[0], trk, o
-                    )
-                    dknown[o] = 1
-                win *= dwin[o]
-        if fights:
-            if m:
-                after = base
-                if isl != TREASURE:
-                    after = win * (base + rout_fame * m) - (1 - win) * rout
-                if bound:
-                    v = company_bound(after, share_hi, rout)
-                    bounded = True
-                else:
-                    co = company_p(tab, gs, oc, seat, here, m, key)
-                    v = co[0] * after + co[1] - co[2] * rout
-            else:
-                v = lone_p * (base + fame) - (1 - lone_p) * rout
-                v -= hv_chest * overboard
-        elif key >= 0:
-            if isl == TREASURE:
-                v = galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine)
-            elif m == 0:
-                v = base + (et[key] if prm[P_CACA_LONE] else 0.0)
-            else:
-                b = base + et[key]
-                v = win * (b + rout_fame * m) - (1 - win) * rout
-        elif m == 0 or isl == TREASURE:
-            v = base
-        else:
-            v = win * (base + rout_fame * m) - (1 - win) * rout
-        total += prob * v
-    return total, bounded
-
-
-@njit(cache=True)
 def island_values(tab, gs, oc, seat, out, lazy):
     """``HeuristicPlayer.island_scores`` into ``out[6]`` (draws the six noise numbers).
 
     ``lazy`` (the navigation: only the first best island counts): an island whose value needs
-    company estimates is first given an upper bound (:func:`_island_total`); the islands are
-    then valued exactly from the highest bound down, until every bound left is below the best
-    exact value. Those islands keep their bound in ``out``: they cannot be the first best, so
-    the choice is the one the exact values make, with fewer estimates. Without ``lazy`` every
-    value is exact."""
+    company estimates is first given an upper bound, each company subset valued at
+    :func:`company_bound` (a sum of products by probabilities >= 0 in the same order, so at
+    least the exact sum as floats); the islands are then valued exactly from the highest bound
+    down, until every bound left is below the best exact value. Those islands keep their bound
+    in ``out``: they cannot be the first best, so the choice is the one the exact values make,
+    with fewer estimates. Without ``lazy`` every value is exact. One loop body values an island
+    both ways (a call holding the tuples costs more than the values)."""
     npc = tab[4]
     prm = tab[0]
     g, rs, pp = gs[0], gs[6], gs[7]
+    et = oc[8]
     n = g[G_N]
     hv_gold, hv_chest, last_bury = holding_values(tab, gs, seat)
     alone = np.empty(NUM_NAV, np.float64)
@@ -644,71 +566,139 @@ def island_values(tab, gs, oc, seat, out, lazy):
     overboards = np.zeros(NUM_NAV, np.int64)
     expecteds = np.zeros(NUM_NAV, np.float64)
     pending = np.zeros(NUM_NAV, np.bool_)
+    here = np.empty(8, np.int64)
     mine = np.zeros(2, np.int64)
     # the duel odds against each opponent (duel_odds: a pure function of the table, the same at
     # every island and subset), computed on first use and kept for this decision; the product
     # over a subset multiplies them in the same order as _after_pirate, so the same floats
+    trk = oc[3]
+    val, par, pmf, st = tab[1], tab[5], tab[9], gs[1]
+    ck, cv, V, lt = oc[0], oc[1], oc[2], oc[4]
+    npc_prm = oc[6][2]
     dwin = np.empty(max(n, 1), np.float64)
     dknown = np.zeros(max(n, 1), np.int64)
-    for isl in range(NUM_NAV):
-        key = pir[isl]
-        if key < 0 and g[G_RN_ISLAND] == isl:
-            key = prm[P_RN]
-        fights = key >= 0 and (key == prm[P_RN] or npc[key, N_FIGHTS] != 0)
-        # candidates: q > 0, stable sort by -q, the first MAX_COMPANIONS
-        nc = 0
-        for s in range(n):
-            if s == seat:
-                continue
-            q = opp[s, isl]
-            if q > 0.0:
-                j = nc
-                while j > 0 and cq[isl, j - 1] < q:  # insertion keeps equal ones in seat order
-                    cq[isl, j] = cq[isl, j - 1]
-                    cs[isl, j] = cs[isl, j - 1]
-                    j -= 1
-                cq[isl, j] = q
-                cs[isl, j] = s
-                nc += 1
-        nc = min(nc, MAX_COMPANIONS)
-        expected = 0.0
-        for j in range(nc):
-            expected += cq[isl, j]
-        base = alone[isl]
-        if fights:
-            fames[isl] = float(npc_fame(tab, key))
-            plan = lone_plan(tab, gs, oc, seat, key, True, base + fames[isl] + rout, hv_chest)
-            lone_ps[isl] = plan[0]
-            overboards[isl] = plan[4]
-        keys[isl] = key
-        ncs[isl] = nc
-        expecteds[isl] = expected
-        total, bounded = _island_total(
-            tab, gs, oc, seat, isl, key, fights, cq[isl], cs[isl], nc, base, lone_ps[isl],
-            fames[isl], overboards[isl], hv_chest, dwin, dknown, mine, lazy and fights,
-        )  # fmt: skip
-        pending[isl] = bounded
-        total += pp[seat, FIGHT_BIAS] * expected
-        out[isl] = total + noise[isl] * pp[seat, NOISE]
-    while lazy:
-        best = -1  # the first best exact value so far
-        top = -1  # the highest bound left
-        for i in range(NUM_NAV):
-            if pending[i]:
-                if top < 0 or out[i] > out[top]:
-                    top = i
-            elif best < 0 or out[i] > out[best]:
-                best = i
-        if top < 0 or (best >= 0 and out[top] < out[best]):
+    rout_fame = prm[P_ROUT_FAME]
+    nxt = 0  # the islands in order, each valued (or bounded) once; then the bounds, best first
+    while True:
+        if nxt < NUM_NAV:
+            isl = nxt
+            nxt += 1
+            key = pir[isl]
+            if key < 0 and g[G_RN_ISLAND] == isl:
+                key = prm[P_RN]
+            keys[isl] = key
+            fights = key >= 0 and (key == prm[P_RN] or npc[key, N_FIGHTS] != 0)
+            # candidates: q > 0, stable sort by -q, the first MAX_COMPANIONS
+            nc = 0
+            for s in range(n):
+                if s == seat:
+                    continue
+                q = opp[s, isl]
+                if q > 0.0:
+                    j = nc
+                    while j > 0 and cq[isl, j - 1] < q:  # insertion keeps equal ones in seat order
+                        cq[isl, j] = cq[isl, j - 1]
+                        cs[isl, j] = cs[isl, j - 1]
+                        j -= 1
+                    cq[isl, j] = q
+                    cs[isl, j] = s
+                    nc += 1
+            nc = min(nc, MAX_COMPANIONS)
+            ncs[isl] = nc
+            expected = 0.0
+            for j in range(nc):
+                expected += cq[isl, j]
+            expecteds[isl] = expected
+            if fights:
+                fames[isl] = float(npc_fame(tab, key))
+                plan = lone_plan(
+                    tab, gs, oc, seat, key, True, alone[isl] + fames[isl] + rout, hv_chest
+                )
+                lone_ps[isl] = plan[0]
+                overboards[isl] = plan[4]
+            bound = lazy and fights
+        elif lazy:
+            best = -1  # the first best exact value so far
+            isl = -1  # the highest bound left
+            for i in range(NUM_NAV):
+                if pending[i]:
+                    if isl < 0 or out[i] > out[isl]:
+                        isl = i
+                elif best < 0 or out[i] > out[best]:
+                    best = i
+            if isl < 0 or (best >= 0 and out[isl] < out[best]):
+                break
+            key = keys[isl]
+            fights = True
+            nc = ncs[isl]
+            bound = False
+        else:
             break
-        key = keys[top]
-        total, _b = _island_total(
-            tab, gs, oc, seat, top, key, True, cq[top], cs[top], ncs[top], alone[top],
-            lone_ps[top], fames[top], overboards[top], hv_chest, dwin, dknown, mine, False,
-        )  # fmt: skip
-        pending[top] = False
-        total += pp[seat, FIGHT_BIAS] * expecteds[top]
-        out[top] = total + noise[top] * pp[seat, NOISE]
+        base = alone[isl]
+        lone_p = lone_ps[isl]
+        fame = fames[isl]
+        share_hi = 0.0
+        if fights:  # an estimate's share: the npc's fame split among the ships there, if it sank
+            share_hi = max(np.float64(npc_prm[key, K_NPC_FAME]), 0.0)
+        total = 0.0
+        bounded = False
+        for mask in range(1 << nc):
+            prob = 1.0
+            m = 0
+            for j in range(nc):
+                if mask >> j & 1:
+                    prob *= cq[isl, j]
+                    here[m] = cs[isl, j]
+                    m += 1
+                else:
+                    prob *= 1.0 - cq[isl, j]
+            if prob < MIN_SUBSET_PROB and mask:
+                continue
+            # _after_pirate's duel odds (every branch below that fights player ships needs them:
+            # some company, away from Treasure Island), inline: no call per subset
+            win = 1.0
+            if m and isl != TREASURE:
+                for j in range(m):
+                    o = here[j]
+                    if dknown[o] == 0:
+                        if mine[1] == 0:
+                            mine[0] = duel_track(tab, gs, oc, seat, trk)
+                            mine[1] = 1
+                        dwin[o] = duel_odds_of(
+                            prm, val, par, pmf, st, lt, ck, cv, V, seat, mine[0], trk, o
+                        )
+                        dknown[o] = 1
+                    win *= dwin[o]
+            if fights:
+                if m:
+                    after = base
+                    if isl != TREASURE:
+                        after = win * (base + rout_fame * m) - (1 - win) * rout
+                    if bound:
+                        v = company_bound(after, share_hi, rout)
+                        bounded = True
+                    else:
+                        co = company_p(tab, gs, oc, seat, here, m, key)
+                        v = co[0] * after + co[1] - co[2] * rout
+                else:
+                    v = lone_p * (base + fame) - (1 - lone_p) * rout
+                    v -= hv_chest * overboards[isl]
+            elif key >= 0:
+                if isl == TREASURE:
+                    v = galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine)
+                elif m == 0:
+                    v = base + (et[key] if prm[P_CACA_LONE] else 0.0)
+                else:
+                    b = base + et[key]
+                    v = win * (b + rout_fame * m) - (1 - win) * rout
+            elif m == 0 or isl == TREASURE:
+                v = base
+            else:
+                v = win * (base + rout_fame * m) - (1 - win) * rout
+            total += prob * v
+        pending[isl] = bounded
+        total += pp[seat, FIGHT_BIAS] * expecteds[isl]
+        out[isl] = total + noise[isl] * pp[seat, NOISE]
     return hv_chest, alone
 
 
