@@ -559,7 +559,7 @@ def _solve(c, nw, nal, nbe, nact, nn):
     return 1.0 if best > 1.0 else best  # min(best, 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _expand(
     vals, parrots, npcs, prm, pmf, cfg, kind, s, h, g, k, mode, ck, cv, base, tape, tbase, nw,
     nal, nbe, nact,
@@ -686,13 +686,30 @@ def _expand(
     return _solve(c, nw, nal, nbe, nact, nn), i - base, t - tbase, 0
 
 
+@njit(cache=True, inline="always")
+def _row(a, r, off):
+    """``_tuple(a[r], off)`` without the row's view (a view is a counted reference)."""
+    return (
+        a[r, off],
+        a[r, off + 1],
+        a[r, off + 2],
+        a[r, off + 3],
+        a[r, off + 4],
+        a[r, off + 5],
+        a[r, off + 6],
+        a[r, off + 7],
+        a[r, off + 8],
+    )
+
+
 @njit(cache=True)
 def _run(lt, memo, cfg, kind, s, h, g, k):
-    """The value (and volley bits) of one root frame, by an explicit stack of frames (the
-    caller probed the memo for the root)."""
+    """The value (and volley bits) of one root frame (the caller probed the memo for the root):
+    :func:`_walk` on the memo's scratch stacks; when they are too small, on stacks twice as large
+    (this call only), from the root again (what the first walk stored in the memo stays: the
+    values are the same)."""
     vals, parrots, npcs, prm, pmf = lt[LT_VALS], lt[LT_PARROTS], lt[LT_NPCS], lt[LT_PRM], lt[LT_PMF]
     keys, mvals, used = memo[M_KEYS], memo[M_VALS], memo[M_USED]
-    shift = _shift(keys)
     nd = npcs[cfg[0], N_DICE]
     maxn = prm[PR_MAXN]
     maxc = 8 * (maxn + 1) * (nd + 1) + 2  # the most child slots one frame lists
@@ -701,11 +718,30 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
     nal = np.empty((nd + 2, 4), np.float64)  # action, actions
     nbe = np.empty((nd + 2, 4), np.float64)
     nact = np.empty(nd + 2, np.int64)
-    ck = memo[M_CK]
-    cv = memo[M_CV]
-    fk = memo[M_FK]
-    fi = memo[M_FI]
-    tape = memo[M_TAPE]
+    ck, cv, fk, fi, tape = memo[M_CK], memo[M_CV], memo[M_FK], memo[M_FI], memo[M_TAPE]
+    while True:
+        done, v, bits = _walk(
+            vals, parrots, npcs, prm, pmf, keys, mvals, used, cfg, kind, s, h, g, k, maxc, maxt,
+            nw, nal, nbe, nact, ck, cv, fk, fi, tape,
+        )  # fmt: skip
+        if done:
+            return v, bits
+        ck = np.zeros((2 * ck.shape[0] + maxc, CK_N), np.int64)
+        cv = np.zeros(ck.shape[0], np.float64)
+        fk = np.zeros((2 * fk.shape[0], CK_N), np.int64)
+        fi = np.zeros((fk.shape[0], FI_N), np.int64)
+        tape = np.zeros(2 * tape.shape[0] + maxt, np.int8)
+
+
+@njit(cache=True)
+def _walk(
+    vals, parrots, npcs, prm, pmf, keys, mvals, used, cfg, kind, s, h, g, k, maxc, maxt, nw, nal,
+    nbe, nact, ck, cv, fk, fi, tape,
+):  # fmt: skip
+    """The root frame's value by an explicit stack of frames: ``(True, value, volley bits)``, or
+    ``(False, ...)`` as soon as a stack is too small (no array is replaced inside the loop: an
+    array variable assigned in a loop is reference-counted at every turn)."""
+    shift = _shift(keys)
     fk[0, CK_KIND] = kind
     for j in range(9):
         fk[0, CK_ST + j] = s[j]
@@ -720,20 +756,11 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
     while True:
         f = top - 1
         fkind = fk[f, CK_KIND]
-        fs = _tuple(fk[f], CK_ST)
+        fs = _row(fk, f, CK_ST)
         fh, fg, fkk = fk[f, CK_H], fk[f, CK_G], fk[f, CK_K]
         if fi[f, FI_COUNT] < 0:
-            if ctop + maxc > ck.shape[0]:  # grow the child stack (this call only)
-                ck2 = np.zeros((2 * ck.shape[0] + maxc, CK_N), np.int64)
-                cv2 = np.zeros(2 * ck.shape[0] + maxc, np.float64)
-                ck2[:ctop] = ck[:ctop]
-                cv2[:ctop] = cv[:ctop]
-                ck = ck2
-                cv = cv2
-            if ttop + maxt > tape.shape[0]:  # grow the tape (this call only)
-                tape2 = np.zeros(2 * tape.shape[0] + maxt, np.int8)
-                tape2[:ttop] = tape[:ttop]
-                tape = tape2
+            if ctop + maxc > ck.shape[0] or ttop + maxt > tape.shape[0]:
+                return False, 0.0, 0
             _v, nch, nt, _b = _expand(
                 vals, parrots, npcs, prm, pmf, cfg, fkind, fs, fh, fg, fkk, 0, ck, cv, ctop, tape,
                 ttop, nw, nal, nbe, nact,
@@ -749,21 +776,17 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
             i = fi[f, FI_START] + fi[f, FI_NEXT]
             fi[f, FI_NEXT] += 1
             ok, w0, w1 = _key(
-                ck[i, CK_KIND], cfg, _tuple(ck[i], CK_ST), ck[i, CK_H], ck[i, CK_G], ck[i, CK_K]
+                ck[i, CK_KIND], cfg, _row(ck, i, CK_ST), ck[i, CK_H], ck[i, CK_G], ck[i, CK_K]
             )
             if ok:
                 found, v = _get(keys, mvals, shift, w0, w1)
                 if found:
                     cv[i] = v
                     continue
-            if top == fk.shape[0]:  # grow the frame stack (this call only)
-                fk2 = np.zeros((2 * top, CK_N), np.int64)
-                fi2 = np.zeros((2 * top, FI_N), np.int64)
-                fk2[:top] = fk[:top]
-                fi2[:top] = fi[:top]
-                fk = fk2
-                fi = fi2
-            fk[top] = ck[i]
+            if top == fk.shape[0]:
+                return False, 0.0, 0
+            for c in range(CK_N):
+                fk[top, c] = ck[i, c]
             fi[top, FI_COUNT] = -1
             fi[top, FI_PARENT] = i
             top += 1
@@ -784,7 +807,7 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
         top -= 1
         parent = fi[f, FI_PARENT]
         if parent < 0:
-            return v, bits
+            return True, v, bits
         cv[parent] = v
 
 
