@@ -4,15 +4,16 @@ numba compiles a function after its callees and links their machine code into it
 game (:func:`simulator.cove.fast.game.play_chunk`) compiles its whole call tree one function
 after the other: about 220 s on one core. :data:`WAVES` names subtrees that do not depend on
 each other, two groups per wave, each root's callees in an earlier wave or earlier in its group:
-the battle kernel and the company estimate beside the lone solver, the non-player ships' turn
-and the set-up; the v1 island scores and the navigation beside a battle's card phase and player
+the battle kernel and the company estimate beside the lone solver, the non-player ships' turn,
+the set-up and the v1 island scores; the navigation beside a battle's card phase and player
 turns; the battle and one island's battles beside the island effects and the small phases. Each
 group is compiled in a worker process (:func:`compile_group`) into numba's on-disk cache, and the
 final compile (the runner's tiny job, in the parent process) loads them and compiles what is
 left: the game's loop with its one-caller layers inlined (:mod:`simulator.cove.fast.game`,
-"Compile time"). Measured in process CPU seconds on a cold cache (2 cores, load 1.4-1.7): the
-waves' longest groups 35, 36 and 16 s, then 19 s of final compile, 106 s in all, against 216 s one
-function after the other.
+"Compile time"). Measured in process CPU seconds on a cold cache (2 cores, load 1.4-1.8,
+stage E): the waves' longest groups 41, 36 and 17 s, then about 20 s of final compile, 114 s in
+all (stage D, on a less loaded day: 35, 36, 16 and 19 s), against 216 s one function after the
+other.
 
 A root is compiled for the argument types the game calls it with (:func:`roots`): the types of
 the engine's own buffers (``tab``, ``gs``, ``oc``, ``sc``, ``bt``; the same for every scenario and
@@ -29,8 +30,8 @@ from typing import Any
 
 #: groups compiled side by side (see the module docstring); each name is a key of :func:`roots`
 WAVES: tuple[tuple[tuple[str, ...], ...], ...] = (
-    (("kernel", "company"), ("lone", "npc_turn", "setup")),
-    (("v1_navigation", "navigate", "end_of_navigation"), ("card_phase", "player_turn")),
+    (("kernel", "company"), ("lone", "npc_turn", "setup", "v1_navigation")),
+    (("navigate", "end_of_navigation"), ("card_phase", "player_turn")),
     (("battle", "one_battle"), ("island_effects", "treasure", "plunder", "black_ships")),
 )
 

@@ -559,7 +559,7 @@ def _solve(c, nw, nal, nbe, nact, nn):
     return 1.0 if best > 1.0 else best  # min(best, 1.0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _expand(
     vals, parrots, npcs, prm, pmf, cfg, kind, s, h, g, k, mode, ck, cv, base, tape, tbase, nw,
     nal, nbe, nact,
