@@ -52,14 +52,16 @@ def roots() -> dict[str, tuple[Any, tuple | None]]:
     eng = FastGames(load_scenario(None, CoveRules).rules, ["plunderer"])
     gs, sc, bt = eng._buffers(4, False, False)
     tab, gs_t, oc, sc_t, bt_t = (numba.typeof(x) for x in (eng.tables.arrays(), gs, eng.oc, sc, bt))
+    prm, st = tab[0], gs_t[1]  # the arrays (not the tuples) some roots take
+    lt, lmemo, ct, cmemo = oc[4], oc[5], oc[6], oc[7]
     i8, b1, f8 = types.int64, types.boolean, types.float64
     ints = types.Array(types.int64, 1, "C")
     ints2 = types.Array(types.int64, 2, "C")
     floats = types.Array(types.float64, 1, "C")
     return {
         "kernel": (combat_kernel._run, None),
-        "company": (players_ev.company_p, (tab, gs_t, oc, i8, ints, i8, i8)),
-        "lone": (players_ev.lone_plan, (tab, gs_t, oc, i8, i8, b1, f8, f8)),
+        "company": (players_ev.company_p, (st, ct, cmemo, i8, ints, i8, i8)),
+        "lone": (players_ev.lone_plan, (prm, st, lt, lmemo, i8, i8, b1, f8, f8)),
         "v1_navigation": (players.island_scores, (tab, gs_t, oc, i8, floats, ints, ints2)),
         "island_effects": (game._phase_island_effects, (tab, gs_t, oc, sc_t)),
         "npc_turn": (battle._npc_turn, (tab, gs_t, bt_t, i8)),

@@ -202,12 +202,11 @@ def _count(st, s, code):
 
 # ------------------------------------------------------------------ odds
 @njit(cache=True)
-def lone_plan(tab, gs, oc, s, npc_row, with_hand, stake, hv_chest):
+def lone_plan(prm, st, lt, lmemo, s, npc_row, with_hand, stake, hv_chest):
     """``HeuristicPlayer.lone_plan`` of seat ``s`` (``with_hand``: its hand, else none):
-    (p_sink, smoke, wind, grapple, overboard)."""
-    prm = tab[0]
-    st = gs[1]
-    lt, lmemo = oc[4], oc[5]
+    (p_sink, smoke, wind, grapple, overboard). ``prm`` = ``tab[0]``, ``st`` = ``gs[1]``, ``lt``,
+    ``lmemo`` = ``oc[4]``, ``oc[5]``: the arrays it reads, not the tuples (a compiled call that
+    holds the tuples counts a reference to each of their arrays on entry and on exit)."""
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
     if with_hand:
@@ -227,10 +226,9 @@ def lone_plan(tab, gs, oc, s, npc_row, with_hand, stake, hv_chest):
 
 
 @njit(cache=True)
-def company_p(tab, gs, oc, me, others, m, npc_row):
-    """``HeuristicPlayer.company(me, others[:m], npc)``: (p_sink, share, p_routed)."""
-    st = gs[1]
-    ct, cmemo = oc[6], oc[7]
+def company_p(st, ct, cmemo, me, others, m, npc_row):
+    """``HeuristicPlayer.company(me, others[:m], npc)``: (p_sink, share, p_routed); ``st`` =
+    ``gs[1]``, ``ct``, ``cmemo`` = ``oc[6]``, ``oc[7]`` (not the tuples: see :func:`lone_plan`)."""
     ships = np.zeros((m + 1, 7), np.int64)
     art = np.zeros((m + 1, 4), np.int64)
     for r in range(m + 1):
@@ -244,17 +242,15 @@ def company_p(tab, gs, oc, me, others, m, npc_row):
 
 
 @njit(cache=True)
-def duel_track(tab, gs, oc, s, trk):
+def duel_track(prm, par, st, lt, s, trk):
     """``HeuristicPlayer.duel_track``: hits that rout seat ``s`` at its weakest section (the
     first of equals); its dice after 0..hits hits there in ``trk`` (the solver's ``hit`` and
-    ``dice``: :func:`simulator.cove.fast.lone.hit`, :func:`~simulator.cove.fast.lone.dice`)."""
-    prm, par = tab[0], tab[5]
-    st = gs[1]
+    ``dice``: :func:`simulator.cove.fast.lone.hit`, :func:`~simulator.cove.fast.lone.dice`);
+    ``prm``, ``par`` = ``tab[0]``, ``tab[5]``, ``st`` = ``gs[1]``, ``lt`` = ``oc[4]``."""
     hits, weak = table_weakest(prm, par, st, s, prm[P_PARROT_ABSORBS])
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
     tmp = np.empty(9, np.int64)
-    lt = oc[4]
     for t in range(hits + 1):
         lone.hit(lt, s9, st[s, S_PARROT], weak, t, tmp)
         trk[t] = lone.dice(lt, tmp, st[s, S_PARROT], 0)
@@ -439,10 +435,10 @@ def generic_values(tab, gs, oc, seat, pir, out):
                         if o != s:
                             others[m] = o
                             m += 1
-                    ps = company_p(tab, gs, oc, s, others, m, key)[0]
+                    ps = company_p(st, oc[6], oc[7], s, others, m, key)[0]
                     v = ps * (v + npc[key, N_FAME] / n) - (1 - ps) * G_ROUT
                 elif npc[key, N_FIGHTS] != 0:
-                    ps = lone_plan(tab, gs, oc, s, key, False, 0.0, 0.0)[0]
+                    ps = lone_plan(prm, st, oc[4], oc[5], s, key, False, 0.0, 0.0)[0]
                     v = ps * (v + npc[key, N_FAME]) - (1 - ps) * G_ROUT
                 else:
                     v += et[key]
@@ -491,7 +487,7 @@ def after_pirate(tab, gs, oc, seat, here, m, isl, base, mine):
         return base
     trk = oc[3]
     if mine[1] == 0:
-        mine[0] = duel_track(tab, gs, oc, seat, trk)
+        mine[0] = duel_track(prm, tab[5], gs[1], oc[4], seat, trk)
         mine[1] = 1
     win = 1.0
     for j in range(m):
@@ -612,7 +608,7 @@ def island_values(tab, gs, oc, seat, out, lazy):
             if fights:
                 fames[isl] = float(npc_fame(tab, key))
                 plan = lone_plan(
-                    tab, gs, oc, seat, key, True, alone[isl] + fames[isl] + rout, hv_chest
+                    prm, st, lt, oc[5], seat, key, True, alone[isl] + fames[isl] + rout, hv_chest
                 )
                 lone_ps[isl] = plan[0]
                 overboards[isl] = plan[4]
@@ -662,7 +658,7 @@ def island_values(tab, gs, oc, seat, out, lazy):
                     o = here[j]
                     if dknown[o] == 0:
                         if mine[1] == 0:
-                            mine[0] = duel_track(tab, gs, oc, seat, trk)
+                            mine[0] = duel_track(prm, par, st, lt, seat, trk)
                             mine[1] = 1
                         dwin[o] = duel_odds_of(
                             prm, val, par, pmf, st, lt, ck, cv, V, seat, mine[0], trk, o
@@ -678,7 +674,7 @@ def island_values(tab, gs, oc, seat, out, lazy):
                         v = company_bound(after, share_hi, rout)
                         bounded = True
                     else:
-                        co = company_p(tab, gs, oc, seat, here, m, key)
+                        co = company_p(st, oc[6], oc[7], seat, here, m, key)
                         v = co[0] * after + co[1] - co[2] * rout
                 else:
                     v = lone_p * (base + fame) - (1 - lone_p) * rout
