@@ -281,10 +281,9 @@ def duel_odds_of(prm, val, par, pmf, st, lt, ck, cv, V, me, hits, trk, o):
 
 # ------------------------------------------------------------------ values
 @njit(cache=True)
-def ti_pirate(tab, gs, month):
-    """``HeuristicPlayer._ti_pirate``: the fighting pirate on Treasure Island in ``month``."""
-    npc = tab[4]
-    g = gs[0]
+def ti_pirate(npc, g, month):
+    """``HeuristicPlayer._ti_pirate``: the fighting pirate on Treasure Island in ``month``
+    (``npc`` = ``tab[4]``, ``g`` = ``gs[0]``)."""
     for b in range(g[G_NBLACK]):
         base = G_BLACK + 3 * b
         if g[base + 2] != 0:
@@ -298,21 +297,20 @@ def ti_pirate(tab, gs, month):
 
 
 @njit(cache=True)
-def holding_values(tab, gs, seat):
-    """``HeuristicPlayer.holding_values``: (hv_gold, hv_chest, last_bury)."""
-    prm = tab[0]
-    g, pp = gs[0], gs[7]
+def holding_values(prm, npc, g, pp, seat):
+    """``HeuristicPlayer.holding_values``: (hv_gold, hv_chest, last_bury); ``prm``, ``npc`` =
+    ``tab[0]``, ``tab[4]``, ``g``, ``pp`` = ``gs[0]``, ``gs[7]`` (the arrays, not the tuples: see
+    :func:`lone_plan`)."""
     for m in range(g[G_MONTH] + 1, prm[P_NUM_MONTHS] + 1):
-        if ti_pirate(tab, gs, m) < 0:
+        if ti_pirate(npc, g, m) < 0:
             return pp[seat, W_GOLD], pp[seat, W_CHEST], False
     return 0.0, 0.0, True
 
 
 @njit(cache=True)
-def buy_count(tab, gs, seat, gold):
-    """``HeuristicPlayer._buy_count`` (a float of the same value)."""
-    prm = tab[0]
-    g, pp = gs[0], gs[7]
+def buy_count(prm, g, pp, seat, gold):
+    """``HeuristicPlayer._buy_count`` (a float of the same value; ``prm`` = ``tab[0]``, ``g``,
+    ``pp`` = ``gs[0]``, ``gs[7]``)."""
     if g[G_MONTH] == prm[P_NUM_MONTHS]:
         return 3.0
     price = prm[P_CARD_PRICE]
@@ -324,10 +322,9 @@ def buy_count(tab, gs, seat, gold):
 
 
 @njit(cache=True)
-def upgrade_value(tab, gs, seat, sec):
-    """``HeuristicPlayer._upgrade_value``."""
-    prm, step = tab[0], tab[2]
-    st, pp = gs[1], gs[7]
+def upgrade_value(prm, step, st, pp, seat, sec):
+    """``HeuristicPlayer._upgrade_value`` (``prm``, ``step`` = ``tab[0]``, ``tab[2]``, ``st``,
+    ``pp`` = ``gs[1]``, ``gs[7]``)."""
     pos = st[seat, S_RING + sec]
     gold = st[seat, S_GOLD]
     k = 0
@@ -346,10 +343,9 @@ def upgrade_value(tab, gs, seat, sec):
 
 
 @njit(cache=True)
-def alone_values(tab, gs, seat, hv_gold, hv_chest, last_bury, out):
-    """``HeuristicPlayer.alone_values`` into ``out[6]``."""
-    prm, val, step, tcard, npc, par = tab[:6]
-    g, st, pp = gs[0], gs[1], gs[7]
+def alone_values(prm, val, step, tcard, par, g, st, pp, seat, hv_gold, hv_chest, last_bury, out):
+    """``HeuristicPlayer.alone_values`` into ``out[6]`` (``tab[0]``, ``tab[1]``, ``tab[2]``,
+    ``tab[3]``, ``tab[5]``, ``gs[0]``, ``gs[1]``, ``gs[7]``: the arrays, not the tuples)."""
     last = g[G_MONTH] == prm[P_NUM_MONTHS]
     rm = room(val, par, st, seat)
     victim = st[seat, S_PLUNDER_BY] >= 0
@@ -372,10 +368,10 @@ def alone_values(tab, gs, seat, hv_gold, hv_chest, last_bury, out):
             if isl == TAVERN:
                 v += pp[seat, TAVERN_BIAS]
                 if price:
-                    n = min(buy_count(tab, gs, seat, st[seat, S_GOLD]), 3.0)
+                    n = min(buy_count(prm, g, pp, seat, st[seat, S_GOLD]), 3.0)
                     v += n * (pp[seat, W_CARD] - hv_gold * price)
             elif not last:
-                v += upgrade_value(tab, gs, seat, ISLAND_SECTION[isl])
+                v += upgrade_value(prm, step, st, pp, seat, ISLAND_SECTION[isl])
         else:
             keep = 0.0 if last_bury else pp[seat, BURY_RESERVE]
             bags = py_floordiv(max(0.0, st[seat, S_GOLD] - keep), float(prm[P_BURY_GOLD_PER_FAME]))
@@ -384,9 +380,9 @@ def alone_values(tab, gs, seat, hv_gold, hv_chest, last_bury, out):
 
 
 @njit(cache=True)
-def pirates_at(tab, gs, out):
-    """``{isl: key for isl, key in obs.black_ships if key is not None}`` (-1: none)."""
-    g = gs[0]
+def black_pirates(g, out):
+    """``{isl: key for isl, key in obs.black_ships if key is not None}`` (-1: none; ``g`` =
+    ``gs[0]``)."""
     for i in range(NUM_NAV):
         out[i] = -1
     for b in range(g[G_NBLACK]):
@@ -396,13 +392,11 @@ def pirates_at(tab, gs, out):
 
 
 @njit(cache=True)
-def generic_values(tab, gs, oc, seat, pir, out):
+def generic_values(prm, val, tcard, npc, par, g, st, lt, lmemo, ct, cmemo, et, seat, pir, out):
     """``HeuristicPlayer._generic_values`` of every opponent ``s`` of ``seat`` that has not
     chosen its island yet, into ``out[s, :6]``, in seat order (one call per decision: a call
-    that holds the tuples costs more than the values)."""
-    prm, val, step, tcard, npc, par = tab[:6]
-    g, st = gs[0], gs[1]
-    et = oc[8]
+    that holds the tuples costs more than the values; ``tab[0]``, ``tab[1]``, ``tab[3]``,
+    ``tab[4]``, ``tab[5]``, ``gs[0]``, ``gs[1]``, ``oc[4]``...``oc[8]``)."""
     n = g[G_N]
     last = g[G_MONTH] == prm[P_NUM_MONTHS]
     others = np.empty(8, np.int64)
@@ -435,10 +429,10 @@ def generic_values(tab, gs, oc, seat, pir, out):
                         if o != s:
                             others[m] = o
                             m += 1
-                    ps = company_p(st, oc[6], oc[7], s, others, m, key)[0]
+                    ps = company_p(st, ct, cmemo, s, others, m, key)[0]
                     v = ps * (v + npc[key, N_FAME] / n) - (1 - ps) * G_ROUT
                 elif npc[key, N_FIGHTS] != 0:
-                    ps = lone_plan(prm, st, oc[4], oc[5], s, key, False, 0.0, 0.0)[0]
+                    ps = lone_plan(prm, st, lt, lmemo, s, key, False, 0.0, 0.0)[0]
                     v = ps * (v + npc[key, N_FAME]) - (1 - ps) * G_ROUT
                 else:
                     v += et[key]
@@ -446,12 +440,14 @@ def generic_values(tab, gs, oc, seat, pir, out):
 
 
 @njit(cache=True)
-def opponent_odds(tab, gs, oc, seat, pir, opp):
-    """``HeuristicPlayer.opponent_odds`` into ``opp[seat', 6]`` (our own row untouched)."""
-    g, st, pp = gs[0], gs[1], gs[7]
+def opponent_odds(
+    prm, val, tcard, npc, par, g, st, pp, lt, lmemo, ct, cmemo, et, seat, pir, opp
+):  # fmt: skip
+    """``HeuristicPlayer.opponent_odds`` into ``opp[seat', 6]`` (our own row untouched; the
+    arrays of :func:`generic_values` and ``pp`` = ``gs[7]``)."""
     temp = pp[seat, PP_OPP_TEMP]
     allv = np.empty((max(g[G_N], 1), NUM_NAV), np.float64)
-    generic_values(tab, gs, oc, seat, pir, allv)
+    generic_values(prm, val, tcard, npc, par, g, st, lt, lmemo, ct, cmemo, et, seat, pir, allv)
     for s in range(g[G_N]):
         if s == seat:
             continue
@@ -541,13 +537,30 @@ def island_values(tab, gs, oc, seat, out, lazy):
     g, rs, pp = gs[0], gs[6], gs[7]
     et = oc[8]
     n = g[G_N]
-    hv_gold, hv_chest, last_bury = holding_values(tab, gs, seat)
+    hv_gold, hv_chest, last_bury = holding_values(prm, npc, g, pp, seat)
     alone = np.empty(NUM_NAV, np.float64)
-    alone_values(tab, gs, seat, hv_gold, hv_chest, last_bury, alone)
+    alone_values(
+        prm,
+        tab[1],
+        tab[2],
+        tab[3],
+        tab[5],
+        g,
+        gs[1],
+        pp,
+        seat,
+        hv_gold,
+        hv_chest,
+        last_bury,
+        alone,
+    )
     pir = np.empty(NUM_NAV, np.int64)
-    pirates_at(tab, gs, pir)
+    black_pirates(g, pir)
     opp = np.zeros((max(n, 1), NUM_NAV), np.float64)
-    opponent_odds(tab, gs, oc, seat, pir, opp)
+    opponent_odds(
+        prm, tab[1], tab[3], npc, tab[5], g, gs[1], pp, oc[4], oc[5], oc[6], oc[7], oc[8], seat,
+        pir, opp,
+    )  # fmt: skip
     rout = pp[seat, ROUT_COST]
     noise = np.empty(NUM_NAV, np.float64)
     for i in range(NUM_NAV):
@@ -752,7 +765,7 @@ def parrot_swap(tab, gs, seat, drawn):
 def buy_cards(tab, gs, seat, most):
     """``HeuristicPlayer._buy_cards`` (legal: 0..most)."""
     st = gs[1]
-    return int(min(float(most), buy_count(tab, gs, seat, st[seat, S_GOLD])))
+    return int(min(float(most), buy_count(tab[0], gs[0], gs[7], seat, st[seat, S_GOLD])))
 
 
 @njit(cache=True)
@@ -760,7 +773,7 @@ def bury_gold(tab, gs, seat, most):
     """``HeuristicPlayer._bury_gold`` (legal: 0..most bags)."""
     prm = tab[0]
     st, pp = gs[1], gs[7]
-    _g, _c, last_bury = holding_values(tab, gs, seat)
+    _g, _c, last_bury = holding_values(tab[0], tab[4], gs[0], gs[7], seat)
     if last_bury:
         return most
     per = float(prm[P_BURY_GOLD_PER_FAME])
@@ -773,7 +786,7 @@ def cove_reward(tab, gs, seat):
     """``HeuristicPlayer._cove_reward``: 0 "cards", 1 "card_and_gold"."""
     prm = tab[0]
     pp = gs[7]
-    hv_gold, _c, _l = holding_values(tab, gs, seat)
+    hv_gold, _c, _l = holding_values(tab[0], tab[4], gs[0], gs[7], seat)
     cards = prm[P_COVE_CARDS] * pp[seat, W_CARD]
     alt = prm[P_COVE_ALT_CARDS] * pp[seat, W_CARD] + prm[P_COVE_ALT_GOLD] * hv_gold
     return 0 if cards >= alt else 1
