@@ -84,11 +84,17 @@ def slow_chunk(chunk: Chunk, dice: int = 4) -> np.ndarray:
 
 
 def load_module(path) -> object:
-    """The Python module at ``path``, imported under its file name (tests' throwaway kernels)."""
+    """The Python module at ``path``, imported under its file name (tests' throwaway kernels).
+
+    The module is registered in ``sys.modules`` before it runs, as an import would: numba names
+    a compiled function's environment after its module, and a process that loads the function
+    from the cache imports that module by name once the module object that compiled it has been
+    collected (unregistered, numba called it ``<dynamic>``, which no process can import)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(Path(path).stem, path)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
     return mod
 
