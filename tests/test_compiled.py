@@ -143,3 +143,168 @@ def test_waves_need_two_cores_and_raise_a_worker_failure(tmp_path):
     _, failing = _probe_engine(tmp_path, [[("a",), ("fail",)]])
     with pytest.raises(ValueError, match="probe fail failed on purpose"):
         compile_waves(failing, workers=2)
+
+
+BORROW_PROBES = textwrap.dedent(
+    """
+    import numpy as np
+
+    def unpack(t, i):  # a tuple argument unpacked, an item, a view of an item
+        a, b = t
+        c = t[1]
+        row = b[1:]
+        return a[i] + c[i] + row[0]
+
+    def view_back(t):  # a view of a borrowed item, returned
+        a = t[0]
+        return a[1:]
+
+    def item_back(t):  # a borrowed item, returned
+        return t[1]
+
+    def arg_back(a):  # the argument itself, returned
+        return a
+
+    def pick(t, u, k):  # one variable, a borrowed item of either tuple
+        if k:
+            x = t[0]
+        else:
+            x = u[0]
+        return x.sum()
+
+    def mixed(t, k):  # one variable, a borrowed item or a new array: it owns its reference
+        if k:
+            x = t[0]
+        else:
+            x = np.zeros(3)
+        return x
+
+    def in_list(t):  # borrowed items kept in a list that outlives the call
+        out = [t[0]]
+        out.append(t[1])
+        return out
+
+    def rows(m, n):  # views reassigned in a loop
+        s = 0
+        for i in range(n):
+            r = m[i]
+            s += r[0]
+        return s
+
+    def through(t):  # a callee's return handed on
+        return item_back(t)
+
+    def retuple(t):  # borrowed items in a new tuple that outlives the call
+        a, b = t
+        return (b, a)
+    """
+)
+
+
+def _borrow_probes(module: str) -> dict:
+    """The probes compiled as functions of ``module``; each variable set the lowering found
+    borrowable is recorded in the returned dict under ``"_borrowed"``."""
+    from numba import njit
+
+    import simulator.compiled as compiled
+
+    space: dict = {"__name__": module}
+    exec(BORROW_PROBES, space)
+    found: dict = {}
+    original = compiled._borrowed_variables
+
+    def record(lower):
+        got = original(lower)
+        found[lower.func_ir.func_id.func_name] = got
+        return got
+
+    compiled._borrowed_variables = record
+    funcs = {}
+    for name in ("item_back", "unpack", "view_back", "arg_back", "pick", "mixed", "in_list",
+                 "rows", "through", "retuple"):  # fmt: skip
+        py = space[name]
+        py.__module__ = module
+        funcs[name] = space[name] = njit(py)
+    funcs["_borrowed"] = found
+    funcs["_restore"] = lambda: setattr(compiled, "_borrowed_variables", original)
+    return funcs
+
+
+def test_house_functions_borrow_their_arguments_and_keep_counts_balanced():
+    """simulator.compiled.borrow_arguments (installed by ``import simulator``): in a house
+    function the arguments, their items, views and tuples unpacked hold borrowed references (a
+    variable that may hold a new array does not), and every call leaves numba's allocation
+    counts and the arguments' Python reference counts as it found them, results returned or
+    kept in containers included -- a missing release would leak a meminfo and keep a reference
+    to the array, an extra one would free it early."""
+    import gc
+
+    import numpy as np
+    from numba.core.runtime import _nrt_python, rtsys
+
+    import simulator  # noqa: F401  (installs it)
+    from simulator.compiled import borrow_arguments
+
+    assert borrow_arguments()  # idempotent, and installed
+    f = _borrow_probes("simulator.probe_borrow")
+    try:
+        a, b = np.arange(6.0), np.arange(10.0, 16.0)
+        m = np.arange(12.0).reshape(4, 3)
+        t, u = (a, b), (b, a)
+        calls = [
+            ("unpack", (t, 2), 2.0 + 12.0 + 11.0),
+            ("view_back", (t,), [1.0, 2.0, 3.0, 4.0, 5.0]),
+            ("item_back", (t,), list(b)),
+            ("arg_back", (a,), list(a)),
+            ("pick", (t, u, True), a.sum()),
+            ("pick", (t, u, False), b.sum()),
+            ("mixed", (t, True), list(a)),
+            ("mixed", (t, False), [0.0, 0.0, 0.0]),
+            ("in_list", (t,), [list(a), list(b)]),
+            ("rows", (m, 4), 0.0 + 3.0 + 6.0 + 9.0),
+            ("through", (t,), list(b)),
+            ("retuple", (t,), [list(b), list(a)]),
+        ]
+        for name, args, _ in calls:  # compile first: compiling allocates too
+            f[name](*args)
+        _nrt_python.memsys_enable_stats()
+        for name, args, want in calls:
+            gc.collect()
+            refs = [sys.getrefcount(x) for x in (a, b, m)]
+            before = rtsys.get_allocation_stats()
+            for _ in range(3):
+                got = f[name](*args)
+                if isinstance(got, (list, tuple)):
+                    got = [list(x) for x in got]
+                elif isinstance(got, np.ndarray):
+                    got = list(got)
+                assert got == want, name
+                del got
+            gc.collect()
+            after = rtsys.get_allocation_stats()
+            assert after.alloc - before.alloc == after.free - before.free, name
+            assert after.mi_alloc - before.mi_alloc == after.mi_free - before.mi_free, name
+            assert after.mi_alloc > before.mi_alloc, name  # the arguments' meminfos came and went
+            assert [sys.getrefcount(x) for x in (a, b, m)] == refs, name
+        borrowed = f["_borrowed"]
+        assert {"t", "a", "b", "c", "row"} <= borrowed["unpack"]
+        assert {"t", "a"} <= borrowed["view_back"]
+        assert {"t", "u", "x.2"} <= borrowed["pick"]  # SSA: x.2 = x or x.1 where the branches join
+        assert "t" in borrowed["mixed"] and not {"x.1", "x.2"} & borrowed["mixed"]
+        assert {"m", "r"} <= borrowed["rows"]
+    finally:
+        f["_restore"]()
+        _nrt_python.memsys_disable_stats()
+
+
+def test_functions_outside_the_house_count_their_references():
+    """The same probes outside the house (``HOUSE_PREFIX``) are lowered as numba lowers them:
+    no variable is even considered for borrowing."""
+    import numpy as np
+
+    f = _borrow_probes("elsewhere.probe_borrow")
+    try:
+        assert f["unpack"]((np.arange(6.0), np.arange(10.0, 16.0)), 2) == 25.0
+        assert f["_borrowed"] == {}
+    finally:
+        f["_restore"]()
