@@ -340,3 +340,89 @@ def borrow_arguments() -> bool:
     cls.storevar = storevar
     cls.delvar = delvar
     return True
+
+
+#: ``BROADSIDE_CHECK_INDICES=1``: compile the modules that declare ``NONNEGATIVE_INDICES`` with a
+#: check instead (:func:`index_without_wraparound`); needs ``NUMBA_CACHE_DIR`` of its own
+CHECK_INDICES_ENV = "BROADSIDE_CHECK_INDICES"
+#: read when a function is lowered: raise IndexError on a negative index in a declaring module
+#: (set from :data:`CHECK_INDICES_ENV` when :mod:`simulator` is imported; tests set it directly)
+CHECK_INDICES = False
+_lowering = threading.local()
+
+
+def _declares_nonnegative(func) -> bool:
+    """Whether a compiled function's module declares ``NONNEGATIVE_INDICES = True``."""
+    module = getattr(func, "__module__", None) or ""
+    scope = getattr(func, "__globals__", None) or {}
+    return module.startswith(HOUSE_PREFIX) and scope.get("NONNEGATIVE_INDICES") is True
+
+
+def index_without_wraparound() -> bool:
+    """Index arrays without Python's negative-index wraparound in the modules that declare
+    ``NONNEGATIVE_INDICES = True``.
+
+    numba gives every signed integer index Python's meaning: a negative index counts from the
+    end, so each ``a[i]`` computes ``i + len`` and picks one of the two (two loads of the array's
+    shape and three instructions, where the index is not a constant LLVM can see). A module whose
+    compiled functions never index with a negative variable declares it, and the functions
+    compiled there (with what they inline) index as C does; a negative constant (``a[-1]``)
+    keeps its Python meaning. The declaration is a promise the tests check: with
+    ``BROADSIDE_CHECK_INDICES=1`` (and ``NUMBA_CACHE_DIR`` set to a directory of its own, since
+    numba's cache does not know the mode) each such index raises IndexError when it is negative,
+    so the module's tests run with the promise checked. The battle kernel
+    (``simulator/cove/combat_kernel.py``) declares it.
+
+    Installed when :mod:`simulator` is imported, before any engine compiles; idempotent; returns
+    False, changing nothing, when numba is missing or moved the functions it wraps.
+    """
+    global CHECK_INDICES
+    try:
+        from llvmlite import ir as llir
+        from numba.core import cgutils, config, lowering, types
+        from numba.np import arrayobj
+    except ImportError:
+        return False
+    base = getattr(lowering, "BaseLower", None)
+    original_fix = getattr(arrayobj, "fix_integer_index", None)
+    if base is None or original_fix is None or not hasattr(base, "lower"):
+        return False
+    if getattr(original_fix, "_house_nonnegative", False):
+        return True
+    if os.environ.get(CHECK_INDICES_ENV) == "1":
+        if not config.CACHE_DIR:
+            raise RuntimeError(
+                f"{CHECK_INDICES_ENV}=1 needs NUMBA_CACHE_DIR set to a directory of its own "
+                "(numba's cache does not know the checked machine code from the other)"
+            )
+        CHECK_INDICES = True
+    original_lower = base.lower
+
+    def lower(self):
+        stack = getattr(_lowering, "stack", None)
+        if stack is None:
+            stack = _lowering.stack = []
+        stack.append(_declares_nonnegative(self.func_ir.func_id.func))
+        try:
+            return original_lower(self)
+        finally:
+            stack.pop()
+
+    def fix_integer_index(context, builder, idxty, idx, size):
+        stack = getattr(_lowering, "stack", None)
+        constant = isinstance(idx, llir.Constant) and isinstance(idx.constant, int)
+        if not (stack and stack[-1]) or not idxty.signed or (constant and idx.constant < 0):
+            return original_fix(context, builder, idxty, idx, size)
+        ind = context.cast(builder, idx, idxty, types.intp)
+        if CHECK_INDICES:
+            with cgutils.if_unlikely(builder, builder.icmp_signed("<", ind, ind.type(0))):
+                context.call_conv.return_user_exc(
+                    builder, IndexError, ("negative index in a module of NONNEGATIVE_INDICES",)
+                )
+        return ind
+
+    fix_integer_index._house_nonnegative = True
+    fix_integer_index.__wrapped__ = original_fix
+    arrayobj.fix_integer_index = fix_integer_index
+    base.lower = lower
+    return True

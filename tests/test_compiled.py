@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from runner_tasks import compile_probe, load_module
 
 from simulator.compiled import CompiledEngine, ensure_compiled, is_cached
@@ -308,3 +309,93 @@ def test_functions_outside_the_house_count_their_references():
         assert f["_borrowed"] == {}
     finally:
         f["_restore"]()
+
+
+NONNEGATIVE_PROBES = textwrap.dedent(
+    """
+    def get(a, i):
+        return a[i]
+
+    def last(a):
+        return a[-1]
+
+    def put(m, i, j, v):
+        m[i, j] = v
+        return m[i, j]
+    """
+)
+
+
+def _index_probes(module: str, declared: bool, check: bool) -> dict:
+    """The probes compiled (now, in this mode) as functions of ``module``, which declares
+    ``NONNEGATIVE_INDICES`` or not."""
+    from numba import njit
+
+    import simulator.compiled as compiled
+
+    space: dict = {"__name__": module, "NONNEGATIVE_INDICES": declared}
+    exec(NONNEGATIVE_PROBES, space)
+    saved = compiled.CHECK_INDICES
+    compiled.CHECK_INDICES = check
+    try:
+        funcs = {}
+        for name in ("get", "last", "put"):
+            space[name].__module__ = module
+            funcs[name] = njit(space[name])
+        import numpy as np
+
+        a, m = np.arange(5), np.zeros((2, 3), np.int64)
+        for name, args in (("get", (a, 1)), ("last", (a,)), ("put", (m, 1, 2, 7))):
+            funcs[name].compile(tuple(__import__("numba").typeof(x) for x in args))
+    finally:
+        compiled.CHECK_INDICES = saved
+    return funcs
+
+
+def test_declared_modules_index_without_wraparound_and_the_check_catches_a_negative_index():
+    """simulator.compiled.index_without_wraparound (installed by ``import simulator``): in a
+    module that declares ``NONNEGATIVE_INDICES = True`` an index is used as it is (no select of
+    ``i + len`` in the machine code) while a negative constant keeps Python's meaning; in the
+    checked mode a negative variable index raises IndexError; a module that does not declare it
+    keeps Python's wraparound."""
+    import re
+
+    import numpy as np
+
+    import simulator  # noqa: F401  (installs it)
+    from simulator.compiled import index_without_wraparound
+
+    assert index_without_wraparound()  # idempotent, and installed
+    a = np.arange(10, 15)
+    m = np.zeros((2, 3), np.int64)
+
+    def body(dispatcher):
+        ir = dispatcher.inspect_llvm(dispatcher.signatures[0])
+        return re.split(r"\ndefine ", ir)[1]
+
+    trusted = _index_probes("simulator.probe_nonnegative", True, False)
+    assert trusted["get"](a, 3) == 13 and trusted["last"](a) == 14
+    assert trusted["put"](m, 1, 2, 7) == 7 and m[1, 2] == 7
+    assert " select " not in body(trusted["get"])
+    wrapped = _index_probes("simulator.probe_wraparound", False, False)
+    assert wrapped["get"](a, -2) == 13 and wrapped["last"](a) == 14
+    assert " select " in body(wrapped["get"])
+    checked = _index_probes("simulator.probe_nonnegative_checked", True, True)
+    assert checked["get"](a, 3) == 13 and checked["last"](a) == 14
+    with pytest.raises(IndexError, match="NONNEGATIVE_INDICES"):
+        checked["get"](a, -1)
+    with pytest.raises(IndexError, match="NONNEGATIVE_INDICES"):
+        checked["put"](m, 0, -1, 5)
+    assert m[0].tolist() == [0, 0, 0]
+
+
+def test_the_checked_mode_needs_a_cache_of_its_own():
+    """``BROADSIDE_CHECK_INDICES=1`` without ``NUMBA_CACHE_DIR`` stops at import with one
+    message: numba's cache would mix checked and unchecked machine code."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["BROADSIDE_CHECK_INDICES"] = "1"
+    run = subprocess.run(
+        [sys.executable, "-c", "import simulator"], capture_output=True, text=True, env=env
+    )
+    assert run.returncode != 0
+    assert "BROADSIDE_CHECK_INDICES=1 needs NUMBA_CACHE_DIR" in run.stderr

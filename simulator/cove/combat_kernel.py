@@ -62,6 +62,12 @@ from simulator.cove.duel_cards import DuelCardPolicy
 from simulator.cove.fast import core
 from simulator.cove.rules import SECTIONS, CoveRules
 
+#: every index of this module's compiled functions (and of the rule core's functions they inline)
+#: is a non-negative variable or a constant: they index without Python's wraparound
+#: (:func:`simulator.compiled.index_without_wraparound`; checked by running the kernel's tests
+#: with ``BROADSIDE_CHECK_INDICES=1``)
+NONNEGATIVE_INDICES = True
+
 HULL, CREW, CANNONS, SAILS = range(4)
 WON, ROUTED, FLED, MUTINY, STAYED = range(5)  # OUTCOMES order
 F_FLIGHT, F_ROUT, F_PIRATE, F_CAPTURE, F_PARROT, F_MUTINY = range(6)  # FAME_CAUSES order
