@@ -106,10 +106,14 @@ class Block:
     size: int  # trials in it (the last block of a run may be shorter)
     entropy: int
 
+    def key(self, stream: str, *sub: int) -> tuple[int, ...]:
+        """The spawn key of stream ``stream`` of this block (``sub`` picks a sub-stream): its seed
+        is ``SeedSequence(self.entropy, spawn_key=self.key(stream, *sub))``."""
+        return (_BLOCK_TAG, self.index, stream_id(stream), *(int(k) for k in sub))
+
     def seed(self, stream: str, *sub: int) -> np.random.SeedSequence:
         """The seed of stream ``stream`` (``sub`` picks a sub-stream, e.g. a seat or a deal)."""
-        key = (_BLOCK_TAG, self.index, stream_id(stream), *(int(k) for k in sub))
-        return np.random.SeedSequence(self.entropy, spawn_key=key)
+        return np.random.SeedSequence(self.entropy, spawn_key=self.key(stream, *sub))
 
     def rng(self, stream: str, *sub: int) -> np.random.Generator:
         """A generator on stream ``stream`` of this block (PCG64)."""

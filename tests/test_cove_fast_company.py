@@ -125,6 +125,29 @@ def test_the_sample_stream_is_the_runners(words):
     assert rs[0].tolist() == want.tolist()
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    entropy=st.one_of(st.integers(0, 10), st.integers(0, 2**128 - 1), st.integers(0, 2**200)),
+    blocks=st.lists(st.one_of(st.integers(0, 100), st.integers(0, 2**40)), min_size=1, max_size=6),
+    n=st.integers(3, 5),
+    repeat=st.integers(1, 3),
+)
+def test_the_compiled_games_streams_are_the_runners(entropy, blocks, n, repeat):
+    """``engine.deal_states``: each deal's dice stream and each seat's players stream, computed
+    in compiled code from the runner's entropy and spawn keys (``Block.key``), are the states of
+    ``Block.rng("dice")`` and ``Block.rng("players", seat)`` -- block numbers past 2**32 (two key
+    words) and 200-bit entropies included; a deal passed again (rotations) gets the same rows."""
+    from simulator.cove.fast.engine import deal_states
+
+    deals = [Block(b, b, 1, entropy) for b in blocks]
+    seq = [d for d in deals for _ in range(repeat)]
+    got = deal_states(seq, n)
+    assert got.shape == (len(seq), n + 1, 6)
+    for i, deal in enumerate(seq):
+        want = [state_of(deal.rng("dice"))] + [state_of(deal.rng("players", s)) for s in range(n)]
+        assert got[i].tolist() == np.stack(want).tolist()
+
+
 # ------------------------------------------------------------------ situations
 def _ship(rng: np.random.Generator, rules: CoveRules, *, battle_form: bool) -> _Facts:
     """A random public view: ring positions (0 = destroyed, unless it is a battle view's

@@ -162,12 +162,12 @@ def choose_engine(engine: str | None, rules: CoveRules, names: Sequence[str]) ->
 def compiled_engine():
     """The compiled game as the runner announces it (``run_chunks(..., compiled=...)``)."""
     from simulator.compiled import CompiledEngine
-    from simulator.cove.fast import build
+    from simulator.cove.fast import build, seedseq
     from simulator.cove.fast import game as fast_game
 
     return CompiledEngine(
         "Pirate's Cove game engine",
-        (fast_game.play_chunk,),
+        (fast_game.play_chunk, seedseq.stream_states),
         FAST_COMPILE_S,
         waves=build.WAVES,
         build=build.compile_group,

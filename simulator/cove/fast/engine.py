@@ -3,8 +3,9 @@
 :class:`FastGames` packs a scenario and a set of strategies once (:mod:`.packed`), then plays
 deals chunk by chunk through :func:`simulator.cove.fast.game.play_chunk`. Each game starts from the
 states of the deal's runner streams -- ``Block.rng("dice")`` and ``Block.rng("players", seat)``,
-read with :func:`simulator.cove.fast.rng.state_of` -- exactly the generators
-:func:`simulator.cove.api.play_one` gives the readable engine, so both engines play the same game.
+the states :func:`simulator.cove.fast.rng.state_of` reads, computed by :func:`deal_states` from
+the runner's entropy and spawn keys -- exactly the generators :func:`simulator.cove.api.play_one`
+gives the readable engine, so both engines play the same game.
 
 Results come back as the rows :func:`simulator.cove.api._chunk` builds from the readable engine's
 :class:`~simulator.cove.game.GameResult` (seats, battles, cards), and, for the die-for-die tests,
@@ -68,7 +69,8 @@ from simulator.cove.fast.packed import (
     pack_players,
     pack_rules,
 )
-from simulator.cove.fast.rng import DICE_BLOCK, R_COLS, state_of
+from simulator.cove.fast.rng import DICE_BLOCK, R_COLS
+from simulator.cove.fast.seedseq import seed_words, stream_states
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.runner import Block
 
@@ -97,6 +99,39 @@ class FastChunk:
         (``[seat, kind, choice]``, battle decisions included)."""
         rows = self.trace_rows[self.trace_rows[:, 0] == gi][:, 1:]
         return [self.engine.decode_decision(r) for r in rows]
+
+
+def deal_states(deals: Sequence[Block], n: int) -> np.ndarray:
+    """uint64[len(deals), n + 1, R_COLS]: for each deal the state of its dice stream
+    (``deal.rng("dice")``) and of each seat's players stream (``deal.rng("players", s)``), as
+    :func:`~simulator.cove.fast.rng.state_of` reads them, computed in compiled code from the
+    runner's entropy and spawn keys (:func:`~simulator.cove.fast.seedseq.stream_states`: numpy's
+    SeedSequence and PCG64 seeding, bit for bit) instead of building 1 + n generators a game. A
+    deal passed again (its rotations) is computed once."""
+    first: dict[int, int] = {}
+    unique: list[Block] = []
+    where = np.empty(len(deals), np.int64)
+    for i, deal in enumerate(deals):
+        j = first.get(id(deal))
+        if j is None:
+            j = first[id(deal)] = len(unique)
+            unique.append(deal)
+        where[i] = j
+    rows = []
+    for deal in unique:
+        rows.append(seed_words(deal.entropy, deal.key("dice")))
+        rows += [seed_words(deal.entropy, deal.key("players", s)) for s in range(n)]
+    width = max((len(w) for w, _ in rows), default=0)
+    words = np.zeros((len(rows), width), np.int64)
+    n_words = np.empty(len(rows), np.int64)
+    n_entropy = np.empty(len(rows), np.int64)
+    for r, (w, ne) in enumerate(rows):
+        words[r, : len(w)] = w
+        n_words[r] = len(w)
+        n_entropy[r] = ne
+    states = np.zeros((len(rows), R_COLS), np.uint64)
+    stream_states(words, n_words, n_entropy, states)
+    return states.reshape(len(unique), n + 1, R_COLS)[where]
 
 
 class FastGames:
@@ -163,17 +198,7 @@ class FastGames:
         strat = np.array(
             [[self.index[nm] for nm in names] for names in seat_names], np.int64
         ).reshape(ngames, n)
-        rs_all = np.zeros((ngames, n + 1, R_COLS), np.uint64)
-        cache: dict[int, np.ndarray] = {}
-        for i, deal in enumerate(deals):
-            got = cache.get(id(deal))
-            if got is None:
-                got = np.stack(
-                    [state_of(deal.rng("dice"))]
-                    + [state_of(deal.rng("players", s)) for s in range(n)]
-                )
-                cache[id(deal)] = got
-            rs_all[i] = got
+        rs_all = deal_states(deals, n)
         return self.play_states(strat, rs_all, trace=trace, record=record, check=check, swap=swap)
 
     def play_states(
@@ -259,35 +284,43 @@ class FastGames:
             choice = None if a == NONE else a
         return [seat, name, choice]
 
-    def seat_rows(self, chunk: FastChunk, gids, rotations, seat_names) -> list[tuple]:
-        """The rows of ``api.SEAT_COLUMNS``."""
-        out = []
-        for i in range(len(gids)):
-            tie, duel = bool(chunk.games[i, game.GR_TIE]), bool(chunk.games[i, game.GR_DUEL])
-            for s, names in enumerate(seat_names[i]):
-                r = chunk.seats[i, s]
-                out.append(
-                    (
-                        gids[i],
-                        rotations[i],
-                        s,
-                        names,
-                        int(r[game.SR_FAME]),
-                        *(int(x) for x in r[game.SR_SRC : game.SR_SRC + 6]),
-                        int(r[game.SR_GOLD]),
-                        int(r[game.SR_CHESTS]),
-                        int(r[game.SR_BATTLES]),
-                        int(r[game.SR_ROUTED]),
-                        int(r[game.SR_FLED]),
-                        int(r[game.SR_MUTINIES]),
-                        int(r[game.SR_FOUGHT]),
-                        int(r[game.SR_SUNK]),
-                        float(chunk.win[i, s]),
-                        tie,
-                        duel,
-                    )
-                )
-        return out
+    def seat_frame(self, chunk: FastChunk, gids, rotations, seat_names):
+        """The seats table (``api.SEAT_COLUMNS``, one row per game and seat, in that order),
+        built column by column from the packed results."""
+        import pandas as pd
+
+        from simulator.cove import api
+
+        ng = len(gids)
+        n = len(seat_names[0]) if ng else 0
+        seats = chunk.seats[:ng].reshape(ng * n, -1)
+        games = chunk.games[:ng]
+        cols = {
+            "game": np.repeat(np.asarray(gids, np.int64), n),
+            "rotation": np.repeat(np.asarray(rotations, np.int64), n),
+            "seat": np.tile(np.arange(n, dtype=np.int64), ng),
+            "strategy": np.array([nm for names in seat_names for nm in names], dtype=object),
+            "fame": seats[:, game.SR_FAME],
+        }
+        for k, name in enumerate(api.SEAT_COLUMNS[5:11]):  # fame by source
+            cols[name] = seats[:, game.SR_SRC + k]
+        for name, col in (
+            ("gold", game.SR_GOLD),
+            ("chests", game.SR_CHESTS),
+            ("battles", game.SR_BATTLES),
+            ("routed", game.SR_ROUTED),
+            ("fled", game.SR_FLED),
+            ("mutinies", game.SR_MUTINIES),
+            ("pirates_fought", game.SR_FOUGHT),
+            ("pirates_sunk", game.SR_SUNK),
+        ):
+            cols[name] = seats[:, col]
+        cols["win"] = chunk.win[:ng].reshape(ng * n).astype(np.float64)
+        cols["tie"] = np.repeat(games[:, game.GR_TIE] != 0, n)
+        cols["duel"] = np.repeat(games[:, game.GR_DUEL] != 0, n)
+        if list(cols) != list(api.SEAT_COLUMNS):
+            raise AssertionError(f"seat columns {list(cols)} != {api.SEAT_COLUMNS}")
+        return pd.DataFrame({k: np.array(v) for k, v in cols.items()})
 
     def battle_rows(self, chunk: FastChunk, gids, rotations) -> list[tuple]:
         """The rows of ``api.BATTLE_COLUMNS``."""
@@ -385,7 +418,7 @@ def fast_chunk(chunk, rules, names, rotate, check, n_games=None, cards=False):
             "(invariant checker, --check)"
         ) from None
     out = (
-        pd.DataFrame(eng.seat_rows(res, gids, rots, seated), columns=api.SEAT_COLUMNS),
+        eng.seat_frame(res, gids, rots, seated),
         pd.DataFrame(eng.battle_rows(res, gids, rots), columns=api.BATTLE_COLUMNS),
     )
     if cards:
