@@ -300,8 +300,7 @@ def push_ties(order, keys, lo, hi, stack, top):
     return top
 
 
-@njit(cache=True)
-def roll_off_at(dice, p, order, keys, lo, hi, rolls, stack):
+def _roll_off_at(dice, p, order, keys, lo, hi, rolls, stack):
     """:func:`roll_off` on a pre-generated buffer read from ``dice[p]``, with no refill (the
     battle kernel's bulk): the same ties, the same dice in the same order. Returns the pointer
     after the roll-offs, or -1 when the buffer ran out (the caller replays the battle from a
@@ -320,6 +319,12 @@ def roll_off_at(dice, p, order, keys, lo, hi, rolls, stack):
         sort_desc(order, rolls, a, b)
         top = push_ties(order, rolls, a, b, stack, top)
     return p
+
+
+#: :func:`_roll_off_at` compiled on its own (the callers that are not hot) and inside its caller
+#: (the battle kernel's speed orders: no call): one function, two compilations
+roll_off_at = njit(cache=True)(_roll_off_at)
+roll_off_at_inline = njit(cache=True, inline="always")(_roll_off_at)
 
 
 @njit(cache=True)
