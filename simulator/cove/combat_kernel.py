@@ -392,7 +392,7 @@ def _battle(
                 order[s] = s
                 keys[s] = _speed(val, ship, pos, php, cstate, s)
             core.sort_desc(order, keys, 0, S)
-            dp = core.roll_off_at_inline(dice, dp, order, keys, 0, S, rolls, stack)
+            dp = core.roll_off_at(dice, dp, order, keys, 0, S, rolls, stack)  # once a battle
             if dp < 0:
                 return -1
             code = 0
@@ -707,7 +707,7 @@ def _battle(
             if prm[P_TI]:
                 if prm[P_TI_FASTEST]:
                     core.sort_desc(order, keys, 0, m)
-                    dp = core.roll_off_at_inline(dice, dp, order, keys, 0, m, rolls, stack)
+                    dp = core.roll_off_at(dice, dp, order, keys, 0, m, rolls, stack)  # once
                     if dp < 0:
                         return -1
                     captor = order[0]
