@@ -19,7 +19,9 @@ argument *type* when another compiled function calls it, not once per constant v
 it halves the Pirate's Cove game's cold compile and never changes a result.
 :func:`borrow_arguments` lets the house's functions borrow their arguments instead of counting a
 reference to each array at every call (see there): it removed about half the compiled Pirate's
-Cove game's time and never changes a result.
+Cove game's time and never changes a result. :func:`index_without_wraparound` and
+:func:`arguments_without_aliases` compile what a module declares (``NONNEGATIVE_INDICES``,
+``NOALIAS_ARGUMENTS``) as C would, each promise checkable with ``BROADSIDE_CHECK_PROMISES=1``.
 """
 
 from __future__ import annotations
@@ -342,13 +344,27 @@ def borrow_arguments() -> bool:
     return True
 
 
-#: ``BROADSIDE_CHECK_INDICES=1``: compile the modules that declare ``NONNEGATIVE_INDICES`` with a
-#: check instead (:func:`index_without_wraparound`); needs ``NUMBA_CACHE_DIR`` of its own
-CHECK_INDICES_ENV = "BROADSIDE_CHECK_INDICES"
-#: read when a function is lowered: raise IndexError on a negative index in a declaring module
-#: (set from :data:`CHECK_INDICES_ENV` when :mod:`simulator` is imported; tests set it directly)
-CHECK_INDICES = False
+#: ``BROADSIDE_CHECK_PROMISES=1``: compile the house's declared promises with a check instead
+#: (``NONNEGATIVE_INDICES``, :func:`index_without_wraparound`; ``NOALIAS_ARGUMENTS``,
+#: :func:`arguments_without_aliases`); needs ``NUMBA_CACHE_DIR`` of its own
+CHECK_PROMISES_ENV = "BROADSIDE_CHECK_PROMISES"
+#: read when a function is lowered: raise IndexError on a negative index in a declaring module,
+#: ValueError on overlapping array arguments of a declared function (set from
+#: :data:`CHECK_PROMISES_ENV` when :mod:`simulator` is imported; tests set it directly)
+CHECK_PROMISES = False
 _lowering = threading.local()
+
+
+def _read_check_mode(config) -> None:
+    """Set :data:`CHECK_PROMISES` from the environment (refusing a shared cache)."""
+    global CHECK_PROMISES
+    if os.environ.get(CHECK_PROMISES_ENV) == "1":
+        if not config.CACHE_DIR:
+            raise RuntimeError(
+                f"{CHECK_PROMISES_ENV}=1 needs NUMBA_CACHE_DIR set to a directory of its own "
+                "(numba's cache does not know the checked machine code from the other)"
+            )
+        CHECK_PROMISES = True
 
 
 def _declares_nonnegative(func) -> bool:
@@ -368,7 +384,7 @@ def index_without_wraparound() -> bool:
     compiled functions never index with a negative variable declares it, and the functions
     compiled there (with what they inline) index as C does; a negative constant (``a[-1]``)
     keeps its Python meaning. The declaration is a promise the tests check: with
-    ``BROADSIDE_CHECK_INDICES=1`` (and ``NUMBA_CACHE_DIR`` set to a directory of its own, since
+    ``BROADSIDE_CHECK_PROMISES=1`` (and ``NUMBA_CACHE_DIR`` set to a directory of its own, since
     numba's cache does not know the mode) each such index raises IndexError when it is negative,
     so the module's tests run with the promise checked. The battle kernel
     (``simulator/cove/combat_kernel.py``) declares it.
@@ -376,7 +392,6 @@ def index_without_wraparound() -> bool:
     Installed when :mod:`simulator` is imported, before any engine compiles; idempotent; returns
     False, changing nothing, when numba is missing or moved the functions it wraps.
     """
-    global CHECK_INDICES
     try:
         from llvmlite import ir as llir
         from numba.core import cgutils, config, lowering, types
@@ -389,13 +404,7 @@ def index_without_wraparound() -> bool:
         return False
     if getattr(original_fix, "_house_nonnegative", False):
         return True
-    if os.environ.get(CHECK_INDICES_ENV) == "1":
-        if not config.CACHE_DIR:
-            raise RuntimeError(
-                f"{CHECK_INDICES_ENV}=1 needs NUMBA_CACHE_DIR set to a directory of its own "
-                "(numba's cache does not know the checked machine code from the other)"
-            )
-        CHECK_INDICES = True
+    _read_check_mode(config)
     original_lower = base.lower
 
     def lower(self):
@@ -414,7 +423,7 @@ def index_without_wraparound() -> bool:
         if not (stack and stack[-1]) or not idxty.signed or (constant and idx.constant < 0):
             return original_fix(context, builder, idxty, idx, size)
         ind = context.cast(builder, idx, idxty, types.intp)
-        if CHECK_INDICES:
+        if CHECK_PROMISES:
             with cgutils.if_unlikely(builder, builder.icmp_signed("<", ind, ind.type(0))):
                 context.call_conv.return_user_exc(
                     builder, IndexError, ("negative index in a module of NONNEGATIVE_INDICES",)
@@ -426,3 +435,107 @@ def index_without_wraparound() -> bool:
     arrayobj.fix_integer_index = fix_integer_index
     base.lower = lower
     return True
+
+
+def _declares_noalias(func) -> bool:
+    """Whether a compiled function is named in its module's ``NOALIAS_ARGUMENTS``."""
+    module = getattr(func, "__module__", None) or ""
+    scope = getattr(func, "__globals__", None) or {}
+    names = scope.get("NOALIAS_ARGUMENTS", ())
+    return module.startswith(HOUSE_PREFIX) and getattr(func, "__name__", None) in names
+
+
+def arguments_without_aliases() -> bool:
+    """Compile the functions a house module names in ``NOALIAS_ARGUMENTS`` with their array
+    arguments marked as never sharing memory.
+
+    LLVM must assume that a store through one array argument may change what any other array
+    argument holds, so after each store it reads again what it had read from the others (the
+    battle kernel's rule parameters, ship table and value table, at every hit). A function whose
+    every caller passes arrays that never overlap -- distinct allocations, or disjoint views --
+    may say so: its pointer arguments then carry LLVM's ``noalias`` (numba's own parallel
+    lowering does the same for the loops it proves free of aliases), and LLVM keeps those
+    values in registers. A function it is inlined into keeps the promise as scoped metadata.
+    The declaration is a promise the callers keep: with ``BROADSIDE_CHECK_PROMISES=1`` (and a
+    ``NUMBA_CACHE_DIR`` of its own) each declared function checks on entry that no two of its
+    array arguments overlap and raises ValueError if they do, so the module's tests run with the
+    promise checked. The battle kernel's ``_run`` declares it (its callers:
+    ``simulate_battles_kernel``'s scratch arrays and the company estimate's, each made by its
+    own ``np.empty`` / ``np.zeros``).
+
+    Installed when :mod:`simulator` is imported, before any engine compiles; idempotent; returns
+    False, changing nothing, when numba is missing or moved the functions it wraps.
+    """
+    try:
+        from numba.core import cgutils, config, lowering, types
+    except ImportError:
+        return False
+    base = getattr(lowering, "BaseLower", None)
+    needed = ("setup_function", "extract_function_arguments")
+    if base is None or not all(hasattr(base, attr) for attr in needed):
+        return False
+    if getattr(base.setup_function, "_house_noalias", False):
+        return True
+    _read_check_mode(config)
+    original_setup = base.setup_function
+    original_extract = base.extract_function_arguments
+
+    def setup_function(self, fndesc):
+        if _declares_noalias(self.func_ir.func_id.func) and not self.func_ir.func_id.is_generator:
+            fndesc.noalias = True
+        return original_setup(self, fndesc)
+
+    def extract_function_arguments(self):
+        fnargs = original_extract(self)
+        func = self.func_ir.func_id.func
+        if CHECK_PROMISES and self.fndesc.noalias and _declares_noalias(func):
+            argtypes = self.fndesc.argtypes
+            _check_disjoint(self.context, self.builder, argtypes, fnargs, cgutils, types)
+        return fnargs
+
+    setup_function._house_noalias = True
+    base.setup_function = setup_function
+    base.extract_function_arguments = extract_function_arguments
+    return True
+
+
+def _check_disjoint(context, builder, argtypes, values, cgutils, types) -> None:
+    """Raise ValueError (in the compiled function, on entry) if two of its non-empty array
+    arguments' memory ranges overlap: ``[data, data + nitems * itemsize)``, the extent of a
+    C-contiguous array; an array of another layout gets the range from its first to its last
+    element's byte (its strides' signs taken into account)."""
+    ranges = []
+    for i, (ty, val) in enumerate(zip(argtypes, values)):
+        if not isinstance(ty, types.Array):
+            continue
+        ary = context.make_array(ty)(context, builder, val)
+        intp = context.get_value_type(types.intp)
+        start = builder.ptrtoint(ary.data, intp)
+        nbytes = builder.mul(ary.nitems, ary.itemsize)
+        if ty.layout in "CF":
+            lo, hi = start, builder.add(start, nbytes)
+        else:  # lowest and highest byte any index reaches
+            lo, hi = start, builder.add(start, ary.itemsize)
+            shapes = cgutils.unpack_tuple(builder, ary.shape, ty.ndim)
+            strides = cgutils.unpack_tuple(builder, ary.strides, ty.ndim)
+            for n, st in zip(shapes, strides):
+                reach = builder.mul(builder.sub(n, intp(1)), st)
+                neg = builder.icmp_signed("<", reach, intp(0))
+                lo = builder.select(neg, builder.add(lo, reach), lo)
+                hi = builder.select(neg, hi, builder.add(hi, reach))
+        empty = builder.icmp_signed("==", ary.nitems, intp(0))
+        ranges.append((i, lo, hi, empty))
+    for a in range(len(ranges)):
+        for b in range(a + 1, len(ranges)):
+            ia, lo_a, hi_a, e_a = ranges[a]
+            ib, lo_b, hi_b, e_b = ranges[b]
+            overlap = builder.and_(
+                builder.icmp_unsigned("<", lo_a, hi_b), builder.icmp_unsigned("<", lo_b, hi_a)
+            )
+            overlap = builder.and_(overlap, builder.not_(builder.or_(e_a, e_b)))
+            with cgutils.if_unlikely(builder, overlap):
+                context.call_conv.return_user_exc(
+                    builder,
+                    ValueError,
+                    (f"arguments {ia} and {ib} overlap in a NOALIAS_ARGUMENTS function",),
+                )

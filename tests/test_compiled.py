@@ -335,8 +335,8 @@ def _index_probes(module: str, declared: bool, check: bool) -> dict:
 
     space: dict = {"__name__": module, "NONNEGATIVE_INDICES": declared}
     exec(NONNEGATIVE_PROBES, space)
-    saved = compiled.CHECK_INDICES
-    compiled.CHECK_INDICES = check
+    saved = compiled.CHECK_PROMISES
+    compiled.CHECK_PROMISES = check
     try:
         funcs = {}
         for name in ("get", "last", "put"):
@@ -348,7 +348,7 @@ def _index_probes(module: str, declared: bool, check: bool) -> dict:
         for name, args in (("get", (a, 1)), ("last", (a,)), ("put", (m, 1, 2, 7))):
             funcs[name].compile(tuple(__import__("numba").typeof(x) for x in args))
     finally:
-        compiled.CHECK_INDICES = saved
+        compiled.CHECK_PROMISES = saved
     return funcs
 
 
@@ -390,12 +390,79 @@ def test_declared_modules_index_without_wraparound_and_the_check_catches_a_negat
 
 
 def test_the_checked_mode_needs_a_cache_of_its_own():
-    """``BROADSIDE_CHECK_INDICES=1`` without ``NUMBA_CACHE_DIR`` stops at import with one
+    """``BROADSIDE_CHECK_PROMISES=1`` without ``NUMBA_CACHE_DIR`` stops at import with one
     message: numba's cache would mix checked and unchecked machine code."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env["BROADSIDE_CHECK_INDICES"] = "1"
+    env["BROADSIDE_CHECK_PROMISES"] = "1"
     run = subprocess.run(
         [sys.executable, "-c", "import simulator"], capture_output=True, text=True, env=env
     )
     assert run.returncode != 0
-    assert "BROADSIDE_CHECK_INDICES=1 needs NUMBA_CACHE_DIR" in run.stderr
+    assert "BROADSIDE_CHECK_PROMISES=1 needs NUMBA_CACHE_DIR" in run.stderr
+
+
+NOALIAS_PROBES = textwrap.dedent(
+    """
+    def add_into(out, a, b):
+        for i in range(out.shape[0]):
+            out[i] = a[i] + b[i]
+        return out[0]
+    """
+)
+
+
+def _noalias_probe(module: str, declared: bool, check: bool):
+    """The probe compiled (now, in this mode) as a function of ``module``, named in its
+    ``NOALIAS_ARGUMENTS`` or not."""
+    from numba import njit, typeof
+
+    import simulator.compiled as compiled
+
+    space: dict = {"__name__": module, "NOALIAS_ARGUMENTS": ("add_into",) if declared else ()}
+    exec(NOALIAS_PROBES, space)
+    saved = compiled.CHECK_PROMISES
+    compiled.CHECK_PROMISES = check
+    try:
+        space["add_into"].__module__ = module
+        f = njit(space["add_into"])
+        v = __import__("numpy").zeros(4)
+        f.compile((typeof(v), typeof(v), typeof(v)))
+    finally:
+        compiled.CHECK_PROMISES = saved
+    return f
+
+
+def test_declared_functions_take_unaliased_arguments_and_the_check_catches_an_overlap():
+    """simulator.compiled.arguments_without_aliases (installed by ``import simulator``): a
+    function named in its module's ``NOALIAS_ARGUMENTS`` has ``noalias`` pointer arguments in
+    its machine code, one that is not named has none; in the checked mode the declared function
+    raises ValueError when two array arguments overlap (the same array twice, or overlapping
+    views) and runs when they are disjoint views of one array or empty."""
+    import re
+
+    import numpy as np
+
+    import simulator  # noqa: F401  (installs it)
+    from simulator.compiled import arguments_without_aliases
+
+    assert arguments_without_aliases()  # idempotent, and installed
+
+    def header(dispatcher):
+        ir = dispatcher.inspect_llvm(dispatcher.signatures[0])
+        return next(line for line in ir.splitlines() if line.startswith("define "))
+
+    trusted = _noalias_probe("simulator.probe_noalias", True, False)
+    out, a, b = np.zeros(4), np.arange(4.0), np.arange(10.0, 14.0)
+    assert trusted(out, a, b) == 10.0 and out.tolist() == [10.0, 12.0, 14.0, 16.0]
+    assert len(re.findall(r"\bnoalias\b", header(trusted))) > 3  # the arrays' pointers, not only
+    plain = _noalias_probe("simulator.probe_aliased", False, False)  # retptr and excinfo
+    assert len(re.findall(r"\bnoalias\b", header(plain))) == 2
+    outside = _noalias_probe("elsewhere.probe_noalias", True, False)
+    assert len(re.findall(r"\bnoalias\b", header(outside))) == 2
+    checked = _noalias_probe("simulator.probe_noalias_checked", True, True)
+    buf = np.arange(12.0)
+    assert checked(buf[0:4], buf[4:8], buf[8:12]) == 12.0  # disjoint views of one array
+    with pytest.raises(ValueError, match="arguments 0 and 1 overlap"):
+        checked(buf[0:4], buf[3:7], buf[8:12])
+    with pytest.raises(ValueError, match="arguments 1 and 2 overlap"):
+        checked(out, a, a)

@@ -65,8 +65,12 @@ from simulator.cove.rules import SECTIONS, CoveRules
 #: every index of this module's compiled functions (and of the rule core's functions they inline)
 #: is a non-negative variable or a constant: they index without Python's wraparound
 #: (:func:`simulator.compiled.index_without_wraparound`; checked by running the kernel's tests
-#: with ``BROADSIDE_CHECK_INDICES=1``)
+#: with ``BROADSIDE_CHECK_PROMISES=1``)
 NONNEGATIVE_INDICES = True
+#: ``_run``'s array arguments never share memory: its two callers make each one with its own
+#: allocation (``_scratch`` and ``simulate_battles_kernel`` here, ``fast.company._estimate``)
+#: (:func:`simulator.compiled.arguments_without_aliases`; checked like the indices)
+NOALIAS_ARGUMENTS = ("_run",)
 
 HULL, CREW, CANNONS, SAILS = range(4)
 WON, ROUTED, FLED, MUTINY, STAYED = range(5)  # OUTCOMES order
