@@ -144,3 +144,38 @@ def test_table_stream_with_empty_chunks_writes_what_write_table_writes(tmp_path)
             pd.read_parquet(tmp_path / "stream" / f"{name}.parquet"),
             pd.read_parquet(tmp_path / "whole" / f"{name}.parquet"),
         )
+
+
+def test_table_stream_writes_parquet_in_row_groups_of_many_chunks(tmp_path):
+    """Small chunks are held until ``row_group_bytes`` of Arrow data wait, then written as one
+    row group (a Parquet writer keeps each group's metadata until it closes: a group per chunk
+    made a long run's memory grow with -n). 25 chunks of 7 rows of two int64 columns (112
+    bytes) with groups of at least 640 bytes: four groups of 42 rows and the last 7 at close;
+    the same rows, in order, as the whole table; and a stream aborted with rows held leaves
+    nothing."""
+    import pyarrow.parquet as pq
+
+    chunks = [
+        pd.DataFrame({"game": [10 * c + k for k in range(7)], "x": [c * k for k in range(7)]})
+        for c in range(25)
+    ]
+    s = TableStream(tmp_path / "stream", "t", key=("game",), row_group_bytes=640)
+    for c in chunks:
+        s.write(c)
+    s.close()
+    meta = pq.ParquetFile(tmp_path / "stream" / "t.parquet").metadata
+    sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+    assert sizes == [42, 42, 42, 42, 7]
+    whole = pd.concat(chunks, ignore_index=True)
+    write_table(whole, tmp_path / "whole", "t", key=("game",))
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "stream" / "t.parquet"),
+        pd.read_parquet(tmp_path / "whole" / "t.parquet"),
+    )
+    assert TableStream.ROW_GROUP_BYTES >= 1 << 20  # the default: a run's groups are large
+    held = TableStream(tmp_path / "aborted", "t", key=("game",), row_group_bytes=10_000)
+    held.write(chunks[0])
+    held.abort()
+    assert not (tmp_path / "aborted").exists()
+    with pytest.raises(ValueError, match="row_group_bytes must be >= 1"):
+        TableStream(tmp_path / "bad", "t", key=("game",), row_group_bytes=0)
