@@ -8,7 +8,8 @@ readable rate is the mean of a timing before and one after the compiled one: the
 The same run times the v1 baselines on both engines (``baseline_*``), the cost of better players
 per CPU-second on each engine (``players_speed_ratio*``), and a table with one search player
 (``rollout``, not compiled: readable engine), then prints a cProfile summary of the readable
-engine's default mix. The last line is one JSON object.
+engine's default mix. The last line is one JSON object. ``--rollout-games 0`` skips the search
+player's table (its ``rollout_*`` keys are then null).
 
     python benchmarks/cove_game.py [--games 300] [--fast-games 4000] [--v1-games 20000]
         [--jobs 2] [--profile-games 100] [--rollout-games 40]
@@ -68,6 +69,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--rollout-games", type=int, default=40)
     args = ap.parse_args(argv)
+    if args.rollout_games < 0:
+        ap.error(
+            f"--rollout-games must be >= 0 (0 skips the search player), got {args.rollout_games}"
+        )
 
     scen = load_scenario(None, CoveRules)
     mix = list(scen.rules.default_mix)
@@ -84,7 +89,9 @@ def main(argv=None) -> int:
     v1_fast1, tv1, v1_fast_cpu = _rate(scen, v1_mix, args.v1_games, 1, args.seed, "fast")
     v1_py, _, v1_py_cpu = _rate(scen, v1_mix, args.games, 1, args.seed, "python")
     roll_mix = [*mix[:-1], "rollout"]
-    roll, troll, roll_cpu = _rate(scen, roll_mix, args.rollout_games, 1, args.seed, "python")
+    roll = troll = roll_cpu = None
+    if args.rollout_games > 0:
+        roll, troll, roll_cpu = _rate(scen, roll_mix, args.rollout_games, 1, args.seed, "python")
     # start the worker pool first (loky keeps it), so the figure is throughput, not start-up
     t = time.perf_counter()
     Parallel(n_jobs=args.jobs)(delayed(_warm)(mix) for _ in range(2 * args.jobs))
@@ -120,11 +127,14 @@ def main(argv=None) -> int:
         f"{py_cpu:.1f}, baselines {v1_py_cpu:.1f} ({py_cpu / v1_py_cpu:.3f}x); compiled: "
         f"{fast_cpu:.1f} and {v1_fast_cpu:.1f} ({fast_cpu / v1_fast_cpu:.3f}x)"
     )
-    print(
-        f"readable engine, one core: {args.rollout_games} games with a search player "
-        f"({','.join(roll_mix)}; rollout is not compiled) in {troll:.1f} s: {roll:.2f} games/s, "
-        f"{roll_cpu:.2f} per CPU-second"
-    )
+    if roll is None:
+        print("readable engine, a search player: skipped (--rollout-games 0)")
+    else:
+        print(
+            f"readable engine, one core: {args.rollout_games} games with a search player "
+            f"({','.join(roll_mix)}; rollout is not compiled) in {troll:.1f} s: {roll:.2f} "
+            f"games/s, {roll_cpu:.2f} per CPU-second"
+        )
 
     prof = cProfile.Profile()
     prof.enable()
@@ -189,8 +199,8 @@ def main(argv=None) -> int:
                 "rollout_strategies": roll_mix,
                 "rollout_engine": "python (rollout is not compiled)",
                 "rollout_games": args.rollout_games,
-                "rollout_games_per_s_1core": round(roll, 2),
-                "rollout_games_per_cpu_s_1core": round(roll_cpu, 2),
+                "rollout_games_per_s_1core": None if roll is None else round(roll, 2),
+                "rollout_games_per_cpu_s_1core": None if roll is None else round(roll_cpu, 2),
             }
         )
     )
