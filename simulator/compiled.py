@@ -367,11 +367,18 @@ def _read_check_mode(config) -> None:
         CHECK_PROMISES = True
 
 
+def _house_scope(func) -> dict:
+    """The module globals of a compiled function of the house (``HOUSE_PREFIX``), where its
+    module's declarations are read; empty for a function outside the house."""
+    module = getattr(func, "__module__", None) or ""
+    if not module.startswith(HOUSE_PREFIX):
+        return {}
+    return getattr(func, "__globals__", None) or {}
+
+
 def _declares_nonnegative(func) -> bool:
     """Whether a compiled function's module declares ``NONNEGATIVE_INDICES = True``."""
-    module = getattr(func, "__module__", None) or ""
-    scope = getattr(func, "__globals__", None) or {}
-    return module.startswith(HOUSE_PREFIX) and scope.get("NONNEGATIVE_INDICES") is True
+    return _house_scope(func).get("NONNEGATIVE_INDICES") is True
 
 
 def index_without_wraparound() -> bool:
@@ -439,10 +446,7 @@ def index_without_wraparound() -> bool:
 
 def _declares_noalias(func) -> bool:
     """Whether a compiled function is named in its module's ``NOALIAS_ARGUMENTS``."""
-    module = getattr(func, "__module__", None) or ""
-    scope = getattr(func, "__globals__", None) or {}
-    names = scope.get("NOALIAS_ARGUMENTS", ())
-    return module.startswith(HOUSE_PREFIX) and getattr(func, "__name__", None) in names
+    return getattr(func, "__name__", None) in _house_scope(func).get("NOALIAS_ARGUMENTS", ())
 
 
 def arguments_without_aliases() -> bool:
@@ -504,16 +508,15 @@ def _check_disjoint(context, builder, argtypes, values, cgutils, types) -> None:
     arguments' memory ranges overlap: ``[data, data + nitems * itemsize)``, the extent of a
     C-contiguous array; an array of another layout gets the range from its first to its last
     element's byte (its strides' signs taken into account)."""
+    intp = context.get_value_type(types.intp)
     ranges = []
     for i, (ty, val) in enumerate(zip(argtypes, values)):
         if not isinstance(ty, types.Array):
             continue
         ary = context.make_array(ty)(context, builder, val)
-        intp = context.get_value_type(types.intp)
         start = builder.ptrtoint(ary.data, intp)
-        nbytes = builder.mul(ary.nitems, ary.itemsize)
         if ty.layout in "CF":
-            lo, hi = start, builder.add(start, nbytes)
+            lo, hi = start, builder.add(start, builder.mul(ary.nitems, ary.itemsize))
         else:  # lowest and highest byte any index reaches
             lo, hi = start, builder.add(start, ary.itemsize)
             shapes = cgutils.unpack_tuple(builder, ary.shape, ty.ndim)

@@ -326,30 +326,38 @@ NONNEGATIVE_PROBES = textwrap.dedent(
 )
 
 
-def _index_probes(module: str, declared: bool, check: bool) -> dict:
-    """The probes compiled (now, in this mode) as functions of ``module``, which declares
-    ``NONNEGATIVE_INDICES`` or not."""
-    from numba import njit
+def _compile_probes(source: str, module: str, declarations: dict, check: bool, examples: dict):
+    """The functions of ``source`` compiled now, in this check mode, as functions of ``module``
+    whose globals hold ``declarations``; ``examples`` names each function with arguments of the
+    types to compile it for."""
+    from numba import njit, typeof
 
     import simulator.compiled as compiled
 
-    space: dict = {"__name__": module, "NONNEGATIVE_INDICES": declared}
-    exec(NONNEGATIVE_PROBES, space)
+    space: dict = {"__name__": module, **declarations}
+    exec(source, space)
     saved = compiled.CHECK_PROMISES
     compiled.CHECK_PROMISES = check
     try:
         funcs = {}
-        for name in ("get", "last", "put"):
+        for name, args in examples.items():
             space[name].__module__ = module
             funcs[name] = njit(space[name])
-        import numpy as np
-
-        a, m = np.arange(5), np.zeros((2, 3), np.int64)
-        for name, args in (("get", (a, 1)), ("last", (a,)), ("put", (m, 1, 2, 7))):
-            funcs[name].compile(tuple(__import__("numba").typeof(x) for x in args))
+            funcs[name].compile(tuple(typeof(x) for x in args))
     finally:
         compiled.CHECK_PROMISES = saved
     return funcs
+
+
+def _index_probes(module: str, declared: bool, check: bool) -> dict:
+    """The probes compiled (now, in this mode) as functions of ``module``, which declares
+    ``NONNEGATIVE_INDICES`` or not."""
+    import numpy as np
+
+    a, m = np.arange(5), np.zeros((2, 3), np.int64)
+    examples = {"get": (a, 1), "last": (a,), "put": (m, 1, 2, 7)}
+    declarations = {"NONNEGATIVE_INDICES": declared}
+    return _compile_probes(NONNEGATIVE_PROBES, module, declarations, check, examples)
 
 
 def test_declared_modules_index_without_wraparound_and_the_check_catches_a_negative_index():
@@ -414,22 +422,12 @@ NOALIAS_PROBES = textwrap.dedent(
 def _noalias_probe(module: str, declared: bool, check: bool):
     """The probe compiled (now, in this mode) as a function of ``module``, named in its
     ``NOALIAS_ARGUMENTS`` or not."""
-    from numba import njit, typeof
+    import numpy as np
 
-    import simulator.compiled as compiled
-
-    space: dict = {"__name__": module, "NOALIAS_ARGUMENTS": ("add_into",) if declared else ()}
-    exec(NOALIAS_PROBES, space)
-    saved = compiled.CHECK_PROMISES
-    compiled.CHECK_PROMISES = check
-    try:
-        space["add_into"].__module__ = module
-        f = njit(space["add_into"])
-        v = __import__("numpy").zeros(4)
-        f.compile((typeof(v), typeof(v), typeof(v)))
-    finally:
-        compiled.CHECK_PROMISES = saved
-    return f
+    v = np.zeros(4)
+    declarations = {"NOALIAS_ARGUMENTS": ("add_into",) if declared else ()}
+    examples = {"add_into": (v, v, v)}
+    return _compile_probes(NOALIAS_PROBES, module, declarations, check, examples)["add_into"]
 
 
 def test_declared_functions_take_unaliased_arguments_and_the_check_catches_an_overlap():

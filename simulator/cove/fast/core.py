@@ -322,7 +322,8 @@ def _roll_off_at(dice, p, order, keys, lo, hi, rolls, stack):
 
 
 #: :func:`_roll_off_at` compiled on its own (the callers that are not hot) and inside its caller
-#: (the battle kernel's speed orders: no call): one function, two compilations
+#: (the battle kernel's per-exchange roll-offs, speed order and a pirate's tied targets: no
+#: call): one function, two compilations
 roll_off_at = njit(cache=True)(_roll_off_at)
 roll_off_at_inline = njit(cache=True, inline="always")(_roll_off_at)
 

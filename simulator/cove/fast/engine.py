@@ -320,7 +320,7 @@ class FastGames:
         cols["duel"] = np.repeat(games[:, game.GR_DUEL] != 0, n)
         if list(cols) != list(api.SEAT_COLUMNS):
             raise AssertionError(f"seat columns {list(cols)} != {api.SEAT_COLUMNS}")
-        return pd.DataFrame({k: np.array(v) for k, v in cols.items()})
+        return pd.DataFrame(cols)  # copies each column (dict data)
 
     def battle_rows(self, chunk: FastChunk, gids, rotations) -> list[tuple]:
         """The rows of ``api.BATTLE_COLUMNS``."""
