@@ -55,7 +55,7 @@ def card_name(card: str) -> str:
 def tavern_card_names(rules: Any) -> tuple[str, ...]:
     """Every Tavern card name of the scenario, in deck order (parrots, Artisan, battle, volley,
     event and fame cards; a card the scenario's deck holds no copy of is left out)."""
-    from simulator.cove.game import build_tavern_deck
+    from simulator.cove.tables import build_tavern_deck
 
     return tuple(dict.fromkeys(card_name(c) for c in build_tavern_deck(rules)))
 

@@ -4,9 +4,9 @@ Everything the compiled code reads is an integer (or, for the players' parameter
 array; the compiled functions index them only through the named constants below -- one block per
 array, each index documented where it is declared (``STYLE.md`` pattern 18). :func:`pack_rules`
 builds the static tables from a scenario's :class:`~simulator.cove.rules.CoveRules` (the same
-decks, mat and cards the readable engine builds: ``game.build_tavern_deck``,
-``game.build_treasure_deck``), :func:`pack_players` the players' parameter rows from the
-scenario's strategies (``players.strategy_params``, the Python players' own parameters).
+decks, mat and cards of :mod:`simulator.cove.tables`: ``build_tavern_deck``,
+``build_treasure_deck``), :func:`pack_players` the players' parameter rows from the
+scenario's strategies (``tables.strategy_params``).
 
 Static tables (``Tables``, one per run):
 
@@ -22,7 +22,7 @@ Static tables (``Tables``, one per run):
 * ``tdeck`` -- int64 the unshuffled Tavern deck (card codes), ``pdeck`` the unshuffled pirate
   deck (``npc`` rows);
 * ``pmf`` -- float64 ``[n, k]`` P(k hits of n dice) at the players' hit chance, computed by
-  :func:`simulator.cove.odds._pmf` itself (so the players' odds are the same floats).
+  :func:`simulator.cove.tables.hit_pmf`.
 
 Card codes (a hand holds codes; :data:`CARD_NAMES` / ``card_names(rules)`` give the scenario's
 names): the fixed ``C_*`` codes below, then one code per parrot (``C_PARROT0 + parrot row``),
@@ -35,14 +35,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scenarios.strategies import kind_chain
-from simulator.cove.battle import ROYAL_NAVY
 from simulator.cove.card_record import BLANK, card_name
-from simulator.cove.game import build_tavern_deck, build_treasure_deck
-from simulator.cove.odds import _pmf
-from simulator.cove.players import PLAYER_CLASSES, strategy_params
-from simulator.cove.players_v1 import V1_BASE_PARAMS
 from simulator.cove.rules import SECTIONS, CoveRules
+from simulator.cove.tables import (
+    ROYAL_NAVY,
+    V1_BASE_PARAMS,
+    build_tavern_deck,
+    build_treasure_deck,
+    hit_pmf,
+    kind_root,
+    strategy_params,
+)
 
 HULL, CREW, CANNONS, SAILS = range(4)  # SECTIONS order
 TAVERN, TREASURE, COVE = 0, 5, 6  # islands: 0..4 the outer islands, 5 Treasure Island, 6 the Cove
@@ -205,14 +208,14 @@ PA_SPEED = 4  # speed bonus (Squire Trelawney)
 PA_COLS = 5
 
 # ---------------------------------------------------------------------------- players' rows
-#: the implemented player roots (``players.PLAYER_CLASSES``) the compiled game plays: the
-#: issue-13 baselines (``*-v1`` kinds, :class:`~simulator.cove.players_v1.HeuristicPlayerV1`),
+#: the implemented player roots (``tables.PLAYER_ROOTS``) the compiled game plays: the
+#: issue-13 baselines (``*-v1`` kinds, :mod:`simulator.cove.fast.players`),
 #: ``random`` and the expected-value kinds (root ``heuristic``,
-#: :class:`~simulator.cove.heuristic.HeuristicPlayer`: :mod:`simulator.cove.fast.players_ev` and
+#: :mod:`simulator.cove.fast.players_ev` and
 #: :mod:`simulator.cove.fast.players_ev_battle`); ``rollout`` is not compiled
 EV_ROOT = "heuristic"
 COMPILED_ROOTS = ("heuristic-v1", "random", EV_ROOT)
-#: pp[seat, :] holds players_v1.V1_BASE_PARAMS in this order, then the columns below (an EV
+#: pp[seat, :] holds tables.V1_BASE_PARAMS in this order, then the columns below (an EV
 #: seat's row: its own parameters under the same names, 0.0 for the v1-only ones)
 PARAM_NAMES = tuple(V1_BASE_PARAMS)
 PP = {name: i for i, name in enumerate(PARAM_NAMES)}
@@ -641,7 +644,7 @@ def pack_rules(rules: CoveRules) -> Tables:
     )
     pmf = np.zeros((max_dice + 1, max_dice + 1), np.float64)
     for n in range(max_dice + 1):
-        pmf[n, : n + 1] = _pmf(n, p_hit)
+        pmf[n, : n + 1] = hit_pmf(n, p_hit)
     prm = np.zeros(P_LEN, np.int64)
     prm[P_NPOS] = npos
     prm[P_START_POS] = mat.start_position
@@ -732,12 +735,6 @@ def pack_rules(rules: CoveRules) -> Tables:
     )
 
 
-def kind_root(rules: CoveRules, kind: str) -> str | None:
-    """The implemented kind that plays ``kind`` (the first of its ``extends`` chain in
-    ``players.PLAYER_CLASSES``, as ``players.make_player`` chooses)."""
-    return next((k for k in kind_chain(rules.kinds, kind) if k in PLAYER_CLASSES), None)
-
-
 def player_root(rules: CoveRules, name: str) -> str | None:
     """The implemented kind that plays strategy ``name`` (:func:`kind_root` of its kind)."""
     return kind_root(rules, rules.strategies[name].kind)
@@ -754,9 +751,9 @@ def compiled(rules: CoveRules, name: str) -> bool:
 
 
 def player_row(rules: CoveRules, name: str) -> np.ndarray:
-    """The float64 parameter row of strategy ``name`` (a ``[strategies.*]`` name), the
-    parameters ``players.make_player`` gives the Python player (``random``: the v1 base values,
-    as ``players._random_player``). A strategy the compiled game does not play is refused."""
+    """The float64 parameter row of strategy ``name`` (a ``[strategies.*]`` name): its full
+    parameter vector (``random``: the v1 base values). A strategy the compiled game does not
+    play is refused."""
     root = player_root(rules, name)
     if root not in COMPILED_ROOTS:
         raise UnsupportedScenario(
