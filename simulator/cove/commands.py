@@ -34,7 +34,7 @@ from simulator.cove.combat_kernel import COMPILED_ENGINE
 from simulator.cove.combat_policies import HeuristicCardPolicy, policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, exact_duel
 from simulator.cove.duel_cards import CARD_POLICIES, COMBAT_CARDS
-from simulator.cove.game import EVENT_CARDS
+from simulator.cove.tables import EVENT_CARDS
 from simulator.cove.game_commands import card_value_command, play_command
 from simulator.cove.lethality import (
     MAX_CHESTS,

@@ -93,6 +93,8 @@ class FastChunk:
     trace_rows: np.ndarray  # int64[rows, 1 + TR_COLS]
     final_rs: np.ndarray  # uint64[games, 1 + seats, R_COLS]: the streams at the end
     engine: FastGames
+    #: (g, st, dk) after the chunk's last game: its scalars, seats and decks (golden files)
+    last_state: tuple[np.ndarray, np.ndarray, np.ndarray]
 
     def trace(self, gi: int) -> list[list]:
         """Game ``gi``'s decisions as the readable engine's trace records them
@@ -248,6 +250,7 @@ class FastGames:
             trace_rows=out_tr[:ntr] if trace else out_tr[:0],
             final_rs=out_rs,
             engine=self,
+            last_state=(gs[0].copy(), gs[1].copy(), gs[2].copy()),
         )
 
     def _code_of_name(self, name: str) -> int:
