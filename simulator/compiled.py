@@ -52,8 +52,11 @@ class CompiledEngine:
 
 
 def is_cached(dispatcher: Any) -> bool:
-    """True when ``dispatcher`` is compiled in this process or has machine code in the cache."""
-    if getattr(dispatcher, "signatures", None):
+    """True when ``dispatcher`` is compiled in this process or has machine code in the cache
+    (always, with the JIT off: nothing is compiled, :mod:`simulator.engine_mode`)."""
+    from simulator.engine_mode import jit_disabled
+
+    if jit_disabled() or getattr(dispatcher, "signatures", None):
         return True
     cache = getattr(dispatcher, "_cache", None)
     impl = getattr(cache, "_cache_file", None)
@@ -67,8 +70,10 @@ def ensure_compiled(
     engine: CompiledEngine, warm: Callable[[], Any], *, quiet: bool = False, stream=None
 ) -> float | None:
     """Compile ``engine`` here if it is not cached yet (``warm`` runs a tiny job); returns the
-    seconds spent, or ``None`` when everything was cached."""
-    if all(is_cached(d) for d in engine.dispatchers):
+    seconds spent, or ``None`` when everything was cached (or the JIT is off)."""
+    from simulator.engine_mode import jit_disabled
+
+    if jit_disabled() or all(is_cached(d) for d in engine.dispatchers):
         return None
     stream = stream or sys.stderr
     if not quiet:
@@ -110,8 +115,10 @@ def compile_waves(engine: CompiledEngine, workers: int | None = None) -> int:
     of a script again: guard it with ``if __name__ == "__main__"``); they stop at the end. A
     failure in a worker is raised here as it was raised there. Only the time changes: the
     machine code is the same whichever process compiled it (numba's cache is keyed by each
-    function's source and argument types)."""
-    if not engine.waves or engine.build is None:
+    function's source and argument types); nothing with the JIT off."""
+    from simulator.engine_mode import jit_disabled
+
+    if not engine.waves or engine.build is None or jit_disabled():
         return 0
     widest = max(len(wave) for wave in engine.waves)
     workers = min(workers or available_cores(), widest)

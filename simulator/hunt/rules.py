@@ -19,6 +19,9 @@ from typing import ClassVar, Literal
 from scenarios.loader import FrozenMap, ScenarioError
 from scenarios.strategies import KindDecl, StrategyDecl, validate_strategies
 
+#: root kinds a scenario's [kinds.*] may build on (played by :mod:`simulator.hunt.players`)
+IMPLEMENTED_KINDS = ("heuristic", "planner", "random")
+
 
 @dataclass(frozen=True, slots=True)
 class BoardRules:
@@ -177,7 +180,6 @@ class HuntRules:
     def validate(self) -> None:
         """Cross-field checks; the board map is parsed here so bad maps fail at load time."""
         from simulator.hunt.board import parse_board
-        from simulator.hunt.players import IMPLEMENTED_KINDS
 
         if not self.strategies:
             raise ScenarioError(
