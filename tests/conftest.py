@@ -55,7 +55,6 @@ NO_COVE_GAME = frozenset(
         "test_cove_combat_support.py",
         "test_cove_duel.py",
         "test_cove_duel_cards.py",
-        "test_cove_fast_company.py",  # compiles only the company estimate (and the kernel)
         "test_cove_fast_lone.py",  # compiles only the lone solver
         "test_cove_odds.py",
         "test_cove_readable.py",  # runs the readable engine in a process of its own

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from scenarios.loader import load_scenario
-from simulator.cove.fast import core, game, players
+from simulator.cove.fast import battle, core, game, players
 from simulator.cove.fast.engine import FastGames
 from simulator.cove.fast.packed import (
     BG_BECALMED,
@@ -85,6 +85,9 @@ from simulator.cove.fast.packed import (
     NS_FIGHTS,
     NS_HULL,
     NS_PRESENT,
+    NUM_OUTER,
+    P_BLACK_COUNT,
+    P_NPOS,
     PHASES,
     S_ART,
     S_BATTLES,
@@ -107,11 +110,15 @@ from simulator.cove.fast.packed import (
     S_WOUNDS,
     VOLLEY_HI,
     VOLLEY_LO,
+    compiled,
 )
 from simulator.cove.fast.rng import state_of
 from simulator.cove.rules import SECTIONS, CoveRules
 
 RULES = load_scenario(None, CoveRules).rules
+PER_SECTION = load_scenario("scenarios/cove/artisan-per-section.toml", CoveRules).rules
+#: every strategy of the standard scenario the engine plays
+KINDS = tuple(k for k in RULES.strategies if compiled(RULES, k))
 
 
 @dataclass(frozen=True)
@@ -158,11 +165,11 @@ class Script:
     navy: Callable | None = None
     answers: dict[str, Any] = field(default_factory=dict)
 
-    def __init__(self, battle: Battle | None = None, navy=None, **answers):
+    def __init__(self, policy: Battle | None = None, navy=None, **answers):
         unknown = set(answers) - set(DECISIONS)
         if unknown:
             raise ValueError(f"decision kinds {sorted(unknown)} (allowed: {DECISIONS})")
-        self.battle = battle or Battle()
+        self.battle = policy or Battle()
         self.navy = navy
         self.answers = answers
 
@@ -616,6 +623,21 @@ class Table:
     def add_fame(self, seat: int, amount: int, source: str) -> int:
         return int(game._add_fame(self.tab[0], self.st, seat, amount, FAME_SRC.index(source)))
 
+    def start_battle(
+        self, seats: Sequence[int], npcs: Sequence[str] = (), island: int = 1, controller: int = -1
+    ) -> tuple:
+        """The battle state ``bt`` as ``game._one_battle`` sets it up: battle ship ``i`` is seat
+        ``seats[i]`` (its ring, Artisans, parrot, chests, gold and its hand's battle and volley
+        cards, through ``game._battle_ship``), then the non-player ships ``npcs`` (keys)."""
+        bt = self.bt
+        rows = [self.npc_keys.index(k) for k in npcs]
+        battle.reset(bt, len(seats), len(rows), int(island == 5), controller)
+        for i, s in enumerate(seats):
+            game._battle_ship(self.tab, self.gs, bt, i, s, True)
+        for j, r in enumerate(rows):
+            battle.set_npc(self.tab, bt, j, r)
+        return bt
+
     def first_player(self, seat: int) -> None:
         self.g[G_FIRST] = seat
 
@@ -752,6 +774,79 @@ class Table:
         if navy is None:
             return players.default_navy_target(tab, bt)
         return navy(self, bt)
+
+
+# ---------------------------------------------------------------- random positions
+def random_position(seed: int, me_kind: str, decision: str = "navigate") -> Table:
+    """A random but legal position of the game (either Artisan switch, 3-5 seats, any month),
+    seat 0 playing ``me_kind`` and the others compiled strategies drawn at random: rings, gold,
+    chests, fame, parrots and their wounds, Artisans, islands (for the events after navigation,
+    ``decision`` in ``royal_navy``, ``letter_of_marque``, ``sneak_away``: never the Cove), some
+    islands announced, Plunder cards played, hands of up to 5 Tavern cards, face-up Treasure cards
+    and the stacks under them, the black ships and their pirates (some sunk), the Royal Navy
+    (always for ``letter_of_marque`` and ``navy_target``), a Treasure map, a discard pile and 12
+    dice to come."""
+    rng = np.random.default_rng(seed)
+    rules = PER_SECTION if rng.random() < 0.3 else RULES
+    n = int(rng.integers(3, 6))
+    names = (me_kind, *(str(k) for k in rng.choice(KINDS, n - 1)))
+    month = int(rng.integers(1, 13))
+    t = Table(None, n, rules=rules, strategies=names, month=month, shuffle=True, seed=seed)
+    npos = t.tab[0][P_NPOS]
+    mat_hull = rules.ship_mat.hull
+    parrots = list(rng.permutation(len(t.parrots)))
+    for s in range(n):
+        ring = rng.integers(1, npos + 1, 4)
+        # the events after navigation: every ship at the island it chose (never the Cove)
+        after_navigation = decision in ("sneak_away", "royal_navy", "letter_of_marque")
+        loc = int(rng.integers(0, 6 if after_navigation else 7))
+        kw = {"gold": int(rng.integers(0, 13)), "fame": int(rng.integers(0, 16))}
+        kw["chests"] = int(rng.integers(0, mat_hull[ring[0] - 1] + 1))
+        if parrots and rng.random() < 0.4:
+            kw["parrot"] = t.parrots[parrots.pop()]
+            kw["wounds"] = int(rng.random() < 0.3)
+        if rules.combat.artisan_limit == "per_section":
+            kw["artisans"] = {k: int(rng.integers(0, 2)) for k in range(4) if rng.random() < 0.2}
+        elif rng.random() < 0.35:
+            kw["artisans"] = {int(rng.integers(4)): int(rng.integers(0, 2))}
+        arts = t.deck().count("artisan")
+        kw["artisans"] = dict(list(kw.get("artisans", {}).items())[:arts])
+        t.put(s, loc, ring=[int(x) for x in ring], **kw)
+        if rng.random() < 0.25:
+            t.st[s, S_CHOSEN] = int(rng.integers(0, 6))
+        if rng.random() < 0.15:
+            t.st[s, S_PLUNDER_BY] = (s + 1) % n
+    for s in range(n):  # hands: up to 5 cards of the draw pile (never a parrot: it is placed)
+        for _ in range(int(rng.integers(0, 6))):
+            pile = [c for c in t.deck() if not c.startswith("parrot:")]
+            t.give(s, pile[int(rng.integers(len(pile)))])
+    t.set_face_up(
+        [
+            tuple(int(x) for x in t.tcard[int(rng.integers(len(t.tcard)))])
+            if rng.random() < 0.8
+            else None
+            for _ in range(NUM_OUTER)
+        ]
+    )
+    for i in range(NUM_OUTER):  # the stacks under the face-up cards
+        rows = rng.integers(0, len(t.tcard), int(rng.integers(0, 6)))
+        t.dk[D_STACK + i, : len(rows)] = rows
+        t.g[G_STACK_N + i] = len(rows)
+    pirates = [t.npc_keys[r] for r in t.dk[D_PIRATE, : t.g[G_PIR_N]]]
+    for _ in range(t.tab[0][P_BLACK_COUNT + n]):
+        isl = int(rng.integers(0, 6))
+        t.black_ship(isl, pirates.pop(int(rng.integers(len(pirates)))))
+        if rng.random() < 0.15:
+            t.g[G_BLACK + 3 * (t.g[G_NBLACK] - 1) + 2] = 1  # sunk this month
+    if rng.random() < 0.35 or decision in ("letter_of_marque", "navy_target"):
+        t.royal_navy(int(rng.integers(0, NUM_OUTER)), int(rng.integers(0, n)))
+    if rng.random() < 0.2:
+        t.g[G_MAPS] = int(rng.integers(0, n))
+        t.g[G_MAPS + 1] = int(rng.integers(0, NUM_OUTER))
+        t.g[G_NMAPS] = 1
+    t.discard_from_deck(int(rng.integers(0, 6)))
+    t.set_dice(list(rng.integers(1, 7, 12)))
+    return t
 
 
 def weakest_target(tab, bt, a) -> tuple[int, int]:

@@ -27,7 +27,6 @@ from simulator.cove.api import play_games
 from simulator.cove.fast import game as fg
 from simulator.cove.fast.engine import FastGames
 from simulator.cove.fast.packed import G_MONTH, G_PHASE, PH_END
-from simulator.cove.game import IllegalAction
 from simulator.cove.game_commands import play_command as play
 from simulator.cove.rules import CoveRules
 from simulator.cove.tables import FAME_SOURCES
@@ -201,7 +200,7 @@ def test_golden_playthrough_replays_exactly(name):
 
 def test_golden_replay_detects_a_changed_shuffle_and_a_missing_decision():
     from simulator.cove.dice import DiceExhausted
-    from simulator.cove.game import build_tavern_deck
+    from simulator.cove.game import IllegalAction, build_tavern_deck
 
     data = json.loads(golden.path_for("four_players").read_text())
     deck = build_tavern_deck(RULES)
