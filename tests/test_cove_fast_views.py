@@ -24,10 +24,12 @@ import pytest
 
 from scenarios.loader import load_scenario
 from simulator.cove.fast import battle as fb
+from simulator.cove.fast import lone
 from simulator.cove.fast import players as fp
 from simulator.cove.fast import players_ev as pev
 from simulator.cove.fast import players_ev_battle as eb
 from simulator.cove.fast.packed import (
+    BS_PARROT,
     BS_PBONES,
     BS_PFIXED,
     CANNONS,
@@ -182,13 +184,17 @@ def test_v1_reading_ignores_the_parrot_switch():
     assert differs > 0
 
 
-def test_battle_view_weakest_and_grapple_gain(case):
-    """``players.bview_weakest`` is the fewest ``bview_hits`` and the first section of equals;
-    ``players_ev_battle._grapple_gain`` is the readable ``_grapple_helps`` gain (0 with a living
-    parrot's dice power, else crew - min(crew, cannons)); on every state of the grid, the
+def test_battle_view_weakest_grapple_gain_and_battle_track(case):
+    """``players.bview_weakest`` is the oracle's fewest hits to rout (the rule switch's reading)
+    and the first section of equals; ``players_ev_battle._grapple_gain`` is 0 with a living
+    parrot's dice power, else crew - min(crew, cannons); ``players_ev_battle.battle_track`` is
+    the oracle's dice after 0..hits hits on that section; on every state of the grid, the
     parrot alive (its hits left: parrot_hits_to_kill less its wound) or dead (0 left)."""
     rules, tab = case
     prm, val, par = tab[0], tab[1], tab[5]
+    lt = lone.tables(rules)
+    trk = np.zeros(64, np.int64)
+    kill = rules.combat.parrot_hits_to_kill
     bt = fb.scratch(8)
     bsh, pos, art, php, psec = bt[:5]
     keys = list(rules.parrots)
@@ -200,14 +206,24 @@ def test_battle_view_weakest_and_grapple_gain(case):
             art[0, k] = absorbs - u
         row = keys.index(parrot) if parrot else -1
         bsh[0, :] = 0
+        bsh[0, BS_PARROT] = row
         psec[0] = par[row, PA_SECTION] if row >= 0 else -1
         if row >= 0:
             bsh[0, BS_PFIXED] = par[row, PA_FIXED_DICE]
             bsh[0, BS_PBONES] = par[row, PA_DICE_CANNONS]
         for hp in (0, rules.combat.parrot_hits_to_kill - wounds) if row >= 0 else (0,):
             php[0] = hp
-            h = [fp.bview_hits(prm, bt, 0, s) for s in range(4)]
-            assert fp.bview_weakest(prm, bt, 0) == (min(h), h.index(min(h)))
+            state = (rules, ring, artisans, parrot, kill - hp if parrot else 0)
+            h = [hits_one_by_one(*state, s, None, bool(prm[P_PARROT_ABSORBS]))[0] for s in range(4)]
+            assert [fp.bview_hits(prm, bt, 0, s) for s in range(4)] == h
+            weak = h.index(min(h))
+            assert fp.bview_weakest(prm, bt, 0) == (min(h), weak)
+            assert eb.battle_track(tab, lt, bt, 0, trk) == min(h)
+            for t in range(min(h) + 1):
+                _, left, alive = hits_one_by_one(*state, weak, t, bool(prm[P_PARROT_ABSORBS]))
+                after = list(ring)
+                after[weak] = left
+                assert trk[t] == dice_of(rules, after[CREW], after[CANNONS], parrot, alive)
             crew, cannons = val[CREW, ring[CREW]], val[CANNONS, ring[CANNONS]]
             power = hp > 0 and (par[row, PA_FIXED_DICE] > 0 or par[row, PA_DICE_CANNONS] != 0)
             assert eb._grapple_gain(tab, bt, 0) == (0 if power else crew - min(crew, cannons))

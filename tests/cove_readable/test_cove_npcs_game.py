@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from scenarios.loader import load_scenario
+from simulator.cove.fast.packed import G_NTRACE, TK_BROADSIDE, TR_B, TR_KIND
 from simulator.cove.rules import CoveRules
 from tests.cove_table import Script, Table
 
@@ -47,6 +48,10 @@ def test_the_game_fights_a_pirate_and_the_navy_as_one_battle_by_default(monkeypa
     assert (s.battles, s.fought, s.sunk) == (1, 1, 1)
     assert s.src["combat"] == 4 and s.src["pirates"] == 3
     assert t.black_ships()[0][2] and t.navy == (-1, -1) and s.location == 1
+    # A aimed at the least hull: the Navy (hull 4, the second non-player ship: -2), then Hook
+    tr = t.gs[5][: t.g[G_NTRACE]]
+    shots = tr[tr[:, TR_KIND] == TK_BROADSIDE]
+    assert shots[:, TR_B].tolist() == [-2, -1]
     t.done()
     # the old reading: two battles, the pirate first
     faces = [3, 3, 3, 5, 5, 5, 5, 5] + [1, 1, 1, 1, 5, 5, 5, 5, 1]
