@@ -14,7 +14,7 @@ context ``gs[9]`` (``core.DX_*``). A table's buffer holds exactly the scripted f
 off, so a die the script does not hold sets ``DX_FAIL``; :meth:`Table.done` checks that every
 scripted die was used, no more, and that the invariant checker (``game._check``) finds nothing.
 
-Decisions: with ``script=True`` (readable mode only: the engine run by Python with numba's JIT
+Decisions: with ``scripts`` (readable mode only: the engine run by Python with numba's JIT
 off, ``NUMBA_DISABLE_JIT=1``, where every engine function is a plain Python function) the
 players' functions the engine calls (:mod:`simulator.cove.fast.players`: ``navigate``,
 ``buy_cards``, ``broadside``, ...) are replaced, through ``monkeypatch``, by each seat's
@@ -27,7 +27,7 @@ always used, a Lookout names the next seat, Treasure Island buries every chest; 
 and a Plunder card follow the seat's parameters (``cove_cards``, ``use_plunder``), which a script
 with ``cove_reward`` or ``plunder`` sets.
 
-Without ``script`` the seats are played by their strategies' compiled players (the default
+Without ``scripts`` the seats are played by their strategies' compiled players (the default
 ``balanced-v1``), in either mode.
 """
 
@@ -153,19 +153,14 @@ class Battle:
     overboard: int | None = None
 
 
-@dataclass
 class Script:
     """One seat's scripted decisions: ``answers[kind]`` (a ``packed.DECISIONS`` name) is a value
     or a function of the :class:`Ask`; a kind not scripted takes the first legal choice. In
-    battle ``battle`` decides; the Royal Navy's aim (for its controller) is ``navy`` (a function
+    battle ``policy`` decides; the Royal Navy's aim (for its controller) is ``navy`` (a function
     of the table and the battle state returning (ship index, section index); ``None``: the
     default aim, ``players.default_navy_target``)."""
 
-    battle: Battle = field(default_factory=Battle)
-    navy: Callable | None = None
-    answers: dict[str, Any] = field(default_factory=dict)
-
-    def __init__(self, policy: Battle | None = None, navy=None, **answers):
+    def __init__(self, policy: Battle | None = None, navy: Callable | None = None, **answers: Any):
         unknown = set(answers) - set(DECISIONS)
         if unknown:
             raise ValueError(f"decision kinds {sorted(unknown)} (allowed: {DECISIONS})")
@@ -200,11 +195,11 @@ class Table:
     """A constructed position of the compiled Pirate's Cove game (see the module docstring).
 
     Args:
-        monkeypatch: pytest's fixture (needed with ``script`` or ``shuffle=False``).
+        monkeypatch: pytest's fixture (needed with ``scripts`` or ``shuffle=False``).
         n: players.
         rules: the scenario's rules.
         strategies: the strategy of each seat (default ``balanced-v1``).
-        scripts: one :class:`Script` per seat (readable mode only); implies ``script``.
+        scripts: one :class:`Script` per seat (readable mode only).
         dice: the scripted d6 faces, in the order the engine rolls them.
         month: the month the position is in.
         shuffle: shuffles draw from the dice stream (else they keep the order, readable mode).
