@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scenarios.loader import load_scenario
-from simulator.cove import golden
 from simulator.cove.api import play_games
 from simulator.cove.fast import game as fg
 from simulator.cove.fast.engine import FastGames
@@ -186,45 +185,6 @@ def test_bad_strategy_and_player_count_are_one_line_errors():
         play_games(None, "pirate,brawler,tavern", 3, 1, seed=0)
     with pytest.raises(UserError, match="2 names for 3 players"):
         play_games(None, "brawler,tavern", 3, 1, seed=0)
-
-
-# ------------------------------------------------------------------ goldens
-@pytest.mark.parametrize("name", list(golden.CASES))
-def test_golden_playthrough_replays_exactly(name):
-    data = json.loads(golden.path_for(name).read_text())
-    final, dice, cursor = golden.replay(data)
-    assert final == data["final"]
-    assert dice.fully_used  # every recorded die and shuffle was used, no more
-    assert cursor.i == len(data["decisions"])
-
-
-def test_golden_replay_detects_a_changed_shuffle_and_a_missing_decision():
-    from simulator.cove.dice import DiceExhausted
-    from simulator.cove.game import IllegalAction, build_tavern_deck
-
-    data = json.loads(golden.path_for("four_players").read_text())
-    deck = build_tavern_deck(RULES)
-    perm = list(data["perms"][0])  # the Tavern deck shuffle: its last item is the first card drawn
-    j = next(i for i in range(len(perm)) if deck[perm[i]] != deck[perm[-1]])
-    perm[-1], perm[j] = perm[j], perm[-1]
-    changed = dict(data, perms=[perm] + data["perms"][1:])
-    final = None
-    try:
-        final, _, _ = golden.replay(changed)
-    except AssertionError as exc:  # the replay noticed the recorded decisions no longer fit
-        assert str(exc).startswith("replay")
-    except (DiceExhausted, IllegalAction, ValueError):  # the engine refused what was replayed
-        pass
-    assert final != data["final"]
-    short = dict(data, decisions=data["decisions"][:-1])
-    with pytest.raises(AssertionError, match="replay"):
-        golden.replay(short)
-
-
-def test_golden_recording_is_reproducible_from_its_seed():
-    data = golden.record("three_players")
-    stored = json.loads(golden.path_for("three_players").read_text())
-    assert data["faces"] == stored["faces"] and data["decisions"] == stored["decisions"]
 
 
 # ------------------------------------------------------------------ CLI
