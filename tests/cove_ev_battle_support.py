@@ -29,6 +29,7 @@ from simulator.cove.fast.packed import (
     BT_SMOKE,
     C_BLANK,
     D_ROWS,
+    DR_COLS,
     G_LEN,
     NS_FIGHTS,
     NS_HAS_FIRED,
@@ -146,6 +147,7 @@ class Packed:
             pp,
             np.zeros(256, np.int64),
             np.zeros(5, np.int64),
+            np.zeros((1, DR_COLS), np.float64),
         )
 
     def bt(self, view: BattleView, hand=()) -> tuple[tuple, dict[int, int]]:

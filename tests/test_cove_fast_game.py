@@ -62,9 +62,21 @@ def test_an_edited_source_drops_the_compiled_cache(tmp_path):
     assert not (cache / "game.play_chunk-1.py311.nbi").exists()
 
 
-def test_compiled_kinds_are_the_ev_kinds_the_v1_baselines_and_random():
+def test_compiled_kinds_are_every_kind():
+    """Every kind is compiled; the die-for-die comparison covers all but the search player
+    (its rollouts draw their own numbers: tests/test_cove_fast_rollout.py)."""
     assert set(compiled_strategies(RULES)) == {*EV, *V1, "random"}
-    assert set(compiled_kinds(RULES)) == {"heuristic", *EV, "heuristic-v1", *V1, "random"}
+    assert set(compiled_kinds(RULES)) == {
+        "heuristic", *EV, "heuristic-v1", *V1, "random", "rollout"
+    }  # fmt: skip
+    assert set(compiled_kinds(RULES)) == set(RULES.kinds)
+
+
+def _without_rollout(monkeypatch):
+    """The compiled roots before the search player was compiled: the refusals' paths."""
+    from simulator.cove.fast import packed
+
+    monkeypatch.setattr(packed, "COMPILED_ROOTS", ("heuristic-v1", "random", packed.EV_ROOT))
 
 
 def test_ci_sample_of_random_tables_is_die_for_die():
@@ -92,13 +104,12 @@ def test_the_comparison_sees_one_changed_stream():
     assert first_difference(py, fast_result(eng, names, other)) is not None
 
 
-@pytest.mark.parametrize(
-    "name", [n for n, (_, names, _) in golden.CASES.items() if set(names) <= {*EV, *V1, "random"}]
-)
+@pytest.mark.parametrize("name", list(golden.CASES))
 def test_compiled_game_replays_the_goldens(name):
-    """The golden playthroughs of the compiled kinds (the v1 ones and the improved players'
-    ``four_players_improved``; not the rollout one): the compiled game, seeded as the recording
-    was, takes every recorded decision and ends in the recorded state."""
+    """The golden playthroughs (the v1 ones, the improved players' ``four_players_improved`` and
+    the search player's ``three_players_rollout``, recorded from the compiled game): the
+    compiled game, seeded as the recording was, takes every recorded decision and ends in the
+    recorded state."""
     data = json.loads(golden.path_for(name).read_text())
     rules = golden._rules(data["scenario"])
     names = tuple(data["strategies"])
@@ -148,7 +159,9 @@ def test_play_fast_equals_python_at_any_jobs_and_chunk_size():
     }
 
 
-def test_engine_choice_and_refusal():
+def test_engine_choice_and_refusal(monkeypatch):
+    assert choose_engine(None, RULES, ("plunderer", "rollout", "tavern-v1"))[0] == "fast"
+    _without_rollout(monkeypatch)
     assert choose_engine(None, RULES, V1)[0] == "fast"
     assert choose_engine(None, RULES, EV) == ("fast", "every kind at the table is compiled")
     eng, why = choose_engine(None, RULES, ("plunderer", "rollout", "tavern-v1"))
@@ -169,7 +182,8 @@ def _cli(capsys, *args):
     return code, out.out, out.err
 
 
-def test_cli_engine_note_and_exit_2(capsys):
+def test_cli_engine_note_and_exit_2(capsys, monkeypatch):
+    _without_rollout(monkeypatch)
     code, out, err = _cli(
         capsys, "cove", "play", "-n", "4", "--seed", "2", "--engine", "fast",
         "--strategies", "rollout,brawler,random",
@@ -198,9 +212,10 @@ def test_cli_engine_note_and_exit_2(capsys):
 
 def test_compiled_games_release_every_array_they_allocate():
     """The compiled game's own arrays (each decision's scratch, the lone solver's stacks, views
-    and tuples of the buffers) are all released: numba's allocation counts balance over 60
+    and tuples of the buffers) are all released: numba's allocation counts balance over 64
     games (the improved kinds and the v1 baselines with trace and record, then three-player
-    tables with ``random``), and the engine's tables and memos keep their Python reference
+    tables with ``random``, then with the search player, whose rollouts allocate game states of
+    their own), and the engine's tables and memos keep their Python reference
     counts. The house's functions borrow their arguments (``simulator.compiled.
     borrow_arguments``): a missing release would leak, an extra one free a buffer in use."""
     import gc
@@ -208,7 +223,7 @@ def test_compiled_games_release_every_array_they_allocate():
 
     from numba.core.runtime import _nrt_python, rtsys
 
-    eng = FastGames(RULES, EV + V1 + ("random",))
+    eng = FastGames(RULES, EV + V1 + ("random", "rollout"))
     deals = [Block(index=i, start=i, size=1, entropy=2026) for i in range(30)]
     eng.play([EV] * 2, deals[:2], trace=True, record=True)  # buffers made, memos started
     held = [*eng.oc, *eng.tables.arrays()]
@@ -219,7 +234,8 @@ def test_compiled_games_release_every_array_they_allocate():
         before = rtsys.get_allocation_stats()
         res = eng.play([EV] * 15 + [V1] * 15, deals, trace=True, record=True)
         res3 = eng.play([("random", "tavern", "brawler-v1")] * 30, deals)
-        del res, res3
+        res4 = eng.play([("rollout", "random", "brawler-v1")] * 4, deals[:4])
+        del res, res3, res4
         gc.collect()
         after = rtsys.get_allocation_stats()
     finally:

@@ -9,6 +9,11 @@ generator, no player code) and returns the final state, which must be identical.
 Regenerate (and review the diff) with::
 
     python -m simulator.cove.game --regenerate-goldens
+
+The search player's case (:data:`COMPILED_CASES`) takes its decisions from the compiled engine
+(:mod:`simulator.cove.fast.rollout`: its rollouts draw their own numbers, issue 28): the compiled
+game is played from the seed with its trace on, and the readable game replays those decisions on
+the same dice stream to record the dice and the final state.
 """
 
 from __future__ import annotations
@@ -46,6 +51,19 @@ CASES: dict[str, tuple[str | None, tuple[str, ...], int]] = {
     "four_players_improved": (None, ("plunderer", "brawler", "tavern", "balanced"), 505),
     "three_players_rollout": (None, ("rollout", "brawler", "tavern"), 606),
 }
+
+
+#: cases whose decisions the compiled engine takes (the search player's); the readable game
+#: replays them to record the dice
+COMPILED_CASES = ("three_players_rollout",)
+
+
+def compiled_decisions(rules, names, deal: Block) -> list:
+    """The compiled game's decisions on ``deal`` (the readable trace format)."""
+    from simulator.cove.fast.engine import FastGames
+
+    ch = FastGames(rules, names).play([names], [deal], trace=True)
+    return json.loads(json.dumps(ch.trace(0)))
 
 
 def final_state(game: Game, result) -> dict[str, Any]:
@@ -91,11 +109,19 @@ def record(name: str) -> dict[str, Any]:
     scenario, names, seed = CASES[name]
     rules = _rules(scenario)
     deal = Block(index=0, start=0, size=1, entropy=seed)  # deal 0 of a run with this seed
-    players = [make_player(rules, nm, deal.rng("players", i)) for i, nm in enumerate(names)]
+    cursor = None
+    if name in COMPILED_CASES:
+        cursor = ReplayCursor(compiled_decisions(rules, names, deal))
+        players = [ReplayPlayer(i, cursor) for i in range(len(names))]
+    else:
+        players = [make_player(rules, nm, deal.rng("players", i)) for i, nm in enumerate(names)]
     trace: list = []
     dice = GameDice(deal.rng("dice"), record=True)
     game = Game(rules, players, dice, trace=trace, check_invariants=True)
     result = game.play()
+    replayed = json.loads(json.dumps(trace))
+    if cursor is not None and (cursor.i != len(cursor.trace) or replayed != cursor.trace):
+        raise AssertionError(f"{name}: the readable game did not replay the compiled decisions")
     return {
         "case": name,
         "scenario": scenario,

@@ -29,7 +29,7 @@ import numpy as np
 
 from simulator.cove.api import play_one
 from simulator.cove.fast.engine import FastGames
-from simulator.cove.fast.packed import EV_ROOT, compiled, player_root
+from simulator.cove.fast.packed import EV_ROOT, ROLLOUT_ROOT, compiled, player_root
 from simulator.cove.fast.rng import DICE_BLOCK, state_of
 from simulator.cove.game import FAME_SOURCES
 from simulator.cove.rules import CoveRules
@@ -142,8 +142,14 @@ def random_tables(n: int, seed: int, kinds: Sequence[str]):
 
 
 def compiled_strategies(rules: CoveRules) -> tuple[str, ...]:
-    """The scenario's strategies the compiled game plays (``packed.compiled``), scenario order."""
-    return tuple(name for name in rules.strategies if compiled(rules, name))
+    """The scenario's strategies the compiled game plays (``packed.compiled``) the readable way,
+    scenario order: not the search player (root ``rollout``), whose compiled rollouts draw their
+    own numbers (:mod:`simulator.cove.fast.rollout`)."""
+    return tuple(
+        name
+        for name in rules.strategies
+        if compiled(rules, name) and player_root(rules, name) != ROLLOUT_ROOT
+    )
 
 
 def ev_strategies(rules: CoveRules) -> tuple[str, ...]:
