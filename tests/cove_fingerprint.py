@@ -44,6 +44,17 @@ def random_tables(n: int, seed: int, kinds: Sequence[str]):
         yield scen, tuple(str(x) for x in rng.choice(kinds, size=k))
 
 
+def fingerprinted_strategies(rules: CoveRules) -> tuple[str, ...]:
+    """The strategies the random tables draw from: every compiled one but the search player's
+    (``rollout``: compiled after the fingerprints were recorded, and a few games a second; its
+    games are pinned by its golden playthrough)."""
+    from simulator.cove.fast.packed import ROLLOUT_ROOT, compiled, player_root
+
+    return tuple(
+        k for k in rules.strategies if compiled(rules, k) and player_root(rules, k) != ROLLOUT_ROOT
+    )
+
+
 def scenario_rules() -> list[CoveRules]:
     return [load_scenario(None if p is None else ROOT / p, CoveRules).rules for p in SCENARIOS]
 
@@ -78,10 +89,9 @@ def digest(value) -> str:
 def fingerprints(n: int, seed: int, kinds: Sequence[str] | None = None) -> list[dict]:
     """The fingerprints of ``n`` random tables (deal ``i`` of a run with root ``seed``)."""
     from simulator.cove.fast.engine import FastGames
-    from simulator.cove.fast.packed import compiled
 
     rules = scenario_rules()
-    kinds = tuple(kinds or (k for k in rules[0].strategies if compiled(rules[0], k)))
+    kinds = tuple(kinds or fingerprinted_strategies(rules[0]))
     engines = [FastGames(r, kinds) for r in rules]
     out = []
     for i, (scen, names) in enumerate(random_tables(n, seed, kinds)):

@@ -1,25 +1,32 @@
 """The per-seat Tavern card record of the full game (simulator.cove.card_record) and the card value
-by paired intervention (simulator.cove.card_value, ``broadside cove card-value``)."""
+by paired intervention (simulator.cove.card_value, ``broadside cove card-value``), played by the
+compiled engine."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from scenarios import load_scenario
-from simulator.cove.api import play_games_tables, play_one
+from simulator.cove.api import play_games_tables
 from simulator.cove.card_record import BLANK, card_name, tavern_card_names
 from simulator.cove.card_value import card_value
-from simulator.cove.game import BATTLE_CARDS, VOLLEY_CARDS
+from simulator.cove.fast.engine import FastGames
+from simulator.cove.fast.packed import C_BLANK, FATE_HELD, RC_CODE, RC_DRAW, RC_FATE, RC_SEAT
 from simulator.cove.rules import CoveRules
+from simulator.errors import UserError
 from simulator.runner import Block
 from tests.test_cove_combat_cli import run
-from tests.test_cove_game_cards import Script, give, on_top, put, table
 
 RULES = load_scenario(None, CoveRules).rules
 MIX = list(RULES.default_mix)
+#: the pinned sample: pairs recorded from the readable implementation (the Python game with
+#: ``card_swap``) before the card value moved onto the compiled engine (issue 28)
+CARD_VALUE_CASE = {"n": 3, "seed": 5}
+PAIRS_DATA = Path(__file__).resolve().parent / "data" / "cove_card_value_pairs.json"
 
 
 def test_tavern_card_names_are_the_scenarios():
@@ -31,6 +38,8 @@ def test_tavern_card_names_are_the_scenarios():
 
 
 def test_the_record_follows_each_card_drawn_played_returned_and_held():
+    from tests.test_cove_game_cards import Script, give, on_top, put, table
+
     g = table([Script(parrot_swap=False), Script(), Script()], faces=[])
     s = put(g, 0, 0, fame=3)
     on_top(g, "parrot:flint")
@@ -58,6 +67,9 @@ def test_the_record_follows_each_card_drawn_played_returned_and_held():
 def test_every_card_drawn_in_whole_games_is_accounted_for():
     """200 games: the key (game, rotation, seat, draw) is unique and dense, the held rows are the
     final hands, the played battle and volley cards those the battles played."""
+    from simulator.cove.api import play_one
+    from simulator.cove.game import BATTLE_CARDS, VOLLEY_CARDS
+
     tables, _ = play_games_tables(None, MIX, 4, 200, seed=3, n_jobs=1)
     cards = tables["cards"]
     key = ["game", "rotation", "seat", "draw"]
@@ -112,23 +124,39 @@ def test_card_value_cli_json_files_and_errors(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_the_pinned_pairs_are_played_again():
+    """The pinned sample (3 seat-rotated deals of the default mix, the readable implementation's
+    pairs): the compiled card value gives the same pairs table, row for row."""
+    data = json.loads(PAIRS_DATA.read_text())
+    assert data["case"] == CARD_VALUE_CASE
+    pairs, summary = card_value(None, **CARD_VALUE_CASE)
+    want = pd.DataFrame([tuple(r) for r in data["pairs"]], columns=data["columns"])
+    pd.testing.assert_frame_equal(pairs, want)
+    assert summary["games"] == CARD_VALUE_CASE["n"] + len(want)
+
+
+def test_a_kind_the_engine_does_not_play_is_refused_in_one_line(monkeypatch):
+    from simulator.cove.fast import packed
+
+    monkeypatch.setattr(packed, "COMPILED_ROOTS", ("heuristic-v1", "random", packed.EV_ROOT))
+    with pytest.raises(UserError, match=r"kinds rollout are not compiled") as err:
+        card_value(None, 1, strategies=["rollout", "brawler", "tavern"], seed=1)
+    assert "\n" not in str(err.value)
+
+
 @pytest.mark.parametrize("card", ["smoke", "flint", "artisan"])
 def test_the_blank_replaces_exactly_the_first_copy_its_holder_draws(card):
     """Same block streams, one copy swapped: the two card records agree up to that draw, where
     the holder gets the blank; the blank is held to the end."""
-    from simulator.cove.card_value import _play
-    from simulator.cove.game import ScenarioTables
-    from simulator.cove.players import PlayerFactory
-    from simulator.runner import Block
-
     block = Block(index=0, start=0, size=1, entropy=99)
-    tables, factory = ScenarioTables(RULES), PlayerFactory(RULES, {})
-    _, base = _play(RULES, tables, factory, tuple(MIX), block, None)
-    k = next(i for i, r in enumerate(base.cards) if r[2] == card)
-    holder, draw = base.cards[k][0], base.cards[k][1]
-    game, alt = _play(RULES, tables, factory, tuple(MIX), block, (holder, card))
-    assert game.card_swaps_done == 1
-    assert [r[:5] for r in alt.cards[:k]] == [r[:5] for r in base.cards[:k]]
-    swapped = alt.cards[k]
-    assert (swapped[0], swapped[1], swapped[2], swapped[5]) == (holder, draw, BLANK, "held")
-    assert BLANK in game.seats[holder].hand
+    eng = FastGames(RULES, MIX)
+    base = eng.play([MIX], [block], record=True).rec[:, 1:]
+    names = eng.tables.card_names
+    k = next(i for i, r in enumerate(base) if names[r[RC_CODE]] == card)
+    holder, draw = int(base[k, RC_SEAT]), int(base[k, RC_DRAW])
+    alt = eng.play([MIX], [block], record=True, swap=(holder, card)).rec[:, 1:]
+    assert (alt[:k, : RC_CODE + 1] == base[:k, : RC_CODE + 1]).all()
+    swapped = alt[k]
+    assert (swapped[RC_SEAT], swapped[RC_DRAW], swapped[RC_CODE]) == (holder, draw, C_BLANK)
+    assert swapped[RC_FATE] == FATE_HELD and names[C_BLANK] == BLANK
+    assert int((alt[:, RC_CODE] == C_BLANK).sum()) == 1

@@ -53,13 +53,18 @@ def test_an_edited_source_drops_the_compiled_cache(tmp_path):
     assert not (cache / "game.play_chunk-1.py311.nbi").exists()
 
 
-def test_every_kind_is_played_by_the_engine_and_a_missing_one_is_refused():
-    assert set(compiled_kinds(RULES)) >= {"heuristic", *EV, "heuristic-v1", *V1, "random"}
+def test_every_kind_is_played_by_the_engine_and_a_missing_one_is_refused(monkeypatch):
+    from simulator.cove.fast import packed
+
+    assert set(compiled_kinds(RULES)) == set(RULES.kinds)  # the search player included
     assert choose_engine(None, RULES, V1)[0] == "fast"
     assert choose_engine("fast", RULES, EV)[0] == "fast"
     assert choose_engine("python", RULES, (*EV, "random"))[0] == "python"
     with pytest.raises(UserError, match=r"allowed: fast, python"):
         choose_engine("numba", RULES, V1)
+    monkeypatch.setattr(packed, "COMPILED_ROOTS", ("heuristic-v1", "random", packed.EV_ROOT))
+    with pytest.raises(UserError, match=r"kinds rollout have no player in the engine"):
+        choose_engine(None, RULES, ("brawler", "random", "rollout"))
 
 
 def _frames(res):

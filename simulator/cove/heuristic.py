@@ -62,27 +62,12 @@ from simulator.cove.odds import (
     win_probability,
 )
 from simulator.cove.rules import CoveRules
+from simulator.cove.tables import RECORD_COLUMNS  # noqa: F401 (the record rows' columns)
 
 HULL, CREW, CANNONS, SAILS = 0, 1, 2, 3
 TAVERN, TREASURE, COVE = 0, 5, 6
 ISLAND_SECTION = {1: HULL, 2: SAILS, 3: CANNONS, 4: CREW}
 NUM_NAV = 6  # islands a ship can sail to: the five outer islands and Treasure Island
-
-#: columns of a decision record row (``player.record``); ``value`` is the expected value of the
-#: option in fame units as the player computed it, ``chosen`` marks the option taken
-RECORD_COLUMNS = (
-    "month",  # month of the decision (1..12)
-    "seat",  # the deciding seat (0-based, engine order)
-    "decision",  # "navigate" or "battle"
-    "option",  # island index 0..5 (navigate), or "stand" / "flee" (battle)
-    "value",  # expected value of the option (fame units)
-    "chosen",  # 1 for the option taken
-    "npc",  # the non-player ship at that island / in that battle ("" if none)
-    "p_alone",  # probability that no opponent comes to that island (navigate)
-    "p_sink_lone",  # P(sink the npc) alone with the hand (exact)
-    "p_sink_company",  # P(sink while still there) with the likely company (estimate; navigate)
-    "expected_opponents",  # expected opponents at the island (navigate) / present (battle)
-)
 
 #: opponents' valuation (a generic player: what the opponent model assumes of every opponent)
 _GENERIC = {"w_gold": 0.3, "w_chest": 0.9, "w_card": 0.6, "rout_cost": 2.0}

@@ -45,6 +45,24 @@ FAME_SOURCES = ("plunder", "burying", "combat", "pirates", "fame_cards", "penalt
 #: baselines (``heuristic-v1``) and ``random`` (:mod:`simulator.cove.fast.players`)
 PLAYER_ROOTS = ("rollout", "heuristic", "heuristic-v1", "random")
 
+#: columns of the expected-value players' decision records (``FastGames.play(...,
+#: decisions=True)``, the packed rows ``packed.DR_*``; the studies of
+#: :mod:`simulator.cove.player_study`): one row per option weighed, ``value`` the option's
+#: expected value in fame units as the player computed it, ``chosen`` the option taken
+RECORD_COLUMNS = (
+    "month",  # month of the decision (1..12)
+    "seat",  # the deciding seat (0-based, engine order)
+    "decision",  # "navigate" or "battle"
+    "option",  # island index 0..5 (navigate), or "stand" / "flee" (battle)
+    "value",  # expected value of the option (fame units; rollout: the mean simulated value)
+    "chosen",  # 1 for the option taken
+    "npc",  # the non-player ship at that island / in that battle ("" if none)
+    "p_alone",  # probability that no opponent comes to that island (navigate)
+    "p_sink_lone",  # P(sink the npc) alone with the hand (exact)
+    "p_sink_company",  # P(sink while still there) with the likely company (estimate; navigate)
+    "expected_opponents",  # expected opponents at the island (navigate) / present (battle)
+)
+
 #: every parameter of the v1 baselines' row, with the values the ``random`` kind plays with (the
 #: baselines' own values come from the scenario's ``[kinds.*-v1]``; the expected-value kinds use
 #: the same names where they share a meaning)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 #: the modules whose @njit(cache=True) code is cached (every one the compiled game calls)
 COMPILED_MODULES = (
-    "packed", "rng", "core", "odds", "seedseq", "lone", "company", "players_ev",
-    "players_ev_battle", "players", "battle", "game",
+    "packed", "rng", "core", "odds", "seedseq", "lone", "company", "records", "players_ev",
+    "players_ev_battle", "players", "battle", "game", "rollout",
 )  # fmt: skip
 #: sources outside the package that shape the package's cached machine code: company.py calls
 #: the battle kernel's ``_run`` (and so freezes it into its code), and ``simulator/compiled.py``

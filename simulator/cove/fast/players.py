@@ -412,7 +412,7 @@ def island_scores(tab, gs, oc, seat, scores, pir, opp):
     into ``scores`` (draws the 6 noise terms from the seat's stream). ``pir``, ``opp``: int64
     scratch (6 and 6 x 8)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     ck, cv, V, trk = oc[:4]
     n = g[G_N]
     w_fame = pp[seat, W_FAME]
@@ -563,7 +563,7 @@ def arm(tab, gs, seat, ring, gold, legal, nl):
 def royal_navy(gs, seat, legal, nl, cands):
     """``_royal_navy``: the island of the most famous other ship at a legal island (NONE: keep
     the card)."""
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     if pp[seat, USE_NAVY] == 0.0:
         return NONE
     m = 0
@@ -588,7 +588,7 @@ def royal_navy(gs, seat, legal, nl, cands):
 def letter_of_marque(gs, seat, legal, nl, cands):
     """``_letter_of_marque``: only when the Royal Navy is at our island: redirect it as
     :func:`royal_navy` would send it."""
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     if g[G_RN_ISLAND] < 0 or g[G_RN_ISLAND] != st[seat, S_LOC]:
         return NONE
     return royal_navy(gs, seat, legal, nl, cands)
@@ -599,7 +599,7 @@ def sneak_away(tab, gs, oc, seat, legal, nl, scores, pir, opp):
     """``_sneak_away``: the best legal island if it beats staying by more than 1."""
     if gs[7][seat, PP_IS_EV] != 0.0:
         return players_ev.sneak_away(tab, gs, oc, seat, legal, nl)
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     if pp[seat, USE_SNEAK] == 0.0:
         return NONE
     island_scores(tab, gs, oc, seat, scores, pir, opp)
@@ -900,7 +900,7 @@ def weakest(tab, gs, bt, a, exclude, navy):
     ``exclude``) with the fewest hits to rout, at its weakest section; equal ships picked by the
     player's generator. Returns (ship index or -1, section)."""
     prm = tab[0]
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
     bg = bt[13]
     seat = bsh[a, BS_SEAT] if a >= 0 else bg[BG_CONTROLLER]  # the navy: its controller
@@ -949,7 +949,7 @@ def broadside(tab, gs, oc, bt, a, volley):
             pp[seat, PP_GOLD_SEEN],
         )  # fmt: skip
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     ck, cv, V, trk = oc[:4]
     bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst, bhand = bt[:11]
     bg = bt[13]
