@@ -37,38 +37,10 @@ def test_tavern_card_names_are_the_scenarios():
     assert card_name("parrot:flint") == "flint" and card_name("fame:2") == "fame_2"
 
 
-def test_the_record_follows_each_card_drawn_played_returned_and_held():
-    from tests.test_cove_game_cards import Script, give, on_top, put, table
-
-    g = table([Script(parrot_swap=False), Script(), Script()], faces=[])
-    s = put(g, 0, 0, fame=3)
-    on_top(g, "parrot:flint")
-    g.draw_tavern(s, 1)  # taken on board: played
-    on_top(g, "parrot:billy_bones")
-    g.draw_tavern(s, 1)  # refused: returned
-    on_top(g, "shipwright")
-    g.draw_tavern(s, 1)
-    g.play_card(s, "shipwright")
-    on_top(g, "fame:3")
-    g.draw_tavern(s, 1)  # held to the end
-    give(g, 0, "smoke")  # put into the hand without a draw
-    g.card_record.played(0, "smoke", g.month, "combat")
-    g.card_record.finish(12)
-    rows = [tuple(r) for r in g.card_record.rows]
-    assert rows == [
-        (0, 0, "flint", 1, "setup", "played", 1, "setup"),
-        (0, 1, "billy_bones", 1, "setup", "returned", 1, "setup"),
-        (0, 2, "shipwright", 1, "setup", "played", 1, "setup"),
-        (0, 3, "fame_3", 1, "setup", "held", 12, "end"),
-        (0, 4, "smoke", None, "unrecorded", "played", 1, "combat"),
-    ]
-
-
 def test_every_card_drawn_in_whole_games_is_accounted_for():
     """200 games: the key (game, rotation, seat, draw) is unique and dense, the held rows are the
     final hands, the played battle and volley cards those the battles played."""
-    from simulator.cove.api import play_one
-    from simulator.cove.game import BATTLE_CARDS, VOLLEY_CARDS
+    from simulator.cove.tables import BATTLE_CARDS, VOLLEY_CARDS
 
     tables, _ = play_games_tables(None, MIX, 4, 200, seed=3, n_jobs=1)
     cards = tables["cards"]
@@ -78,12 +50,20 @@ def test_every_card_drawn_in_whole_games_is_accounted_for():
     assert (dense["min"] == 0).all() and (dense["max"] == dense["count"] - 1).all()
     assert set(cards.card) <= set(tavern_card_names(RULES))
     assert (cards[cards.fate == "returned"].card.isin(RULES.tavern.parrots)).all()
-    # one game replayed with its Game object: held rows == the final hands
-    game, res = play_one(RULES, MIX, Block(0, 0, 1, 11))
-    rows = pd.DataFrame(res.cards, columns=["seat", "draw", "card", "m", "p", "fate", "mo", "po"])
-    for s in game.seats:
-        held = sorted(rows[(rows.seat == s.index) & (rows.fate == "held")].card)
-        assert held == sorted(card_name(c) for c in s.hand)
+    # one game played alone: the held rows are its final hands
+    from simulator.cove import golden
+    from simulator.cove.fast.engine import FastGames
+
+    eng = FastGames(RULES, MIX)
+    ch = eng.play([MIX], [Block(0, 0, 1, 11)], record=True)
+    rows = pd.DataFrame(
+        [r[3:] for r in eng.card_rows(ch, [0], [0], [MIX])],
+        columns=["seat", "draw", "card", "m", "p", "fate", "mo", "po"],
+    )
+    final = golden.final_state(eng, ch)
+    for s, seat in enumerate(final["seats"]):
+        held = sorted(rows[(rows.seat == s) & (rows.fate == "held")].card)
+        assert held == sorted(card_name(c) for c in seat["hand"])
     combat = rows[rows.card.isin(BATTLE_CARDS + VOLLEY_CARDS) & (rows.fate == "played")]
     assert (combat.po == "combat").all()
 

@@ -6,7 +6,6 @@ against the combat helper are the compiled players' (``tests/cove_readable/test_
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from scenarios.loader import FrozenMap, ScenarioError, load_scenario
@@ -14,74 +13,33 @@ from scenarios.strategies import StrategyDecl, param_space, with_strategies
 from simulator.cove.api import play_games
 from simulator.cove.fast.packed import (
     COMPILED_ROOTS,
+    OPPONENT_MODELS,
     PP,
+    PP_CANDIDATES,
     PP_IS_EV,
     PP_IS_RANDOM,
+    PP_OPP_MODEL,
     PP_OPP_TEMP,
     PP_PARROT0,
+    PP_ROLLOUTS,
     compiled,
     player_row,
 )
-from simulator.cove.observation import Observation, ShipView
 from simulator.cove.odds import win_probability
-from simulator.cove.players import make_player
 from simulator.cove.rules import PLAYER_ROOT_KINDS, CoveRules
 from simulator.cove.tables import V1_BASE_PARAMS, kind_root, strategy_params
 from simulator.errors import UserError
 
-RULES = load_scenario(None, CoveRules).rules
+SCEN = load_scenario(None, CoveRules)
+#: the search player's own parameters and their columns
+ROLLOUT_COLUMNS = {
+    "rollouts": PP_ROLLOUTS,
+    "rollout_candidates": PP_CANDIDATES,
+    "rollout_opponents": PP_OPP_MODEL,
+}
+RULES = SCEN.rules
 MAT = RULES.ship_mat
 SECTIONS = ("hull", "crew", "cannons", "sails")
-
-
-def view(seat=0, ring=(2, 2, 2, 2), gold=9, chests=0, fame=0, parrot=None, artisans=(), location=6):
-    values = tuple(getattr(MAT, s)[p - 1] for s, p in zip(SECTIONS, ring))
-    speed = values[3] + (RULES.parrots[parrot].speed_bonus if parrot else 0)
-    return ShipView(
-        seat,
-        tuple(ring),
-        values,
-        speed,
-        gold,
-        chests,
-        fame,
-        1,
-        parrot,
-        0,
-        tuple(artisans),
-        location,
-    )
-
-
-def obs(
-    ships, seat=0, treasure=(None,) * 5, black_ships=(), month=3, kind="navigate", chosen=None, **kw
-):
-    return Observation(
-        seat=seat,
-        month=month,
-        num_months=12,
-        phase="navigation",
-        kind=kind,
-        hand=(),
-        ships=tuple(ships),
-        treasure=tuple(treasure),
-        black_ships=tuple(black_ships),
-        royal_navy=None,
-        royal_navy_controller=None,
-        treasure_maps=(),
-        plunder=(),
-        chosen=tuple(chosen or [None] * len(ships)),
-        bank_gold=50,
-        bank_chests=50,
-        tavern_deck_size=30,
-        pirate_discard=(),
-        pirate_deck_size=3,
-        extra=kw,
-    )
-
-
-# ------------------------------------------------------------------ parameters from the scenario
-SCEN = load_scenario(None, CoveRules)
 
 
 def _with(**strategies):
@@ -235,12 +193,16 @@ def test_every_standard_strategy_gets_its_kinds_full_parameter_vector():
             assert row[PP_IS_RANDOM] == 1.0
             assert [row[PP[k]] for k in V1_BASE_PARAMS] == list(V1_BASE_PARAMS.values())
             continue
-        assert row[PP_IS_EV] == float(root == "heuristic") and row[PP_IS_RANDOM] == 0.0
+        assert row[PP_IS_EV] == float(root in ("heuristic", "rollout")) and row[PP_IS_RANDOM] == 0.0
         params = strategy_params(RULES, name)
         assert set(params) == set(param_space(RULES.kinds, strat.kind))
         for k, v in params.items():
             if k == "opp_temperature":
                 col = PP_OPP_TEMP
+            elif k in ROLLOUT_COLUMNS:
+                col = ROLLOUT_COLUMNS[k]
+                if k == "rollout_opponents":
+                    v = OPPONENT_MODELS.index(v)
             elif k.startswith("parrot_"):
                 col = PP_PARROT0 + list(RULES.parrots).index(k.removeprefix("parrot_"))
             else:
@@ -260,16 +222,6 @@ def test_win_probability_small_case_by_hand():
 
 
 # ------------------------------------------------------------------ decision records
-POOR = [(0, 2, 1, 0), (0, 3, 1, 0), (1, 2, 1, 0), (0, 2, 1, 0), (0, 2, 1, 0)]
-
-
-def _pirate_position(hand, ring=(6, 8, 8, 5), pirate="blackbeard", at=2, chosen=(None, 3, 4, 0)):
-    """Our ship alone can reach a pirate (the others have announced other islands)."""
-    ships = [view(ring=ring), view(1), view(2), view(3)]
-    o = obs(ships, treasure=POOR, black_ships=[(at, pirate)], chosen=list(chosen))
-    return o._replace(hand=tuple(hand))
-
-
 def test_recorded_games_checkpoint_and_read_back_identical(tmp_path):
     """player_study.play_recorded's tables (what the report's engagement section plays) are
     storable by the checkpoint layer: ``option`` is text for both kinds of decision (an island
@@ -287,19 +239,3 @@ def test_recorded_games_checkpoint_and_read_back_identical(tmp_path):
     save_chunk(tmp_path / "chunk.npz", result, {"chunk": 0})
     _, back = load_chunk(tmp_path / "chunk.npz")
     assert same(result, back)
-
-
-def test_decision_records_are_off_by_default_and_list_every_alternative():
-    from simulator.cove.heuristic import RECORD_COLUMNS
-
-    p = make_player(RULES, "brawler", np.random.default_rng(0))
-    assert p.record is None
-    p.act("navigate", _pirate_position(("smoke", "grapeshot")), tuple(range(6)))
-    p.record = []
-    choice = p.act("navigate", _pirate_position(("smoke", "grapeshot")), tuple(range(6)))
-    assert len(p.record) == 6 and all(len(r) == len(RECORD_COLUMNS) for r in p.record)
-    rows = [dict(zip(RECORD_COLUMNS, r)) for r in p.record]
-    assert [r["option"] for r in rows if r["chosen"]] == [choice]
-    assert rows[2]["npc"] == "blackbeard" and rows[2]["p_sink_lone"] > 0.7
-    twin = p.with_rng(np.random.default_rng(1))
-    assert twin.record is None  # a new game's copy records nothing unless asked

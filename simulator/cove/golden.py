@@ -91,9 +91,7 @@ def final_state(eng, chunk) -> dict[str, Any]:
         seats.append(
             {
                 "fame": int(row[fg.SR_FAME]),
-                "fame_src": {
-                    k: int(row[fg.SR_FAME + 1 + i]) for i, k in enumerate(FAME_SOURCES)
-                },
+                "fame_src": {k: int(row[fg.SR_FAME + 1 + i]) for i, k in enumerate(FAME_SOURCES)},
                 "gold": int(row[fg.SR_GOLD]),
                 "chests": int(row[fg.SR_CHESTS]),
                 "ring": [int(st[s, pk.S_RING + i]) for i in range(len(SECTIONS))],

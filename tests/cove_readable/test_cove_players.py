@@ -93,7 +93,9 @@ def navigate(t: Table, seat: int = 0) -> int:
 def values(t: Table, seat: int = 0) -> np.ndarray:
     """``players_ev.island_values`` of every island, exact (not the navigation's lazy bounds)."""
     out = np.empty(6, np.float64)
-    players_ev.island_values(t.tab, t.gs, t.oc, seat, out, False)
+    players_ev.island_values(
+        t.tab, t.gs, t.oc, seat, out, False, np.empty((6, players_ev.DET_COLS), np.float64)
+    )
     return out
 
 

@@ -159,7 +159,8 @@ def deal_states(deals: Sequence[Block], n: int) -> np.ndarray:
         n_words[r] = len(w)
         n_entropy[r] = ne
     states = np.zeros((len(rows), R_COLS), np.uint64)
-    stream_states(words, n_words, n_entropy, states)
+    with np.errstate(over="ignore"):  # uint64 hashing wraps by design (numpy warns, numba not)
+        stream_states(words, n_words, n_entropy, states)
     return states.reshape(len(unique), n + 1, R_COLS)[where]
 
 
@@ -280,10 +281,13 @@ class FastGames:
         out_tr = np.zeros(((ngames * TRACE_ROWS // 4 if trace else 1), 1 + TR_COLS), np.int64)
         out_dec = np.zeros(((ngames * 2048 if decisions else 1), 1 + DR_COLS), np.float64)
         out_rs = np.zeros_like(rs_all)
-        done = game.play_chunk(
-            self.tables.arrays(), self.pp_all, strat, rs_all, flags, out_seats, out_win,
-            out_game, out_log, out_rec, out_tr, out_dec, out_rs, gs, self.oc, sc, bt,
-        )  # fmt: skip
+        # uint64 arithmetic (the PCG64 streams, the memos' hashes) wraps by design; numpy warns
+        # where numba does not (the JIT off: --engine python)
+        with np.errstate(over="ignore"):
+            done = game.play_chunk(
+                self.tables.arrays(), self.pp_all, strat, rs_all, flags, out_seats, out_win,
+                out_game, out_log, out_rec, out_tr, out_dec, out_rs, gs, self.oc, sc, bt,
+            )  # fmt: skip
         errors = out_game[:, game.GR_ERROR]
         if done < ngames or errors.any():
             bad = int(np.flatnonzero(errors)[0]) if errors.any() else done
