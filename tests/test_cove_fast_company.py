@@ -402,3 +402,26 @@ def test_what_the_kernel_refuses_is_refused():
     six = [_Facts((2, 2, 2, 2), (), None, 0)] * 6
     with pytest.raises(ValueError, match="1-5 ships"):
         _compiled("captain_hook", six[0], six[1:], np.random.default_rng(0))
+
+
+def test_an_estimate_never_reads_past_its_dice():
+    """Regression (issue 28): an exchange whose speed roll-offs took the dice its bound left read
+    its last broadside past the bulk, so the same situation's estimate depended on what the
+    previous call left in memory. Now such a battle is replayed from a longer bulk: the estimate
+    is a function of the situation alone (and the same with the JIT off, where the old read
+    raised IndexError)."""
+    from simulator.cove.fast import company
+
+    ct = company.tables(RULES)
+    npc = list(RULES.pirates).index("flying_dutchman")
+    s10 = np.array([[3, 3, 1, 3, 2, 0, 0], [4, 4, 4, 5, 1, 0, 0]])
+    a10 = np.array([[0, -1, -1, -1], [-1, -1, -1, -1]])
+    s14 = np.array([[3, 3, 3, 4, 0, 0, 0], [4, 4, 4, 5, 1, 0, 0]])
+    a14 = np.array([[-1, 0, -1, -1], [-1, -1, -1, -1]])
+
+    def estimate(s, a):
+        return tuple(company.company_odds_art(ct, company.new_memo(), npc, s, a, 2))
+
+    first = estimate(s14, a14)
+    estimate(s10, a10)
+    assert estimate(s14, a14) == first
