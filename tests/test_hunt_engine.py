@@ -265,7 +265,7 @@ def test_traced_games_keep_every_rule(variants, n_players):
         assert out[game.O_ERROR] == 0
         ref = Referee(t, [pols[j] for j in seat_pol], start, dice_seed)
         rec, sunk_by, lost = ref.replay(trace)
-        assert {k: int(out[c]) for k, c in game.RECORD.items()} == rec
+        assert {k: int(out[c]) for c, k in enumerate(game.RECORD)} == rec
         n = n_players
         assert list(out[game.O_FIXED : game.O_FIXED + n]) == sunk_by
         assert list(out[game.O_FIXED + n : game.O_FIXED + 2 * n]) == lost

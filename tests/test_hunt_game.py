@@ -16,7 +16,7 @@ from hunt_support import N, after_step, invariant_broken, leg, position
 
 from cli import cli
 from scenarios.loader import load_scenario
-from simulator.hunt import game
+from simulator.hunt import game, moves
 from simulator.hunt.api import play
 from simulator.hunt.game import initial_position, run_games, trace_game
 from simulator.hunt.packed import build_tables
@@ -102,12 +102,12 @@ def test_fire_ship_explosion(radius_rule, expect_hit):
     pos = position(t, {0: (3, 3), 1: (0, 1), 3: (3, 13), 4: (11, 16)}, carrying={3: 0})
     assert invariant_broken(t, pos) == 0
     targets = np.zeros(16, dtype=np.int64)
-    n = game.fire_targets(t.P, np.stack([pos[0]] * 2), 0, pos[1], 0, 7, targets)
+    n = moves.fire_targets(t.P, np.stack([pos[0]] * 2), 0, pos[1], 0, 7, targets)
     assert N(t, 3, 10) in targets[:n] and N(t, 3, 13) not in targets[:n]
     radius = game.fire_radius(t.P, np.array([3, 4]))
     assert radius == (3 if radius_rule == "lowest" else 2)
-    assert game.within_radius(t.P, N(t, 3, 13), N(t, 3, 10), radius) is expect_hit
-    assert not game.within_radius(t.P, N(t, 0, 1), N(t, 3, 10), radius)
+    assert moves.within_radius(t.P, N(t, 3, 13), N(t, 3, 10), radius) is expect_hit
+    assert not moves.within_radius(t.P, N(t, 0, 1), N(t, 3, 10), radius)
 
 
 def test_one_two_rolls_again():

@@ -1,18 +1,15 @@
 """Legal moves of Les Pirates: the legs a roll allows, what a leg does, every outcome of a roll.
 
-Rules (``shared/rules/les-pirates.md``), *Movement*, *Treasure*, *Boarding*, *Win*, and the
-variants 4 (wrecks) and 9 (fleet). The terrain part of a leg (straight lines, trade winds and
-straits entered by the exact sum, the carrier's direction rule) is precomputed by
-:func:`simulator.hunt.board.compute_legs` and packed in ``P`` (:mod:`simulator.hunt.packed`);
-here the ships are checked (:func:`leg_ok`), steps are listed (:func:`gen_steps`) and applied
-(:func:`apply_step`), and :func:`enumerate_options` walks every sequence of legs a roll allows,
-keeping each distinct outcome once (a policy choosing uniformly picks uniformly among distinct
-outcomes) and only those using the most dice (a winning outcome is always kept).
-
-Buffers are 2-D with row numbers (one row per depth of the walk) rather than array views, and
-are gathered in a few arrays (:func:`work_buffers`): views and arrays taken out of a tuple cost
-reference counts in the inner loop. With the JIT off (``NUMBA_DISABLE_JIT=1``) the uint64 hash
-arithmetic wraps with numpy's overflow warning: callers run under ``np.errstate(over="ignore")``.
+Rules (``shared/rules/les-pirates.md``), *Movement*, *Treasure*, *Boarding*, *Win*, variants 4
+(wrecks) and 9 (fleet). The terrain part of a leg (straight lines, trade winds and straits
+entered by the exact sum, the carrier's direction rule) is :func:`simulator.hunt.board.
+compute_legs`, packed in ``P``; here the ships are checked (:func:`leg_ok`), steps listed
+(:func:`gen_steps`) and applied (:func:`apply_step`), and :func:`enumerate_options` walks every
+sequence of legs of a roll, keeping each distinct outcome once (so a uniform choice is uniform
+over distinct outcomes) and only those using the most dice (a win always). Buffers are 2-D with
+row numbers rather than views, gathered in a few arrays (:func:`work_buffers`): views and arrays
+taken out of a tuple cost reference counts in the inner loop. With the JIT off the uint64 hashes
+wrap with numpy's overflow warning: callers run under ``np.errstate(over="ignore")``.
 """
 
 from __future__ import annotations
@@ -97,59 +94,21 @@ def work_buffers(t) -> tuple:
 # ---------------------------------------------------------------------------- Zobrist hashing
 
 
-@njit(cache=True, inline="always")
-def key_node(P, ship, node):
-    """Index in ``A[A_ZOBRIST]`` of the key of ``ship`` on ``node`` (-1: sunk)."""
-    return P[pk.P_AT_ZN] + ship * (P[pk.P_NNODES] + 1) + node + 1
-
-
-@njit(cache=True, inline="always")
-def key_cargo(P, ship, cargo):
-    """Index of the key of ``ship`` carrying treasure ``cargo`` (-1: none)."""
-    return P[pk.P_AT_ZC] + ship * (P[pk.P_NTRE] + 1) + cargo + 1
-
-
-@njit(cache=True, inline="always")
-def key_place(P, k, place):
-    """Index of the key of treasure ``k`` lying on island ``place`` (-1: aboard)."""
-    return P[pk.P_AT_ZT] + k * (P[pk.P_NISLANDS] + 1) + place + 1
-
-
 @njit(cache=True)
 def zobrist(P, Z, S, row):
-    """The Zobrist hash of the position in row ``row`` of ``S``."""
-    ns = P[pk.P_NSHIPS]
+    """The Zobrist hash of the position in row ``row`` of ``S`` (``Z`` is ``A[A_ZOBRIST]``)."""
     h = np.uint64(0)
-    for s in range(ns):
-        h ^= Z[key_node(P, s, S[row, s])] ^ Z[key_cargo(P, s, S[row, ns + s])]
-    for k in range(P[pk.P_NTRE]):
-        h ^= Z[key_place(P, k, S[row, 2 * ns + k])]
+    for col in range(2 * P[pk.P_NSHIPS] + P[pk.P_NTRE]):
+        h ^= Z[P[P[pk.P_AT_ZKEY] + col] + S[row, col]]
     return h
 
 
 @njit(cache=True, inline="always")
-def set_node(P, Z, S, row, ship, node, h):
-    """Move ``ship`` to ``node`` in row ``row``; returns the hash ``h`` updated."""
-    h ^= Z[key_node(P, ship, S[row, ship])] ^ Z[key_node(P, ship, node)]
-    S[row, ship] = node
-    return h
-
-
-@njit(cache=True, inline="always")
-def set_cargo(P, Z, S, row, ship, cargo, h):
-    """Put treasure ``cargo`` (-1: none) aboard ``ship``; returns the hash updated."""
-    col = P[pk.P_NSHIPS] + ship
-    h ^= Z[key_cargo(P, ship, S[row, col])] ^ Z[key_cargo(P, ship, cargo)]
-    S[row, col] = cargo
-    return h
-
-
-@njit(cache=True, inline="always")
-def set_place(P, Z, S, row, k, place, h):
-    """Lay treasure ``k`` on island ``place`` (-1: aboard); returns the hash updated."""
-    col = 2 * P[pk.P_NSHIPS] + k
-    h ^= Z[key_place(P, k, S[row, col])] ^ Z[key_place(P, k, place)]
-    S[row, col] = place
+def set_col(P, Z, S, row, col, value, h):
+    """Set column ``col`` of position ``row`` to ``value``; returns its hash ``h`` updated."""
+    at = P[P[pk.P_AT_ZKEY] + col]
+    h ^= Z[at + S[row, col]] ^ Z[at + value]
+    S[row, col] = value
     return h
 
 
@@ -355,20 +314,20 @@ def board_ships(P, Z, S, r1, player, mode, ship, f, d, h):
     for v in range(ns):
         if S[r1, v] != d or P[at_owner + v] == player or (victim_one >= 0 and v != victim_one):
             continue
-        h = set_node(P, Z, S, r1, v, -1, h)
+        h = set_col(P, Z, S, r1, v, -1, h)
         cargo = S[r1, ns + v]
         if cargo < 0:
             continue
-        h = set_cargo(P, Z, S, r1, v, -1, h)
+        h = set_col(P, Z, S, r1, ns + v, -1, h)
         taker = -1
         for m in range(lo, hi):
             if S[r1, m] == f and (mode == 1 or m == ship) and S[r1, ns + m] < 0:
                 taker = m
                 break
         if taker >= 0:
-            h = set_cargo(P, Z, S, r1, taker, cargo, h)
+            h = set_col(P, Z, S, r1, ns + taker, cargo, h)
         else:
-            h = set_place(P, Z, S, r1, cargo, cargo, h)
+            h = set_col(P, Z, S, r1, 2 * ns + cargo, cargo, h)
     return victim_one, h
 
 
@@ -380,11 +339,11 @@ def flee_home(P, Z, S, r1, wreck, player, d, h):
     for v in range(ns):
         if S[r1, v] != d or P[P[pk.P_AT_OWNER] + v] == player:
             continue
-        h = set_node(P, Z, S, r1, v, home_square(P, S, r1, wreck, v), h)
+        h = set_col(P, Z, S, r1, v, home_square(P, S, r1, wreck, v), h)
         cargo = S[r1, ns + v]
         if cargo >= 0:
-            h = set_cargo(P, Z, S, r1, v, -1, h)
-            h = set_place(P, Z, S, r1, cargo, cargo, h)
+            h = set_col(P, Z, S, r1, ns + v, -1, h)
+            h = set_col(P, Z, S, r1, 2 * ns + cargo, cargo, h)
     return h
 
 
@@ -406,7 +365,7 @@ def apply_step(P, Z, S, r0, r1, player, STEPS, srow, spos, h, wreck):
     won = 0
     for m in range(P[P[pk.P_AT_SEAT_LO] + player], P[P[pk.P_AT_SEAT_HI] + player]):
         if S[r1, m] == f and (mode == 1 or m == ship):
-            h = set_node(P, Z, S, r1, m, d, h)
+            h = set_col(P, Z, S, r1, m, d, h)
             if S[r1, ns + m] >= 0:
                 if d == P[P[pk.P_AT_ANCHOR] + P[P[pk.P_AT_HOME] + m]]:
                     won = 1
@@ -416,8 +375,8 @@ def apply_step(P, Z, S, r0, r1, player, STEPS, srow, spos, h, wreck):
         h = flee_home(P, Z, S, r1, wreck, player, d, h)
     if loader >= 0:  # rules, *Treasure*: the ship ending its leg on the anchorage loads it
         isl = P[P[pk.P_AT_ANCH_ISLAND] + d]
-        h = set_cargo(P, Z, S, r1, loader, isl, h)
-        h = set_place(P, Z, S, r1, isl, -1, h)
+        h = set_col(P, Z, S, r1, ns + loader, isl, h)
+        h = set_col(P, Z, S, r1, 2 * ns + isl, -1, h)
     if boards and won == 0:
         won = 1
         for m in range(ns):
@@ -473,7 +432,7 @@ def repeats_a_leaf(P, Z, S, WB, depth, sp, player, nd):
     h = HASH[depth]
     for m in range(P[P[pk.P_AT_SEAT_LO] + player], P[P[pk.P_AT_SEAT_HI] + player]):
         if S[depth, m] == f and (mode == 1 or m == ship):
-            h ^= Z[key_node(P, m, f)] ^ Z[key_node(P, m, d)]
+            h ^= Z[P[P[pk.P_AT_ZKEY] + m] + f] ^ Z[P[P[pk.P_AT_ZKEY] + m] + d]
             if S[depth, ns + m] >= 0 and d == P[P[pk.P_AT_ANCHOR] + P[P[pk.P_AT_HOME] + m]]:
                 return False
     found, _ = find_leaf(TABLE, INFO, np.int64(h & np.uint64(0x7FFFFFFFFFFFFFFF)))
