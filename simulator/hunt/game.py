@@ -169,9 +169,12 @@ def checked(P, G, wreck, wreck_before, out):
 
 
 @njit(cache=True)
-def save_before(G, wreck, wreck_before):
-    G[BEFORE, :] = G[NOW, :]
-    wreck_before[:] = wreck
+def save_before(P, G, wreck, wreck_before):
+    """``G[BEFORE] = G[NOW]``, and the wrecks when the invariants are checked."""
+    for col in range(G.shape[1]):
+        G[BEFORE, col] = G[NOW, col]
+    for n in range(wreck.shape[0] if P[pk.P_CHECK] == 1 else 0):
+        wreck_before[n] = wreck[n]
 
 
 @njit(cache=True)
@@ -244,7 +247,7 @@ def fire_ship(P, G, wreck, wreck_before, seat, ptype, w, drng, prng, out, trace)
     targets = np.empty(16, dtype=np.int64)
     n_targets = moves.fire_targets(P, G, NOW, wreck, ship, dice[0] + dice[1], targets)
     centre = fire_target(P, G, NOW, seat, ship, ptype, targets, n_targets, radius, prng)
-    save_before(G, wreck, wreck_before)
+    save_before(P, G, wreck, wreck_before)
     G[NOW, ship] = centre
     for s in range(P[pk.P_NSHIPS]):
         if G[NOW, s] >= 0 and moves.within_radius(P, G[NOW, s], centre, radius):
@@ -304,8 +307,10 @@ def play_roll(A, P, G, wreck, wreck_before, seat, ptype, w, dice, prng, WB, out,
         out[O_ERROR] = ERR_BUFFERS
         return True
     k = choose(A, P, WB, n, seat, ptype, w, prng)
-    save_before(G, wreck, wreck_before)
-    G[NOW, :] = WB[moves.B_LEAF][k, :]
+    save_before(P, G, wreck, wreck_before)
+    leaf = WB[moves.B_LEAF]
+    for col in range(G.shape[1]):
+        G[NOW, col] = leaf[k, col]
     out[O_LOADS] += WB[moves.B_INFO][k, moves.L_LOADS]
     trace_event(P, G, trace, out, T_ROLL, seat, -1, -1, dice)
     for s in range(P[pk.P_NSHIPS]):
@@ -328,24 +333,23 @@ def play_roll(A, P, G, wreck, wreck_before, seat, ptype, w, dice, prng, WB, out,
 
 
 @njit(cache=True)
-def play_turn(A, P, G, wreck, wreck_before, seat, ptype, w, drng, prng, WB, out, trace):
-    """One player turn: the fire ship (variant 5), then a roll, again after a 1-2 (variant 6);
-    a cyclone (variant 2) first takes a ship, then the roll is played (decision, switch
-    ``cyclone.play_roll_after_loss``). Returns True when the game is over."""
+def play_turn(A, P, G, wreck, wreck_before, seat, ptype, w, drng, prng, dice, WB, out, trace):
+    """One player turn: the fire ship (variant 5), then a roll (into ``dice``), again after a
+    1-2 (variant 6); a cyclone (variant 2) first takes a ship, then the roll is played
+    (decision, switch ``cyclone.play_roll_after_loss``). Returns True when the game is over."""
     if P[pk.P_FIRE] == 1:
         fired = fire_ship(P, G, wreck, wreck_before, seat, ptype, w, drng, prng, out, trace)
         if fired == 1:
             return True
         if fired == 0 and P[pk.P_FIRE_ENDS] == 1:
             return False
-    dice = np.empty(P[pk.P_NDICE], dtype=np.int64)
     first_roll = True
     while True:
         for i in range(dice.shape[0]):
             dice[i] = 1 + randint(drng, P[pk.P_SIDES])
         if P[pk.P_CYC] == 1 and cyclone_strikes(P, dice):
             victim = cyclone_victim(A, P, G, seat)
-            save_before(G, wreck, wreck_before)
+            save_before(P, G, wreck, wreck_before)
             remove_ship(P, G, wreck, victim, False)
             trace_event(P, G, trace, out, T_CYCLONE, seat, victim, -1, dice)
             out[O_CYCLONE] += 1
@@ -375,6 +379,7 @@ def play_one(
     wreck, wreck_before = start_wreck.copy(), start_wreck.copy()
     drng = np.full(1, dice_seed, dtype=np.uint64)
     prng = np.full(1, pol_seed, dtype=np.uint64)
+    dice = np.empty(P[pk.P_NDICE], dtype=np.int64)
     out[:] = 0
     out[O_WINNER], out[O_END], out[O_MAXFLEET] = -1, END_STALEMATE, 1
     seat, turns = 0, 0
@@ -387,7 +392,7 @@ def play_one(
             pol = seat_pol[seat]
             w = weights[pol]
             over = play_turn(
-                A, P, G, wreck, wreck_before, seat, ptypes[pol], w, drng, prng, WB, out, trace
+                A, P, G, wreck, wreck_before, seat, ptypes[pol], w, drng, prng, dice, WB, out, trace
             )
         seat = (seat + 1) % P[pk.P_NSEATS]
     out[O_TURNS] = turns

@@ -75,8 +75,6 @@ from simulator.hunt.board import Board, bfs, compute_legs, parse_board
     P_AT_GRID,  # row * cols + col -> node, -1 for no square
     P_AT_HOME_SQUARES,  # port * P_HOME_SQUARES_WIDTH + k: its anchor then berths, -1 padded
     P_HOME_SQUARES_WIDTH,
-    P_AT_ZKEY,  # position column -> where its Zobrist keys start in A_ZOBRIST, plus one: the key
-    #             of column c holding value v (-1 included) is A_ZOBRIST[P[P[P_AT_ZKEY] + c] + v]
     # where each table starts in the other arrays
     P_ROW_ISL_DIST,  # in A_DIST: first row of [island, node] steps to the island's anchorages
     P_ROW_ROLL_DIST,  # in A_DIST: first row of [node, node] fewest rolls (-1 never)
@@ -84,12 +82,12 @@ from simulator.hunt.board import Board, bfs, compute_legs, parse_board
     P_AT_CARRY_TURNS,  # in A_FLOAT: [port, node] expected rolls of a carrier to its anchor
     P_AT_FETCH_TURNS,  # in A_FLOAT: [port, island, node] expected rolls to fetch and go home
     P_HEADER,  # the tables start here
-) = range(53)
+) = range(52)
 
 # A[...]: the tables that are not int64
 A_DIST = 0  # int16 [row, node]: rows 0..nodes-1 step distances ignoring ships, then the island
 #             rows (P_ROW_ISL_DIST), then the roll distances (P_ROW_ROLL_DIST, planner only)
-A_ZOBRIST = 1  # uint64 flat: the Zobrist keys (P_AT_ZN, P_AT_ZC, P_AT_ZT)
+A_ZOBRIST = 1  # uint64 [position column, value + 1]: the Zobrist keys (-1 included)
 A_FLOAT = 2  # float64 flat: the planning tables (P_AT_ROLL_P...), one 0 when no planner plays
 A_REACH = 3  # uint64 [roll, node, word]: bit sets of the nodes a lone ship reaches with the roll
 
@@ -166,7 +164,7 @@ def _pack_p(board: Board, rules, num_players, owner, home, seat_ships) -> tuple:
     for n, isl in board.anchorage_island.items():
         anch_island[n] = isl
     n_tre = rules.board.num_treasures
-    zobrist, zkey = _zobrist(len(owner), board.num_nodes, n_tre, len(board.islands))
+    zobrist = _zobrist(len(owner), board.num_nodes, n_tre, len(board.islands))
     tables = {
         P_AT_KIND: board.kind,
         **legs,
@@ -181,7 +179,6 @@ def _pack_p(board: Board, rules, num_players, owner, home, seat_ships) -> tuple:
         P_AT_CELL_COL: cell_c,
         P_AT_GRID: grid.ravel(),
         P_AT_HOME_SQUARES: home_squares.ravel(),
-        P_AT_ZKEY: zkey,
     }
     header = np.zeros(P_HEADER, dtype=np.int64)
     parts, at = [header], P_HEADER
@@ -207,17 +204,17 @@ def _pack_p(board: Board, rules, num_players, owner, home, seat_ships) -> tuple:
     return P, zobrist
 
 
-def _zobrist(n_ships, n_nodes, n_tre, n_isl) -> tuple[np.ndarray, np.ndarray]:
-    """``(keys, zkey)``: the Zobrist keys (ship x node, ship x cargo, treasure x place; a fixed
-    hash) and the ``P_AT_ZKEY`` table."""
+def _zobrist(n_ships, n_nodes, n_tre, n_isl) -> np.ndarray:
+    """The Zobrist keys ``[position column, value + 1]`` (ship x node, ship x cargo, treasure x
+    place, -1 included; a fixed hash, not game randomness)."""
     zrng = np.random.default_rng(0x5EED)
     shapes = ((n_ships, n_nodes + 1), (n_ships, n_tre + 1), (max(n_tre, 1), n_isl + 1))
     keys = [zrng.integers(0, 2**63, size=s, dtype=np.int64).astype(np.uint64) for s in shapes]
-    zn, zc, zt = 0, keys[0].size, keys[0].size + keys[1].size
-    zkey = [zn + s * (n_nodes + 1) + 1 for s in range(n_ships)]
-    zkey += [zc + s * (n_tre + 1) + 1 for s in range(n_ships)]
-    zkey += [zt + k * (n_isl + 1) + 1 for k in range(n_tre)]
-    return np.concatenate([k.ravel() for k in keys]), np.array(zkey)
+    out = np.zeros((2 * n_ships + n_tre, n_nodes + 1), dtype=np.uint64)
+    out[:n_ships] = keys[0]
+    out[n_ships : 2 * n_ships, : n_tre + 1] = keys[1]
+    out[2 * n_ships :, : n_isl + 1] = keys[2][:n_tre]
+    return out
 
 
 def build_tables(rules, num_players: int, plan: bool = False) -> Tables:

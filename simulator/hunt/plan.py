@@ -78,7 +78,7 @@ def dice_multisets(num_dice: int, sides: int):
     return sets, index, size, remove, remove_pair
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _join_leg_reach(P, out, mset, n, kind, length, rest, cbit):
     """``out[mset, n] |= out[rest, dest]`` for every leg of ``kind`` and ``length`` from ``n``
     (carrier legs of home-port bit ``cbit`` only, when ``cbit`` != 0)."""
