@@ -90,7 +90,7 @@ def test_cyclone_triple_loses_the_farthest_ship():
     assert t.dist[N(t, 0, 0), N(t, 0, 5)] == t.dist[N(t, 0, 0), N(t, 5, 0)] == 5
     assert game.cyclone_victim(t.A, t.P, np.stack([row, row]), 0) == 1
     for dice, strikes in [((5, 5, 5), True), ((5, 5, 4), False), ((1, 2, 3), False)]:
-        assert game.cyclone_strikes(t.P, np.array(dice)) is strikes
+        assert bool(game.cyclone_strikes(t.P, np.array(dice))) is strikes
 
 
 @pytest.mark.parametrize("radius_rule, expect_hit", [("half", False), ("lowest", True)])
@@ -106,14 +106,14 @@ def test_fire_ship_explosion(radius_rule, expect_hit):
     assert N(t, 3, 10) in targets[:n] and N(t, 3, 13) not in targets[:n]
     radius = game.fire_radius(t.P, np.array([3, 4]))
     assert radius == (3 if radius_rule == "lowest" else 2)
-    assert moves.within_radius(t.P, N(t, 3, 13), N(t, 3, 10), radius) is expect_hit
+    assert bool(moves.within_radius(t.P, N(t, 3, 13), N(t, 3, 10), radius)) is expect_hit
     assert not moves.within_radius(t.P, N(t, 0, 1), N(t, 3, 10), radius)
 
 
 def test_one_two_rolls_again():
     t = build_tables(load_hunt(None, ["one-two"]).rules, 2)
     for dice, first, again in [((1, 2), True, True), ((2, 1), False, True), ((5, 6), True, False)]:
-        assert game.rolls_again(t.P, np.array(dice), first) is again
+        assert bool(game.rolls_again(t.P, np.array(dice), first)) is again
     no_chain = build_tables(with_(t.rules, one_two={"chain": False}), 2)
     assert game.rolls_again(no_chain.P, np.array([1, 2]), True)
     assert not game.rolls_again(no_chain.P, np.array([1, 2]), False)
