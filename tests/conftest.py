@@ -67,6 +67,7 @@ NO_COVE_GAME = frozenset(
         "test_express_racing.py",
         "test_engine_mode.py",
         "test_hunt_engine.py",
+        "test_hunt_golden.py",
         "test_hunt_moves.py",
         "test_hunt_plan.py",
         "test_hunt_variants.py",

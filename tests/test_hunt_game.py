@@ -16,7 +16,7 @@ from hunt_support import N, after_step, invariant_broken, leg, position
 
 from cli import cli
 from scenarios.loader import load_scenario
-from simulator.hunt import game
+from simulator.hunt import game, moves
 from simulator.hunt.api import play
 from simulator.hunt.game import initial_position, run_games, trace_game
 from simulator.hunt.packed import build_tables
@@ -90,7 +90,7 @@ def test_cyclone_triple_loses_the_farthest_ship():
     assert t.dist[N(t, 0, 0), N(t, 0, 5)] == t.dist[N(t, 0, 0), N(t, 5, 0)] == 5
     assert game.cyclone_victim(t.A, t.P, np.stack([row, row]), 0) == 1
     for dice, strikes in [((5, 5, 5), True), ((5, 5, 4), False), ((1, 2, 3), False)]:
-        assert game.cyclone_strikes(t.P, np.array(dice)) is strikes
+        assert bool(game.cyclone_strikes(t.P, np.array(dice))) is strikes
 
 
 @pytest.mark.parametrize("radius_rule, expect_hit", [("half", False), ("lowest", True)])
@@ -102,18 +102,18 @@ def test_fire_ship_explosion(radius_rule, expect_hit):
     pos = position(t, {0: (3, 3), 1: (0, 1), 3: (3, 13), 4: (11, 16)}, carrying={3: 0})
     assert invariant_broken(t, pos) == 0
     targets = np.zeros(16, dtype=np.int64)
-    n = game.fire_targets(t.P, np.stack([pos[0]] * 2), 0, pos[1], 0, 7, targets)
+    n = moves.fire_targets(t.P, np.stack([pos[0]] * 2), 0, pos[1], 0, 7, targets)
     assert N(t, 3, 10) in targets[:n] and N(t, 3, 13) not in targets[:n]
     radius = game.fire_radius(t.P, np.array([3, 4]))
     assert radius == (3 if radius_rule == "lowest" else 2)
-    assert game.within_radius(t.P, N(t, 3, 13), N(t, 3, 10), radius) is expect_hit
-    assert not game.within_radius(t.P, N(t, 0, 1), N(t, 3, 10), radius)
+    assert bool(moves.within_radius(t.P, N(t, 3, 13), N(t, 3, 10), radius)) is expect_hit
+    assert not moves.within_radius(t.P, N(t, 0, 1), N(t, 3, 10), radius)
 
 
 def test_one_two_rolls_again():
     t = build_tables(load_hunt(None, ["one-two"]).rules, 2)
     for dice, first, again in [((1, 2), True, True), ((2, 1), False, True), ((5, 6), True, False)]:
-        assert game.rolls_again(t.P, np.array(dice), first) is again
+        assert bool(game.rolls_again(t.P, np.array(dice), first)) is again
     no_chain = build_tables(with_(t.rules, one_two={"chain": False}), 2)
     assert game.rolls_again(no_chain.P, np.array([1, 2]), True)
     assert not game.rolls_again(no_chain.P, np.array([1, 2]), False)

@@ -1,4 +1,5 @@
-"""Python API of the Les Pirates engine (what the CLI, reports and comparisons call).
+"""Python API of Les Pirates (what the CLI, reports and comparisons call): the game protocol of
+:mod:`simulator.protocol`.
 
 Example::
 
@@ -7,32 +8,17 @@ Example::
     result = play(scenario, ["runner", "hunter"], n=2000, seed=1, jobs=2)
     result.seats, result.summary
 
-``play(scenario, strategies, *, n, players=None, seed=None, jobs=1, rotate_seats=False,
-quiet=True, check=False, engine="fast", chunk_size=None) -> PlayResult`` (the game protocol of
-:mod:`simulator.protocol`).
-
 * ``engine``: ``"fast"`` (the engine compiled by numba) or ``"python"`` (the same source run by
-  Python with numba's JIT off, :mod:`simulator.engine_mode`): the same games die for die, only
-  slower. ``check=True`` runs the invariant checker after every change; the first illegal
-  state stops the run with :class:`InvariantBroken` (a ``UserError``: one line naming the game,
-  its seed, the turn and the invariant of :data:`simulator.hunt.game.INVARIANTS`).
-
-* ``strategies``: one spec per seat (``"runner"``, ``"hunter:sink=20"``...) or a single spec for
-  every seat; names are the scenario's ``[strategies.*]``, values are checked against the
-  declared ranges of their kind (:func:`simulator.hunt.players.make_player`); ``players``
-  defaults to ``len(strategies)`` (or the scenario's default when one spec is given).
-* ``rotate_seats``: game ``g`` gives seat ``k`` the spec ``strategies[(k + g) % players]``, so
-  every strategy sits in every seat equally often.
-* ``result.seats`` is tidy, one row per game and seat: ``game, rotation, seat`` (from 1),
-  ``strategy, outcome, score, ports, winner`` (the winning seat, 0 for none), ``end, stalemate,
-  draw, turns, sinkings`` (ships sunk in the game by boarding or
-  explosion), ``ships_sunk`` (by this seat), ``ships_lost`` (by this seat, any cause),
-  ``boardings, explosions, exploded, cyclone_losses, rerolls, loads, wrecks, max_fleet``, plus
-  the scenario provenance and the seed.
-* ``result.summary``: ``n_games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
-  ``ci95`` Wilson, ``fair_share`` = 1/players), ``strategies`` (same per strategy, over the seats
-  it played), ``first_player`` (seat 1 against 1/players), ``stalemate_rate`` (+ ``ci95``),
-  ``draw_rate``, ``turns`` {mean, p50, p90}, ``sinkings_per_game``, ``seed``, ``provenance``.
+  Python with numba's JIT off, :mod:`simulator.engine_mode`): the same games, only slower.
+  ``check=True`` runs the invariant checker after every change; the first illegal state stops
+  the run with :class:`InvariantBroken` (one line: the game, its seed, the turn, the invariant).
+* ``strategies``: one spec per seat (``"runner"``, ``"hunter:sink=20"``...) or one for every
+  seat (:func:`simulator.hunt.players.make_player`); ``players`` defaults to their number (or
+  the scenario's default for one spec). ``rotate_seats``: game ``g`` gives seat ``k`` the spec
+  ``strategies[(k + g) % players]``.
+* ``result.seats``: one row per game and seat (:func:`_chunk`; ``docs/outputs.md``), plus the
+  scenario provenance and the seed; ``result.summary``: win rates with Wilson intervals per
+  seat and strategy, the first player's, stalemate and draw rates, turns, sinkings, the seed.
 
 Runs go through :func:`simulator.runner.run_chunks` with blocks of :data:`BLOCK_SIZE` games:
 the games of a block draw their seeds from the block's ``dice`` stream, so the same seed gives
@@ -42,6 +28,8 @@ the same games for any ``jobs`` and chunk size, on either engine.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -56,7 +44,7 @@ from simulator.hunt import game
 from simulator.hunt.game import END_CODES, INVARIANTS, initial_position
 from simulator.hunt.moves import HASH_SIZE
 from simulator.hunt.packed import build_tables
-from simulator.hunt.players import make_player, needs_plan, strategy_names
+from simulator.hunt.players import make_player, needs_plan
 from simulator.hunt.variants import load_hunt
 from simulator.protocol import (
     SCHEMA_VERSION,
@@ -71,8 +59,9 @@ from simulator.stats import wilson_interval
 GAME = "hunt"
 #: play's engines: compiled (the default) and the same source with numba's JIT off
 ENGINES = engine_mode.ENGINES
-#: measured cold compile: 49 s wall (30 s CPU) on 2 busy cores
-FAST_ENGINE_COMPILE_S = 60
+#: measured cold compile: 20-25 s wall (22 s CPU) on 2 busy cores (43 s CPU without the numba
+#: patches of simulator/compiled.py)
+FAST_ENGINE_COMPILE_S = 45
 
 #: games per block of random streams (part of the seed tree: a block's games draw their seeds
 #: from the block's "dice" stream in order)
@@ -125,7 +114,7 @@ def resolve_strategies(
     specs = tuple(s.strip() for s in strategies)
     if not specs or any(not s for s in specs):
         raise UserError(
-            f"--strategies: empty strategy name (allowed: {', '.join(strategy_names(rules))})"
+            f"--strategies: empty strategy name (allowed: {', '.join(rules.strategies)})"
         )
     for s in specs:
         make_player(rules, s)  # validates
@@ -150,14 +139,12 @@ def resolve_strategies(
 
 
 def _chunk(
-    chunk: Chunk,
-    rules,
-    players: int,
-    specs: tuple[str, ...],
-    rotate: bool,
-    check: bool = False,
+    chunk: Chunk, rules, players: int, specs: tuple[str, ...], rotate: bool, check: bool = False
 ) -> pd.DataFrame:
-    """Play the chunk's games; one row per game and seat."""
+    """Play the chunk's games: the protocol's seats table (see :mod:`simulator.protocol`), one
+    row per game and seat, seats from 1; ``winner`` is the winning seat, 0 when nobody won;
+    ``score`` is 1 for the winner, 1/players to everyone in a game nobody won (stalemate or
+    draw), else 0."""
     unique = list(dict.fromkeys(specs))
     policies = [make_player(rules, s) for s in unique]
     tables = build_tables(rules, players, plan=any(needs_plan(p) for p in policies))
@@ -172,17 +159,12 @@ def _chunk(
         dtype=np.int64,
     ).reshape(chunk.size, players)
     start = initial_position(tables)
+    blocks = chunk.blocks()
+    pols = [seat_pols[b.start - chunk.start :][: b.size] for b in blocks]
     out = np.concatenate(
         [
-            game.run_games(
-                tables,
-                start,
-                policies,
-                seat_pols[b.start - chunk.start : b.start - chunk.start + b.size],
-                b.rng("dice"),
-                check,
-            )
-            for b in chunk.blocks()
+            game.run_games(tables, start, policies, p, b.rng("dice"), check)
+            for b, p in zip(blocks, pols)
         ]
     )
     errors = out[:, game.O_ERROR]
@@ -197,51 +179,35 @@ def _chunk(
         raise _broken(
             chunk, chunk.start + bad, turn, f"invariant {code} broken: {INVARIANTS[code - 1]}"
         )
-    rec = {key: out[:, col] for key, col in game.RECORD.items()}
+    rec = {key: out[:, col] for col, key in enumerate(game.RECORD)}
     rec["end"] = np.array(END_CODES)[rec["end"]]
     sunk_by = out[:, game.O_FIXED : game.O_FIXED + players]
     lost = out[:, game.O_FIXED + players : game.O_FIXED + 2 * players]
     n = chunk.size
-    port_labels = np.array(
-        ["+".join(str(tables.board.port_numbers[p]) for p in ports) for ports in tables.seat_ports]
-    )
     seat = np.tile(np.arange(players), n)
     game_id = np.repeat(np.arange(chunk.start, chunk.start + n), players)
-    per_game = {k: np.repeat(np.asarray(v), players) for k, v in rec.items()}
-    sinkings = np.repeat(sunk_by.sum(axis=1), players)
-    df = pd.DataFrame(
-        {
-            "game_id": game_id,
-            "seat": seat,
-            "strategy": np.array(unique, dtype=object)[seat_pols.reshape(-1)]
-            if n
-            else np.array([], dtype=object),
-            "ports": port_labels[seat],
-            "won": per_game["winner"] == seat,
-            "winner": per_game["winner"],
-            "end": per_game["end"],
-            "stalemate": per_game["end"] == "stalemate",
-            "draw": per_game["end"] == "draw",
-            "turns": per_game["turns"],
-            "sinkings": sinkings,
-            "ships_sunk": sunk_by.reshape(-1),
-            "ships_lost": lost.reshape(-1),
-            **{
-                k: per_game[k]
-                for k in (
-                    "boardings",
-                    "explosions",
-                    "exploded",
-                    "cyclone_losses",
-                    "rerolls",
-                    "loads",
-                    "wrecks",
-                    "max_fleet",
-                )
-            },
-        }
-    )
-    return df
+    per_game = {k: np.repeat(v, players) for k, v in rec.items()}
+    winner = per_game["winner"]
+    score = np.where(winner < 0, 1.0 / players, (winner == seat).astype(float))
+    ports = ["+".join(str(tables.board.port_numbers[p]) for p in ps) for ps in tables.seat_ports]
+    columns = {
+        "game": game_id,
+        "rotation": game_id % players if rotate else np.zeros_like(game_id),
+        "seat": seat + 1,
+        "strategy": np.array(unique, dtype=object)[seat_pols.reshape(-1)],
+        "outcome": outcomes_from_scores(score),
+        "score": score,
+        "ports": np.array(ports)[seat],
+        "winner": np.where(winner < 0, 0, winner + 1),
+        "end": per_game["end"],
+        "stalemate": per_game["end"] == "stalemate",
+        "draw": per_game["end"] == "draw",
+        "turns": per_game["turns"],
+        "sinkings": np.repeat(sunk_by.sum(axis=1), players),
+        "ships_sunk": sunk_by.reshape(-1),
+        "ships_lost": lost.reshape(-1),
+    }
+    return pd.DataFrame(columns | {k: per_game[k] for k in game.RECORD[3:]})
 
 
 def _rate(k: float, n: int) -> dict:
@@ -252,37 +218,6 @@ def _rate(k: float, n: int) -> dict:
         "win_rate": (k / n) if n else float("nan"),
         "ci95": [lo, hi],
     }
-
-
-def to_seats(games: pd.DataFrame, players: int, rotate: bool) -> pd.DataFrame:
-    """The protocol's seats table (see :mod:`simulator.protocol`) from the engine's frame.
-
-    Seats are numbered from 1; ``winner`` is the winning seat's number, 0 when nobody won;
-    ``score`` is 1 for the winner, 1/players to everyone in a game nobody won (stalemate or
-    draw), else 0.
-    """
-    seat0 = games["seat"].to_numpy()
-    winner0 = games["winner"].to_numpy()
-    nobody = winner0 < 0
-    score = np.where(nobody, 1.0 / players, (winner0 == seat0).astype(float))
-    gid = games["game_id"].to_numpy()
-    out = pd.DataFrame(
-        {
-            "game": gid,
-            "rotation": gid % players if rotate else np.zeros_like(gid),
-            "seat": seat0 + 1,
-            "strategy": games["strategy"].to_numpy(),
-            "outcome": outcomes_from_scores(score),
-            "score": score,
-            "ports": games["ports"].to_numpy(),
-            "winner": np.where(nobody, 0, winner0 + 1),
-        }
-    )
-    rest = [c for c in games.columns if c not in ("game_id", "seat", "strategy", "ports", "won")]
-    rest = [c for c in rest if c != "winner"]
-    for c in rest:
-        out[c] = games[c].to_numpy()
-    return out
 
 
 def summarise(seats: pd.DataFrame, players: int) -> dict:
@@ -342,9 +277,6 @@ def summarise(seats: pd.DataFrame, players: int) -> dict:
 
 def _spec_hashes(rules, specs) -> dict[str, str]:
     """A hash per strategy spec of what it plays (the player's full weights)."""
-    import hashlib
-    import json
-
     out = {}
     for spec in dict.fromkeys(specs):
         player = make_player(rules, spec)
@@ -386,12 +318,7 @@ def play(
         raise UserError(f"-n {n}: at least one game (allowed: 1..)")
     players, specs = resolve_strategies(rules, strategies, players)
     task = functools.partial(
-        _chunk,
-        rules=rules,
-        players=players,
-        specs=specs,
-        rotate=rotate_seats,
-        check=check,
+        _chunk, rules=rules, players=players, specs=specs, rotate=rotate_seats, check=check
     )
     prov = {**scenario.provenance(), "strategy_hashes": _spec_hashes(rules, specs)}
     run = run_chunks(
@@ -407,7 +334,7 @@ def play(
         compiled=_compiled_engine(),
         readable=engine == "python",
     )
-    seats = to_seats(pd.concat(run.results, ignore_index=True), players, rotate_seats)
+    seats = pd.concat(run.results, ignore_index=True)
     for key in TABLE_PROVENANCE:
         seats[key] = prov[key]
     seats["seed"] = str(run.entropy)

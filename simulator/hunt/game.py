@@ -1,19 +1,15 @@
 """One game of Les Pirates: set-up, the turn loop, the variants acting on a whole turn.
 
 Rules (``shared/rules/les-pirates.md``), *Board* (set-up, seat order), *Movement* (a turn), *Win*
-(end, stalemate) and the variants 1 devil's island and 9 fleet (set-up), 2 cyclone (an extra die;
-equal dice lose the ship farthest from its port), 5 fire ship (before the roll) and 6 one-two
-(roll again). Moves are in :mod:`simulator.hunt.moves`, the players' choices in
-:mod:`simulator.hunt.players`. Seat 0 moves first (it stands for the winner of the opening
-roll-off); play passes to seat 1, 2... (clockwise by the ``seats`` table). A game reaching
-``max_turns`` player turns is a stalemate (recorded, never dropped); one where every ship is gone
-(a fire ship can do that) is a draw.
+(end, stalemate), variants 1 and 9 (set-up), 2 cyclone, 5 fire ship and 6 one-two. Moves are
+in :mod:`simulator.hunt.moves`, choices in :mod:`simulator.hunt.players`. Seat 0 moves first (it
+stands for the winner of the opening roll-off), then seat 1, 2... (clockwise by the ``seats``
+table). A game reaching ``max_turns`` player turns is a stalemate (recorded, never dropped).
 
-A game's position is ``G[NOW]``, the position before the last change ``G[BEFORE]`` (rows as in
-:mod:`simulator.hunt.packed`), with its wrecks ``wreck[node]``. :func:`run_games` is what
-:mod:`simulator.hunt.api` calls: each game draws two 64-bit seeds from the block's generator (its
-dice stream and its players' stream, :mod:`simulator.hunt.rng`) and is played in one compiled
-loop; :func:`trace_game` also records every decision (``T_*`` rows).
+A game's position is ``G[NOW]`` and the one before the last change ``G[BEFORE]`` (rows as in
+:mod:`simulator.hunt.packed`), its wrecks ``wreck[node]``. :func:`run_games` (what the API
+calls) plays each game from two 64-bit seeds drawn from the block's generator (the dice and the
+players' streams, :mod:`simulator.hunt.rng`); :func:`trace_game` also records every decision.
 """
 
 from __future__ import annotations
@@ -21,17 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator.hunt import moves
 from simulator.hunt import packed as pk
-from simulator.hunt.moves import (
-    B_INFO,
-    B_LEAF,
-    L_LOADS,
-    L_WON,
-    enumerate_options,
-    fire_targets,
-    within_radius,
-    work_buffers,
-)
 from simulator.hunt.players import choose, fire_choice, fire_target, policy_arrays
 from simulator.hunt.rng import randint
 
@@ -52,36 +39,27 @@ INVARIANTS = (
 )
 ERR_BUFFERS = 9  # O_ERROR: a roll had more distinct outcomes than the buffers hold
 
-# the record of a game: out[O_*], then sunk_by[seat] (opponents' ships it sank by boarding or
-# explosion) and lost[seat] (own ships lost, any cause)
-O_WINNER = 0  # seat, -1 when none
-O_END = 1  # END_CODES
-O_TURNS = 2  # player turns played (a one-two extra roll is not a turn)
-O_BOARDINGS = 3
-O_EXPLOSIONS = 4  # fire ships used
-O_EXPLODED = 5  # opponent ships destroyed by explosions
-O_CYCLONE = 6  # ships lost to the cyclone
-O_REROLLS = 7  # one-two extra rolls
-O_LOADS = 8  # treasures loaded from an island
-O_WRECKS = 9  # wreck squares at the end
-O_MAXFLEET = 10  # largest stack seen
+#: the record of a game: out[O_*] (the names the API's games table gives the columns), then
+#: out[O_FIXED + seat] the opponents' ships the seat sank (boarding or explosion) and
+#: out[O_FIXED + seats + seat] its own ships lost (any cause)
+RECORD = (
+    "winner",  # seat, -1 when none
+    "end",  # END_CODES
+    "turns",  # player turns played (a one-two extra roll is not a turn)
+    "boardings",
+    "explosions",  # fire ships used
+    "exploded",  # opponent ships destroyed by explosions
+    "cyclone_losses",
+    "rerolls",  # one-two extra rolls
+    "loads",  # treasures loaded from an island
+    "wrecks",  # wreck squares at the end
+    "max_fleet",  # largest stack seen
+)
+(O_WINNER, O_END, O_TURNS, O_BOARDINGS, O_EXPLOSIONS, O_EXPLODED, O_CYCLONE, O_REROLLS, O_LOADS,
+ O_WRECKS, O_MAXFLEET) = range(len(RECORD))  # fmt: skip
 O_ERROR = 11  # 0 fine, 1..8 the invariant broken (INVARIANTS), ERR_BUFFERS
 O_TRACED = 12  # trace rows written
 O_FIXED = 13
-#: record columns by the name the API's games table gives them
-RECORD = {
-    "winner": O_WINNER,
-    "end": O_END,
-    "turns": O_TURNS,
-    "boardings": O_BOARDINGS,
-    "explosions": O_EXPLOSIONS,
-    "exploded": O_EXPLODED,
-    "cyclone_losses": O_CYCLONE,
-    "rerolls": O_REROLLS,
-    "loads": O_LOADS,
-    "wrecks": O_WRECKS,
-    "max_fleet": O_MAXFLEET,
-}
 
 # a trace row: trace[i, T_*], then the dice (P_NDICE columns, unused ones -1), then the position
 # after the event (packed position row)
@@ -191,9 +169,12 @@ def checked(P, G, wreck, wreck_before, out):
 
 
 @njit(cache=True)
-def save_before(G, wreck, wreck_before):
-    G[BEFORE, :] = G[NOW, :]
-    wreck_before[:] = wreck
+def save_before(P, G, wreck, wreck_before):
+    """``G[BEFORE] = G[NOW]``, and the wrecks when the invariants are checked."""
+    for col in range(G.shape[1]):
+        G[BEFORE, col] = G[NOW, col]
+    for n in range(wreck.shape[0] if P[pk.P_CHECK] == 1 else 0):
+        wreck_before[n] = wreck[n]
 
 
 @njit(cache=True)
@@ -264,12 +245,12 @@ def fire_ship(P, G, wreck, wreck_before, seat, ptype, w, drng, prng, out, trace)
     dice[1] = 1 + randint(drng, P[pk.P_SIDES])
     radius = fire_radius(P, dice)
     targets = np.empty(16, dtype=np.int64)
-    n_targets = fire_targets(P, G, NOW, wreck, ship, dice[0] + dice[1], targets)
+    n_targets = moves.fire_targets(P, G, NOW, wreck, ship, dice[0] + dice[1], targets)
     centre = fire_target(P, G, NOW, seat, ship, ptype, targets, n_targets, radius, prng)
-    save_before(G, wreck, wreck_before)
+    save_before(P, G, wreck, wreck_before)
     G[NOW, ship] = centre
     for s in range(P[pk.P_NSHIPS]):
-        if G[NOW, s] >= 0 and within_radius(P, G[NOW, s], centre, radius):
+        if G[NOW, s] >= 0 and moves.within_radius(P, G[NOW, s], centre, radius):
             remove_ship(P, G, wreck, s, P[pk.P_WRECKS] == 1)
     trace_event(P, G, trace, out, T_FIRE, seat, ship, centre, dice)
     out[O_EXPLOSIONS] += 1
@@ -321,14 +302,16 @@ def play_roll(A, P, G, wreck, wreck_before, seat, ptype, w, dice, prng, WB, out,
     """Rules, *Movement*: the player plays one roll of ``dice`` (one of the distinct outcomes
     using the most dice); ships ending on an opponent board it (variant 4: a wreck stays there).
     Returns True when the game is over (a win, the last opponent sunk, an error)."""
-    n = enumerate_options(A, P, G, NOW, wreck, seat, np.sort(dice), WB)
+    n = moves.enumerate_options(A, P, G, NOW, wreck, seat, np.sort(dice), WB)
     if n < 0:
         out[O_ERROR] = ERR_BUFFERS
         return True
     k = choose(A, P, WB, n, seat, ptype, w, prng)
-    save_before(G, wreck, wreck_before)
-    G[NOW, :] = WB[B_LEAF][k, :]
-    out[O_LOADS] += WB[B_INFO][k, L_LOADS]
+    save_before(P, G, wreck, wreck_before)
+    leaf = WB[moves.B_LEAF]
+    for col in range(G.shape[1]):
+        G[NOW, col] = leaf[k, col]
+    out[O_LOADS] += WB[moves.B_INFO][k, moves.L_LOADS]
     trace_event(P, G, trace, out, T_ROLL, seat, -1, -1, dice)
     for s in range(P[pk.P_NSHIPS]):
         if G[BEFORE, s] >= 0 and G[NOW, s] < 0 and P[pk.P_WRECKS] == 1:
@@ -343,31 +326,30 @@ def play_roll(A, P, G, wreck, wreck_before, seat, ptype, w, dice, prng, WB, out,
             out[O_MAXFLEET] = max(out[O_MAXFLEET], stack)
     if checked(P, G, wreck, wreck_before, out):
         return True
-    if WB[B_INFO][k, L_WON] == 1:
+    if WB[moves.B_INFO][k, moves.L_WON] == 1:
         out[O_END], out[O_WINNER] = END_WIN, seat
         return True
     return game_over(P, G, out)
 
 
 @njit(cache=True)
-def play_turn(A, P, G, wreck, wreck_before, seat, ptype, w, drng, prng, WB, out, trace):
-    """One player turn: the fire ship (variant 5), then a roll, again after a 1-2 (variant 6);
-    a cyclone (variant 2) first takes a ship, then the roll is played (decision, switch
-    ``cyclone.play_roll_after_loss``). Returns True when the game is over."""
+def play_turn(A, P, G, wreck, wreck_before, seat, ptype, w, drng, prng, dice, WB, out, trace):
+    """One player turn: the fire ship (variant 5), then a roll (into ``dice``), again after a
+    1-2 (variant 6); a cyclone (variant 2) first takes a ship, then the roll is played
+    (decision, switch ``cyclone.play_roll_after_loss``). Returns True when the game is over."""
     if P[pk.P_FIRE] == 1:
         fired = fire_ship(P, G, wreck, wreck_before, seat, ptype, w, drng, prng, out, trace)
         if fired == 1:
             return True
         if fired == 0 and P[pk.P_FIRE_ENDS] == 1:
             return False
-    dice = np.empty(P[pk.P_NDICE], dtype=np.int64)
     first_roll = True
     while True:
         for i in range(dice.shape[0]):
             dice[i] = 1 + randint(drng, P[pk.P_SIDES])
         if P[pk.P_CYC] == 1 and cyclone_strikes(P, dice):
             victim = cyclone_victim(A, P, G, seat)
-            save_before(G, wreck, wreck_before)
+            save_before(P, G, wreck, wreck_before)
             remove_ship(P, G, wreck, victim, False)
             trace_event(P, G, trace, out, T_CYCLONE, seat, victim, -1, dice)
             out[O_CYCLONE] += 1
@@ -397,6 +379,7 @@ def play_one(
     wreck, wreck_before = start_wreck.copy(), start_wreck.copy()
     drng = np.full(1, dice_seed, dtype=np.uint64)
     prng = np.full(1, pol_seed, dtype=np.uint64)
+    dice = np.empty(P[pk.P_NDICE], dtype=np.int64)
     out[:] = 0
     out[O_WINNER], out[O_END], out[O_MAXFLEET] = -1, END_STALEMATE, 1
     seat, turns = 0, 0
@@ -407,20 +390,9 @@ def play_one(
         if afloat(P, G, NOW, seat) > 0:
             turns += 1
             pol = seat_pol[seat]
+            w = weights[pol]
             over = play_turn(
-                A,
-                P,
-                G,
-                wreck,
-                wreck_before,
-                seat,
-                ptypes[pol],
-                weights[pol],
-                drng,
-                prng,
-                WB,
-                out,
-                trace,
+                A, P, G, wreck, wreck_before, seat, ptypes[pol], w, drng, prng, dice, WB, out, trace
             )
         seat = (seat + 1) % P[pk.P_NSEATS]
     out[O_TURNS] = turns
@@ -431,19 +403,9 @@ def play_one(
 def play_many(A, P, start, start_wreck, ptypes, weights, seat_pols, seeds, WB, out):
     trace = np.zeros((1, 1), dtype=np.int64)  # (P[P_TRACE] == 0: nothing is traced)
     for g in range(seeds.shape[0]):
+        pols, dice_seed, pol_seed = seat_pols[g], seeds[g, 0], seeds[g, 1]
         play_one(
-            A,
-            P,
-            start,
-            start_wreck,
-            ptypes,
-            weights,
-            seat_pols[g],
-            seeds[g, 0],
-            seeds[g, 1],
-            WB,
-            out[g],
-            trace,
+            A, P, start, start_wreck, ptypes, weights, pols, dice_seed, pol_seed, WB, out[g], trace
         )
 
 
@@ -464,7 +426,7 @@ def run_games(t, start, players, seat_pols, rng, check: bool = False) -> np.ndar
     out = np.zeros((n, O_FIXED + 2 * t.num_players), dtype=np.int64)
     pols = np.asarray(seat_pols, dtype=np.int64).reshape(n, t.num_players)
     with np.errstate(over="ignore"):  # the JIT off: uint64 hashes and streams wrap (as compiled)
-        P, WB = _packed_run(t, check), work_buffers(t)
+        P, WB = _packed_run(t, check), moves.work_buffers(t)
         play_many(t.A, P, *start, ptypes, weights, pols, seeds, WB, out)
     return out
 
@@ -476,7 +438,7 @@ def trace_game(t, start, players, seat_pol, dice_seed: int, pol_seed: int, check
     trace = np.full((rows, T_DICE + int(t.P[pk.P_NDICE]) + t.width), -1, dtype=np.int64)
     out = np.zeros(O_FIXED + 2 * t.num_players, dtype=np.int64)
     with np.errstate(over="ignore"):
-        P, WB = _packed_run(t, check, rows), work_buffers(t)
+        P, WB = _packed_run(t, check, rows), moves.work_buffers(t)
         seats = np.asarray(seat_pol, dtype=np.int64)
         seeds = np.array([dice_seed, pol_seed], dtype=np.uint64)
         play_one(t.A, P, *start, ptypes, weights, seats, seeds[0], seeds[1], WB, out, trace)

@@ -1,18 +1,15 @@
 """Legal moves of Les Pirates: the legs a roll allows, what a leg does, every outcome of a roll.
 
-Rules (``shared/rules/les-pirates.md``), *Movement*, *Treasure*, *Boarding*, *Win*, and the
-variants 4 (wrecks) and 9 (fleet). The terrain part of a leg (straight lines, trade winds and
-straits entered by the exact sum, the carrier's direction rule) is precomputed by
-:func:`simulator.hunt.board.compute_legs` and packed in ``P`` (:mod:`simulator.hunt.packed`);
-here the ships are checked (:func:`leg_ok`), steps are listed (:func:`gen_steps`) and applied
-(:func:`apply_step`), and :func:`enumerate_options` walks every sequence of legs a roll allows,
-keeping each distinct outcome once (a policy choosing uniformly picks uniformly among distinct
-outcomes) and only those using the most dice (a winning outcome is always kept).
-
-Buffers are 2-D with row numbers (one row per depth of the walk) rather than array views, and
-are gathered in a few arrays (:func:`work_buffers`): views and arrays taken out of a tuple cost
-reference counts in the inner loop. With the JIT off (``NUMBA_DISABLE_JIT=1``) the uint64 hash
-arithmetic wraps with numpy's overflow warning: callers run under ``np.errstate(over="ignore")``.
+Rules (``shared/rules/les-pirates.md``), *Movement*, *Treasure*, *Boarding*, *Win*, variants 4
+(wrecks) and 9 (fleet). The terrain part of a leg (straight lines, trade winds and straits
+entered by the exact sum, the carrier's direction rule) is :func:`simulator.hunt.board.
+compute_legs`, packed in ``P``; here the ships are checked (:func:`leg_ok`), steps listed
+(:func:`gen_steps`) and applied (:func:`apply_step`), and :func:`enumerate_options` walks every
+sequence of legs of a roll, keeping each distinct outcome once (so a uniform choice is uniform
+over distinct outcomes) and only those using the most dice (a win always). Buffers are 2-D with
+row numbers rather than views, gathered in a few arrays (:func:`work_buffers`): views and arrays
+taken out of a tuple cost reference counts in the inner loop. With the JIT off the uint64 hashes
+wrap with numpy's overflow warning: callers run under ``np.errstate(over="ignore")``.
 """
 
 from __future__ import annotations
@@ -97,59 +94,20 @@ def work_buffers(t) -> tuple:
 # ---------------------------------------------------------------------------- Zobrist hashing
 
 
-@njit(cache=True, inline="always")
-def key_node(P, ship, node):
-    """Index in ``A[A_ZOBRIST]`` of the key of ``ship`` on ``node`` (-1: sunk)."""
-    return P[pk.P_AT_ZN] + ship * (P[pk.P_NNODES] + 1) + node + 1
-
-
-@njit(cache=True, inline="always")
-def key_cargo(P, ship, cargo):
-    """Index of the key of ``ship`` carrying treasure ``cargo`` (-1: none)."""
-    return P[pk.P_AT_ZC] + ship * (P[pk.P_NTRE] + 1) + cargo + 1
-
-
-@njit(cache=True, inline="always")
-def key_place(P, k, place):
-    """Index of the key of treasure ``k`` lying on island ``place`` (-1: aboard)."""
-    return P[pk.P_AT_ZT] + k * (P[pk.P_NISLANDS] + 1) + place + 1
-
-
 @njit(cache=True)
 def zobrist(P, Z, S, row):
-    """The Zobrist hash of the position in row ``row`` of ``S``."""
-    ns = P[pk.P_NSHIPS]
+    """The Zobrist hash of the position in row ``row`` of ``S`` (``Z`` is ``A[A_ZOBRIST]``)."""
     h = np.uint64(0)
-    for s in range(ns):
-        h ^= Z[key_node(P, s, S[row, s])] ^ Z[key_cargo(P, s, S[row, ns + s])]
-    for k in range(P[pk.P_NTRE]):
-        h ^= Z[key_place(P, k, S[row, 2 * ns + k])]
+    for col in range(Z.shape[0]):
+        h ^= Z[col, S[row, col] + 1]
     return h
 
 
 @njit(cache=True, inline="always")
-def set_node(P, Z, S, row, ship, node, h):
-    """Move ``ship`` to ``node`` in row ``row``; returns the hash ``h`` updated."""
-    h ^= Z[key_node(P, ship, S[row, ship])] ^ Z[key_node(P, ship, node)]
-    S[row, ship] = node
-    return h
-
-
-@njit(cache=True, inline="always")
-def set_cargo(P, Z, S, row, ship, cargo, h):
-    """Put treasure ``cargo`` (-1: none) aboard ``ship``; returns the hash updated."""
-    col = P[pk.P_NSHIPS] + ship
-    h ^= Z[key_cargo(P, ship, S[row, col])] ^ Z[key_cargo(P, ship, cargo)]
-    S[row, col] = cargo
-    return h
-
-
-@njit(cache=True, inline="always")
-def set_place(P, Z, S, row, k, place, h):
-    """Lay treasure ``k`` on island ``place`` (-1: aboard); returns the hash updated."""
-    col = 2 * P[pk.P_NSHIPS] + k
-    h ^= Z[key_place(P, k, S[row, col])] ^ Z[key_place(P, k, place)]
-    S[row, col] = place
+def set_col(Z, S, row, col, value, h):
+    """Set column ``col`` of position ``row`` to ``value``; returns its hash ``h`` updated."""
+    h ^= Z[col, S[row, col] + 1] ^ Z[col, value + 1]
+    S[row, col] = value
     return h
 
 
@@ -174,22 +132,53 @@ def occupancy(P, S, row, OCC, sign):
 
 
 @njit(cache=True, inline="always")
-def leg_ok(P, wreck, OCC, player, li, cbit):
+def leg_ok(P, wreck, OCC, player, li, cbit, at):
     """Can ``player``'s unit sail terrain-legal leg ``li`` past the ships and wrecks? Rules,
     *Movement*: no passing over an opponent (nor an own ship with ``pass_own_ships`` false);
     variant 4: nothing passes over or ends on a wreck; no ending on an own ship outside the
     fleet variant (decision). *Treasure*: a carrier (``cbit``: its home port's bit) sails only
-    legs its direction rule allows."""
-    if cbit != 0 and (P[P[pk.P_AT_LEG_CARRIER] + li] & cbit) == 0:
+    legs its direction rule allows. ``at``: :func:`leg_tables`."""
+    at_dest, at_carrier, at_iptr, at_inter, pass_own, fleet = at
+    if cbit != 0 and (P[at_carrier + li] & cbit) == 0:
         return False
-    at_inter = P[pk.P_AT_INTER]
-    for k in range(P[P[pk.P_AT_INTER_PTR] + li], P[P[pk.P_AT_INTER_PTR] + li + 1]):
+    for k in range(P[at_iptr + li], P[at_iptr + li + 1]):
         n = P[at_inter + k]
         seat = OCC[OC_SEAT, n]
-        if wreck[n] or (seat >= 0 and (seat != player or P[pk.P_PASS_OWN] == 0)):
+        if wreck[n] or (seat >= 0 and (seat != player or pass_own == 0)):
             return False
-    d = P[P[pk.P_AT_LEG_DEST] + li]
-    return wreck[d] == 0 and (OCC[OC_SEAT, d] != player or P[pk.P_FLEET] == 1)
+    d = P[at_dest + li]
+    return wreck[d] == 0 and (OCC[OC_SEAT, d] != player or fleet == 1)
+
+
+@njit(cache=True, inline="always")
+def leg_tables(P):
+    """Where :func:`leg_ok` finds the legs in ``P`` and its two switches, read once per call of
+    :func:`gen_steps` (a load from ``P`` after a store to another int64 array is repeated: the
+    compiler cannot tell that they do not overlap)."""
+    return (P[pk.P_AT_LEG_DEST], P[pk.P_AT_LEG_CARRIER], P[pk.P_AT_INTER_PTR], P[pk.P_AT_INTER],
+            P[pk.P_PASS_OWN], P[pk.P_FLEET])  # fmt: skip
+
+
+@njit(cache=True)
+def dice_choices(dice, used):
+    """The distinct ways to use the dice not in the mask ``used``, as a bit mask over ``i * nd +
+    j`` (``nd`` dice, at most :data:`MAX_DEPTH`): one die ``i`` (``j == i``: a single leg), or two
+    dice ``i < j`` (a sum leg); a value or pair of values offered by earlier dice is left out."""
+    nd = dice.shape[0]
+    out = 0
+    for i in range(nd):
+        for j in range(i, nd):
+            if used & (1 << i) or used & (1 << j):
+                continue
+            repeated = False
+            for i2 in range(i + 1):
+                for j2 in range(i2 + (j > i), nd):
+                    earlier = i2 < i or j2 < j
+                    if earlier and (j2 == i2) == (j == i) and not used & (1 << i2 | 1 << j2):
+                        repeated = repeated or (dice[i2] == dice[i] and dice[j2] == dice[j])
+            if not repeated:
+                out |= 1 << (i * nd + j)
+    return out
 
 
 @njit(cache=True)
@@ -211,36 +200,6 @@ def unit_cargo(P, S, row, mode, s, f):
 
 
 @njit(cache=True)
-def add_step(OUT, orow, k, mode, s, f, d, mask, load, boards):
-    """Write step ``k`` of depth ``orow``; returns ``k + 1``."""
-    OUT[orow, k, S_MODE], OUT[orow, k, S_SHIP], OUT[orow, k, S_FROM] = mode, s, f
-    OUT[orow, k, S_DEST], OUT[orow, k, S_DICE], OUT[orow, k, S_LOAD] = d, mask, load
-    OUT[orow, k, S_BOARDS] = boards
-    return k + 1
-
-
-@njit(cache=True)
-def add_legs(P, S, row, wreck, OCC, player, unit, kind, length, mask, OUT, orow, n_out):
-    """Add the steps of ``unit = (mode, ship, from, carrier bit, free)`` along every legal leg of
-    ``kind`` (0 single, 1 sum) and ``length``; returns the new count. Rules, *Treasure*: a ship
-    ending a leg on an island anchorage may load the treasure if it lies there (a second step,
-    the same leg with loading)."""
-    mode, s, f, cbit, free = unit
-    base = P[pk.P_AT_LEG_PTR] + (f * 2 + kind) * (P[pk.P_MAXL] + 1) + length
-    for li in range(P[base], P[base + 1]):
-        if not leg_ok(P, wreck, OCC, player, li, cbit):
-            continue
-        d = P[P[pk.P_AT_LEG_DEST] + li]
-        boards = 1 if (OCC[OC_SEAT, d] >= 0 and OCC[OC_SEAT, d] != player) else 0
-        n_out = add_step(OUT, orow, n_out, mode, s, f, d, mask, 0, boards)
-        if free and P[P[pk.P_AT_KIND] + d] == ANCHORAGE:
-            isl = P[P[pk.P_AT_ANCH_ISLAND] + d]
-            if isl < P[pk.P_NTRE] and S[row, 2 * P[pk.P_NSHIPS] + isl] == isl:
-                n_out = add_step(OUT, orow, n_out, mode, s, f, d, mask, 1, boards)
-    return n_out
-
-
-@njit(cache=True)
 def gen_steps(P, S, row, wreck, OCC, player, dice, used, OUT, orow):
     """Fill ``OUT[orow, k, S_*]`` with every legal step of ``player`` from row ``row`` of ``S``
     (``OCC`` holding its occupancy) with the dice not in the mask ``used``; returns the count.
@@ -248,12 +207,17 @@ def gen_steps(P, S, row, wreck, OCC, player, dice, used, OUT, orow):
     Rules, *Movement*: each die moves one ship one straight leg of exactly its value (a single
     leg); two dice together move one ship one leg of their sum when it enters a trade wind or a
     strait or leaves the trade-wind zone (a sum leg). Variant 9: a fleet moves as one unit, or
-    one ship leaves it. Equal dice, equal dice pairs and identical ships on one square (same home
-    port and cargo) are tried once.
+    one ship leaves it. *Treasure*: a ship ending a leg on an island anchorage may load the
+    treasure if it lies there (a second step, the same leg with loading). Each unit tries the
+    single legs (die by die), then the sum legs; equal dice, equal pairs and identical ships on
+    one square (same home port and cargo) are tried once. The loop writes the steps itself: a
+    helper taking arrays there costs reference counts for every leg.
     """
-    ns = P[pk.P_NSHIPS]
-    nd = dice.shape[0]
-    n_out = 0
+    ns, nd, n_out = P[pk.P_NSHIPS], dice.shape[0], 0
+    at_ptr, width, at_dest = P[pk.P_AT_LEG_PTR], P[pk.P_MAXL] + 1, P[pk.P_AT_LEG_DEST]
+    at_kind, at_isl, n_tre = P[pk.P_AT_KIND], P[pk.P_AT_ANCH_ISLAND], P[pk.P_NTRE]
+    choices, at = dice_choices(dice, used), leg_tables(P)
+    at_home = P[pk.P_AT_HOME]
     lo, hi = P[P[pk.P_AT_SEAT_LO] + player], P[P[pk.P_AT_SEAT_HI] + player]
     for s in range(lo, hi):
         f = S[row, s]
@@ -263,7 +227,7 @@ def gen_steps(P, S, row, wreck, OCC, player, dice, used, OUT, orow):
         for s2 in range(lo, s):
             if S[row, s2] == f:
                 first_on_f = False
-                same_home = P[P[pk.P_AT_HOME] + s2] == P[P[pk.P_AT_HOME] + s]
+                same_home = P[at_home + s2] == P[at_home + s]
                 if same_home and S[row, ns + s2] == S[row, ns + s]:
                     same_as_earlier = True
         for mode in range(2):
@@ -272,45 +236,29 @@ def gen_steps(P, S, row, wreck, OCC, player, dice, used, OUT, orow):
             if mode == 1 and (P[pk.P_FLEET] == 0 or not first_on_f or OCC[OC_COUNT, f] < 2):
                 continue
             cbit, free = unit_cargo(P, S, row, mode, s, f)
-            unit = (mode, s, f, cbit, free)
-            for i in range(nd):
-                if used & (1 << i) or first_free_index(dice, used, i) != i:
-                    continue
-                n_out = add_legs(
-                    P, S, row, wreck, OCC, player, unit, 0, dice[i], 1 << i, OUT, orow, n_out
-                )
-            for i in range(nd):
-                for j in range(i + 1, nd):
-                    if used & (1 << i) or used & (1 << j) or not first_pair(dice, used, i, j):
-                        continue
-                    mask = (1 << i) | (1 << j)
-                    length = dice[i] + dice[j]
-                    n_out = add_legs(
-                        P, S, row, wreck, OCC, player, unit, 1, length, mask, OUT, orow, n_out
-                    )
+            for kind in range(2):  # 0: single legs, 1: sum legs
+                for i in range(nd):
+                    for j in range(i + kind, nd if kind else i + 1):
+                        if not choices & (1 << (i * nd + j)):
+                            continue
+                        length = dice[i] if kind == 0 else dice[i] + dice[j]
+                        base = at_ptr + (f * 2 + kind) * width + length
+                        for li in range(P[base], P[base + 1]):
+                            if not leg_ok(P, wreck, OCC, player, li, cbit, at):
+                                continue
+                            d = P[at_dest + li]
+                            boards = (
+                                1 if (OCC[OC_SEAT, d] >= 0 and OCC[OC_SEAT, d] != player) else 0
+                            )
+                            isl = P[at_isl + d] if P[at_kind + d] == ANCHORAGE else n_tre
+                            loads = 1 if free and isl < n_tre and S[row, 2 * ns + isl] == isl else 0
+                            for load in range(loads + 1):
+                                OUT[orow, n_out, S_MODE], OUT[orow, n_out, S_SHIP] = mode, s
+                                OUT[orow, n_out, S_FROM], OUT[orow, n_out, S_DEST] = f, d
+                                OUT[orow, n_out, S_DICE] = (1 << i) | (1 << j)
+                                OUT[orow, n_out, S_LOAD], OUT[orow, n_out, S_BOARDS] = load, boards
+                                n_out += 1
     return n_out
-
-
-@njit(cache=True)
-def first_free_index(dice, used, i):
-    """The first unused die showing the value of die ``i``."""
-    for j in range(i):
-        if not (used & (1 << j)) and dice[j] == dice[i]:
-            return j
-    return i
-
-
-@njit(cache=True)
-def first_pair(dice, used, i, j):
-    """Is ``(i, j)`` the first unused pair of dice showing these two values?"""
-    nd = dice.shape[0]
-    for i2 in range(i + 1):
-        for j2 in range(i2 + 1, nd if i2 < i else j):
-            if used & (1 << i2) or used & (1 << j2):
-                continue
-            if dice[i2] == dice[i] and dice[j2] == dice[j]:
-                return False
-    return True
 
 
 # ---------------------------------------------------------------------------- applying a step
@@ -355,20 +303,20 @@ def board_ships(P, Z, S, r1, player, mode, ship, f, d, h):
     for v in range(ns):
         if S[r1, v] != d or P[at_owner + v] == player or (victim_one >= 0 and v != victim_one):
             continue
-        h = set_node(P, Z, S, r1, v, -1, h)
+        h = set_col(Z, S, r1, v, -1, h)
         cargo = S[r1, ns + v]
         if cargo < 0:
             continue
-        h = set_cargo(P, Z, S, r1, v, -1, h)
+        h = set_col(Z, S, r1, ns + v, -1, h)
         taker = -1
         for m in range(lo, hi):
             if S[r1, m] == f and (mode == 1 or m == ship) and S[r1, ns + m] < 0:
                 taker = m
                 break
         if taker >= 0:
-            h = set_cargo(P, Z, S, r1, taker, cargo, h)
+            h = set_col(Z, S, r1, ns + taker, cargo, h)
         else:
-            h = set_place(P, Z, S, r1, cargo, cargo, h)
+            h = set_col(Z, S, r1, 2 * ns + cargo, cargo, h)
     return victim_one, h
 
 
@@ -380,11 +328,11 @@ def flee_home(P, Z, S, r1, wreck, player, d, h):
     for v in range(ns):
         if S[r1, v] != d or P[P[pk.P_AT_OWNER] + v] == player:
             continue
-        h = set_node(P, Z, S, r1, v, home_square(P, S, r1, wreck, v), h)
+        h = set_col(Z, S, r1, v, home_square(P, S, r1, wreck, v), h)
         cargo = S[r1, ns + v]
         if cargo >= 0:
-            h = set_cargo(P, Z, S, r1, v, -1, h)
-            h = set_place(P, Z, S, r1, cargo, cargo, h)
+            h = set_col(Z, S, r1, ns + v, -1, h)
+            h = set_col(Z, S, r1, 2 * ns + cargo, cargo, h)
     return h
 
 
@@ -394,8 +342,13 @@ def apply_step(P, Z, S, r0, r1, player, STEPS, srow, spos, h, wreck):
     is the hash of ``r0``. Returns ``(won, hash of r1)``, ``won`` 1 when the step wins for
     ``player``: rules, *Win*, a carrier reaches its own home anchor (variants 7-8: the anchor of
     the port the carrying ship started from), or no opponent ship is left."""
-    ns = P[pk.P_NSHIPS]
-    S[r1, :] = S[r0, :]
+    # the tables' starts are read before the first store: a load from P after a store to S is
+    # repeated (the compiler cannot tell that two int64 arrays do not overlap)
+    ns, at_owner, at_home = P[pk.P_NSHIPS], P[pk.P_AT_OWNER], P[pk.P_AT_HOME]
+    at_anchor, at_isl = P[pk.P_AT_ANCHOR], P[pk.P_AT_ANCH_ISLAND]
+    lo, hi = P[P[pk.P_AT_SEAT_LO] + player], P[P[pk.P_AT_SEAT_HI] + player]
+    for col in range(S.shape[1]):
+        S[r1, col] = S[r0, col]
     mode, ship = STEPS[srow, spos, S_MODE], STEPS[srow, spos, S_SHIP]
     f, d = STEPS[srow, spos, S_FROM], STEPS[srow, spos, S_DEST]
     boards = STEPS[srow, spos, S_BOARDS] == 1
@@ -404,24 +357,24 @@ def apply_step(P, Z, S, r0, r1, player, STEPS, srow, spos, h, wreck):
         victim_one, h = board_ships(P, Z, S, r1, player, mode, ship, f, d, h)
     loader = -1
     won = 0
-    for m in range(P[P[pk.P_AT_SEAT_LO] + player], P[P[pk.P_AT_SEAT_HI] + player]):
+    for m in range(lo, hi):
         if S[r1, m] == f and (mode == 1 or m == ship):
-            h = set_node(P, Z, S, r1, m, d, h)
+            h = set_col(Z, S, r1, m, d, h)
             if S[r1, ns + m] >= 0:
-                if d == P[P[pk.P_AT_ANCHOR] + P[P[pk.P_AT_HOME] + m]]:
+                if d == P[at_anchor + P[at_home + m]]:
                     won = 1
             elif STEPS[srow, spos, S_LOAD] == 1 and loader < 0:
                 loader = m
     if boards and victim_one >= 0:
         h = flee_home(P, Z, S, r1, wreck, player, d, h)
     if loader >= 0:  # rules, *Treasure*: the ship ending its leg on the anchorage loads it
-        isl = P[P[pk.P_AT_ANCH_ISLAND] + d]
-        h = set_cargo(P, Z, S, r1, loader, isl, h)
-        h = set_place(P, Z, S, r1, isl, -1, h)
+        isl = P[at_isl + d]
+        h = set_col(Z, S, r1, ns + loader, isl, h)
+        h = set_col(Z, S, r1, 2 * ns + isl, -1, h)
     if boards and won == 0:
         won = 1
         for m in range(ns):
-            if S[r1, m] >= 0 and P[P[pk.P_AT_OWNER] + m] != player:
+            if S[r1, m] >= 0 and P[at_owner + m] != player:
                 won = 0
                 break
     return won, h
@@ -458,35 +411,9 @@ def merge_leaf(INFO, k, n_used, won, loads):
 
 
 @njit(cache=True)
-def repeats_a_leaf(P, Z, S, WB, depth, sp, player, nd):
-    """Does step ``sp`` at ``depth``, a plain last leg (every die used, no boarding, no loading,
-    no win), lead to an outcome already found? Then it is merged without building the position
-    (most last legs repeat an earlier outcome)."""
-    STEPS, DEPTH, HASH, INFO, TABLE = WB[B_STEPS], WB[B_DEPTH], WB[B_HASH], WB[B_INFO], WB[B_TABLE]
-    if (DEPTH[D_USED, depth] | STEPS[depth, sp, S_DICE]) != (1 << nd) - 1:
-        return False
-    if STEPS[depth, sp, S_LOAD] == 1 or STEPS[depth, sp, S_BOARDS] == 1:
-        return False
-    ns = P[pk.P_NSHIPS]
-    mode, ship = STEPS[depth, sp, S_MODE], STEPS[depth, sp, S_SHIP]
-    f, d = STEPS[depth, sp, S_FROM], STEPS[depth, sp, S_DEST]
-    h = HASH[depth]
-    for m in range(P[P[pk.P_AT_SEAT_LO] + player], P[P[pk.P_AT_SEAT_HI] + player]):
-        if S[depth, m] == f and (mode == 1 or m == ship):
-            h ^= Z[key_node(P, m, f)] ^ Z[key_node(P, m, d)]
-            if S[depth, ns + m] >= 0 and d == P[P[pk.P_AT_ANCHOR] + P[P[pk.P_AT_HOME] + m]]:
-                return False
-    found, _ = find_leaf(TABLE, INFO, np.int64(h & np.uint64(0x7FFFFFFFFFFFFFFF)))
-    if found >= 0:
-        merge_leaf(INFO, found, nd, 0, DEPTH[D_LOADS, depth])
-    return found >= 0
-
-
-@njit(cache=True)
-def first_visit(WB, n_visited, h):
+def first_visit(TABLE, KEYS, n_visited, h):
     """Mark (position, dice left) of hash ``h`` expanded; returns ``(seen before, n_visited)``
     (the table stops recording at half full: a position may then be expanded twice)."""
-    TABLE, KEYS = WB[B_TABLE], WB[B_KEYS]
     slot = np.int64(h & np.uint64(HASH_SIZE - 1))
     while TABLE[X_VISITED, slot] != 0:
         if KEYS[slot] == h:
@@ -501,20 +428,20 @@ def first_visit(WB, n_visited, h):
 
 
 @njit(cache=True)
-def add_leaf(WB, d1, n_leaves, n_used, won):
+def add_leaf(S, DEPTH, HASH, LEAF, INFO, TABLE, d1, n_leaves, n_used, won):
     """Record the position at depth ``d1`` as an outcome (merged with an equal one); returns the
     number of outcomes, -1 when the buffers are full."""
-    S, DEPTH, HASH, LEAF, INFO = WB[B_STATE], WB[B_DEPTH], WB[B_HASH], WB[B_LEAF], WB[B_INFO]
     hl = np.int64(HASH[d1] & np.uint64(0x7FFFFFFFFFFFFFFF))
-    found, slot = find_leaf(WB[B_TABLE], INFO, hl)
+    found, slot = find_leaf(TABLE, INFO, hl)
     if found >= 0:
         merge_leaf(INFO, found, n_used, won, DEPTH[D_LOADS, d1])
         return n_leaves
     if n_leaves >= HASH_SIZE // 2:
         return -1
-    WB[B_TABLE][X_LEAF, slot] = n_leaves + 1
-    WB[B_TABLE][X_LEAF_SLOTS, n_leaves] = slot
-    LEAF[n_leaves, :] = S[d1, :]
+    TABLE[X_LEAF, slot] = n_leaves + 1
+    TABLE[X_LEAF_SLOTS, n_leaves] = slot
+    for col in range(S.shape[1]):
+        LEAF[n_leaves, col] = S[d1, col]
     INFO[n_leaves, L_USED], INFO[n_leaves, L_WON] = n_used, won
     INFO[n_leaves, L_LOADS], INFO[n_leaves, L_HASH] = DEPTH[D_LOADS, d1], hl
     return n_leaves + 1
@@ -541,8 +468,10 @@ def keep_most_dice(LEAF, INFO, n_leaves):
     for k in range(n_leaves):
         if INFO[k, L_USED] == best or INFO[k, L_WON] == 1:
             if m != k:
-                LEAF[m, :] = LEAF[k, :]
-                INFO[m, :] = INFO[k, :]
+                for col in range(LEAF.shape[1]):
+                    LEAF[m, col] = LEAF[k, col]
+                for col in range(L_LEN):
+                    INFO[m, col] = INFO[k, col]
             m += 1
     return m
 
@@ -557,18 +486,26 @@ def enumerate_options(A, P, G, row, wreck, player, dice, WB):
     for a win). A depth-first walk, one depth per leg; a (position, dice left) pair is expanded
     once, and a step that boards leaves its wreck for the later legs (variant 4).
     """
-    STEPS, DEPTH, HASH, S = WB[B_STEPS], WB[B_DEPTH], WB[B_HASH], WB[B_STATE]
+    STEPS, DEPTH, HASH, S, LEAF = WB[B_STEPS], WB[B_DEPTH], WB[B_HASH], WB[B_STATE], WB[B_LEAF]
+    INFO, TABLE, KEYS, OCC = WB[B_INFO], WB[B_TABLE], WB[B_KEYS], WB[B_OCC]
     Z = A[pk.A_ZOBRIST]
+    ns, at_anchor, at_home = P[pk.P_NSHIPS], P[pk.P_AT_ANCHOR], P[pk.P_AT_HOME]
+    make_wrecks = P[pk.P_WRECKS] == 1
+    lo, hi = P[P[pk.P_AT_SEAT_LO] + player], P[P[pk.P_AT_SEAT_HI] + player]
     nd = dice.shape[0]
     full = (1 << nd) - 1
-    S[0, : G.shape[1]] = G[row, :]
-    DEPTH[:, 0] = 0
+    for col in range(G.shape[1]):
+        S[0, col] = G[row, col]
+    for k in range(D_LEN):
+        DEPTH[k, 0] = 0
     DEPTH[D_WRECK, 0] = -1
     HASH[0] = zobrist(P, Z, S, 0)
-    DEPTH[D_NSTEPS, 0] = steps_at(P, S, 0, wreck, WB[B_OCC], player, dice, 0, STEPS)
+    DEPTH[D_NSTEPS, 0] = steps_at(P, S, 0, wreck, OCC, player, dice, 0, STEPS)
     if DEPTH[D_NSTEPS, 0] == 0:  # no die can be used: the turn passes
-        WB[B_LEAF][0, :] = S[0, :]
-        WB[B_INFO][0, :] = 0
+        for col in range(S.shape[1]):
+            LEAF[0, col] = S[0, col]
+        for k in range(L_LEN):
+            INFO[0, k] = 0
         return 1
     n_leaves, n_visited, depth = 0, 0, 0
     while depth >= 0 and n_leaves >= 0:
@@ -578,13 +515,30 @@ def enumerate_options(A, P, G, row, wreck, player, dice, WB):
             depth -= 1
             continue
         DEPTH[D_POS, depth] += 1
-        if repeats_a_leaf(P, Z, S, WB, depth, sp, player, nd):
-            continue
+        if (DEPTH[D_USED, depth] | STEPS[depth, sp, S_DICE]) == full and STEPS[
+            depth, sp, S_LOAD
+        ] == 0:
+            # a plain last leg (no loading): when it cannot win or board, hash its outcome
+            # without building it and merge it with an equal outcome found before (most last
+            # legs repeat one); written here, not in a function, as it runs for every leg
+            f, d = STEPS[depth, sp, S_FROM], STEPS[depth, sp, S_DEST]
+            mode, ship = STEPS[depth, sp, S_MODE], STEPS[depth, sp, S_SHIP]
+            h, plain = HASH[depth], STEPS[depth, sp, S_BOARDS] == 0
+            for m in range(lo, hi):
+                if S[depth, m] == f and (mode == 1 or m == ship):
+                    h ^= Z[m, f + 1] ^ Z[m, d + 1]
+                    home = P[at_anchor + P[at_home + m]]
+                    plain = plain and (S[depth, ns + m] < 0 or d != home)
+            if plain:
+                found, _ = find_leaf(TABLE, INFO, np.int64(h & np.uint64(0x7FFFFFFFFFFFFFFF)))
+                if found >= 0:
+                    merge_leaf(INFO, found, nd, 0, DEPTH[D_LOADS, depth])
+                    continue
         d1 = depth + 1
         won, h = apply_step(P, Z, S, depth, d1, player, STEPS, depth, sp, HASH[depth], wreck)
         HASH[d1] = h
         DEPTH[D_WRECK, d1] = -1
-        if P[pk.P_WRECKS] == 1 and STEPS[depth, sp, S_BOARDS] == 1:
+        if make_wrecks and STEPS[depth, sp, S_BOARDS] == 1:
             wreck[STEPS[depth, sp, S_DEST]] += 1  # later legs must respect it
             DEPTH[D_WRECK, d1] = STEPS[depth, sp, S_DEST]
         used = DEPTH[D_USED, depth] | STEPS[depth, sp, S_DICE]
@@ -599,28 +553,27 @@ def enumerate_options(A, P, G, row, wreck, player, dice, WB):
         if won:
             n_used = nd + 1
         elif used != full:
-            seen, n_visited = first_visit(WB, n_visited, mix(HASH[d1], left + np.int64(1)))
+            seen, n_visited = first_visit(TABLE, KEYS, n_visited, mix(HASH[d1], left + 1))
             if seen:
                 drop_wreck(DEPTH, wreck, d1)
                 continue
-            nsub = steps_at(P, S, d1, wreck, WB[B_OCC], player, dice, used, STEPS)
+            nsub = steps_at(P, S, d1, wreck, OCC, player, dice, used, STEPS)
             if nsub > 0:
                 DEPTH[D_NSTEPS, d1], DEPTH[D_POS, d1] = nsub, 0
                 depth = d1
                 continue
         drop_wreck(DEPTH, wreck, d1)
-        n_leaves = add_leaf(WB, d1, n_leaves, n_used, won)
+        n_leaves = add_leaf(S, DEPTH, HASH, LEAF, INFO, TABLE, d1, n_leaves, n_used, won)
     while depth >= 0:  # stopped on a full buffer: restore the wrecks
         drop_wreck(DEPTH, wreck, depth)
         depth -= 1
-    TABLE = WB[B_TABLE]
     for i in range(n_visited):
         TABLE[X_VISITED, TABLE[X_VISITED_SLOTS, i]] = 0
     for i in range(n_leaves if n_leaves >= 0 else HASH_SIZE // 2):
         TABLE[X_LEAF, TABLE[X_LEAF_SLOTS, i]] = 0
     if n_leaves < 0:
         return -1
-    return keep_most_dice(WB[B_LEAF], WB[B_INFO], n_leaves)
+    return keep_most_dice(LEAF, INFO, n_leaves)
 
 
 # ---------------------------------------------------------------------------- the fire ship's line

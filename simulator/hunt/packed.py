@@ -76,21 +76,18 @@ from simulator.hunt.board import Board, bfs, compute_legs, parse_board
     P_AT_HOME_SQUARES,  # port * P_HOME_SQUARES_WIDTH + k: its anchor then berths, -1 padded
     P_HOME_SQUARES_WIDTH,
     # where each table starts in the other arrays
-    P_AT_ZN,  # in A_ZOBRIST: [ship, node + 1] keys, row width nodes + 1 (column 0: sunk)
-    P_AT_ZC,  # in A_ZOBRIST: [ship, treasure + 1] keys, row width treasures + 1 (0: no cargo)
-    P_AT_ZT,  # in A_ZOBRIST: [treasure, island + 1] keys, row width islands + 1 (0: aboard)
     P_ROW_ISL_DIST,  # in A_DIST: first row of [island, node] steps to the island's anchorages
     P_ROW_ROLL_DIST,  # in A_DIST: first row of [node, node] fewest rolls (-1 never)
     P_AT_ROLL_P,  # in A_FLOAT: [roll] probability of each distinct roll
     P_AT_CARRY_TURNS,  # in A_FLOAT: [port, node] expected rolls of a carrier to its anchor
     P_AT_FETCH_TURNS,  # in A_FLOAT: [port, island, node] expected rolls to fetch and go home
     P_HEADER,  # the tables start here
-) = range(55)
+) = range(52)
 
 # A[...]: the tables that are not int64
 A_DIST = 0  # int16 [row, node]: rows 0..nodes-1 step distances ignoring ships, then the island
 #             rows (P_ROW_ISL_DIST), then the roll distances (P_ROW_ROLL_DIST, planner only)
-A_ZOBRIST = 1  # uint64 flat: the Zobrist keys (P_AT_ZN, P_AT_ZC, P_AT_ZT)
+A_ZOBRIST = 1  # uint64 [position column, value + 1]: the Zobrist keys (-1 included)
 A_FLOAT = 2  # float64 flat: the planning tables (P_AT_ROLL_P...), one 0 when no planner plays
 A_REACH = 3  # uint64 [roll, node, word]: bit sets of the nodes a lone ship reaches with the roll
 
@@ -147,8 +144,8 @@ def _legs(board: Board, rules) -> tuple[dict, int]:
     return legs, maxl
 
 
-def _pack_p(board: Board, rules, num_players, seat_ports, owner, home, seat_ships) -> np.ndarray:
-    """The parameter vector ``P`` with its int64 tables."""
+def _pack_p(board: Board, rules, num_players, owner, home, seat_ships) -> tuple:
+    """The parameter vector ``P`` with its int64 tables, and the Zobrist keys."""
     legs, maxl = _legs(board, rules)
     cell_ptr, cell_r, cell_c = [0], [], []
     for cells in board.cells:
@@ -166,6 +163,8 @@ def _pack_p(board: Board, rules, num_players, seat_ports, owner, home, seat_ship
     anch_island = [-1] * board.num_nodes
     for n, isl in board.anchorage_island.items():
         anch_island[n] = isl
+    n_tre = rules.board.num_treasures
+    zobrist = _zobrist(len(owner), board.num_nodes, n_tre, len(board.islands))
     tables = {
         P_AT_KIND: board.kind,
         **legs,
@@ -190,7 +189,7 @@ def _pack_p(board: Board, rules, num_players, seat_ports, owner, home, seat_ship
         at += len(arr)
     P = np.concatenate(parts)
     cyc, fire = rules.cyclone, rules.fire_ship
-    P[P_NSHIPS], P[P_NSEATS], P[P_NTRE] = len(owner), num_players, rules.board.num_treasures
+    P[P_NSHIPS], P[P_NSEATS], P[P_NTRE] = len(owner), num_players, n_tre
     P[P_NNODES], P[P_MAXL], P[P_PASS_OWN] = board.num_nodes, maxl, rules.movement.pass_own_ships
     P[P_FLEET], P[P_SINK_ALL] = rules.fleet.enabled, rules.fleet.sink == "all"
     P[P_WRECKS] = rules.shipwreck.enabled
@@ -202,17 +201,20 @@ def _pack_p(board: Board, rules, num_players, seat_ports, owner, home, seat_ship
     P[P_MAXTURNS], P[P_ROWS], P[P_COLS] = rules.max_turns, board.rows, board.cols
     P[P_NISLANDS], P[P_NPORTS] = len(board.islands), len(board.anchor_node)
     P[P_HOME_SQUARES_WIDTH] = width
-    return P
+    return P, zobrist
 
 
-def _zobrist(P: np.ndarray) -> np.ndarray:
-    """The Zobrist keys: ship x node, ship x cargo, treasure x place (a fixed hash)."""
-    n_ships, n_tre, n_isl = int(P[P_NSHIPS]), int(P[P_NTRE]), int(P[P_NISLANDS])
+def _zobrist(n_ships, n_nodes, n_tre, n_isl) -> np.ndarray:
+    """The Zobrist keys ``[position column, value + 1]`` (ship x node, ship x cargo, treasure x
+    place, -1 included; a fixed hash, not game randomness)."""
     zrng = np.random.default_rng(0x5EED)
-    shapes = ((n_ships, int(P[P_NNODES]) + 1), (n_ships, n_tre + 1), (max(n_tre, 1), n_isl + 1))
+    shapes = ((n_ships, n_nodes + 1), (n_ships, n_tre + 1), (max(n_tre, 1), n_isl + 1))
     keys = [zrng.integers(0, 2**63, size=s, dtype=np.int64).astype(np.uint64) for s in shapes]
-    P[P_AT_ZN], P[P_AT_ZC], P[P_AT_ZT] = 0, keys[0].size, keys[0].size + keys[1].size
-    return np.concatenate([k.ravel() for k in keys])
+    out = np.zeros((2 * n_ships + n_tre, n_nodes + 1), dtype=np.uint64)
+    out[:n_ships] = keys[0]
+    out[n_ships : 2 * n_ships, : n_tre + 1] = keys[1]
+    out[2 * n_ships :, : n_isl + 1] = keys[2][:n_tre]
+    return out
 
 
 def build_tables(rules, num_players: int, plan: bool = False) -> Tables:
@@ -230,7 +232,7 @@ def build_tables(rules, num_players: int, plan: bool = False) -> Tables:
             owner += [seat] * rules.ships_per_port
             home += [port] * rules.ships_per_port
         seat_ships.append(tuple(range(first, len(owner))))
-    P = _pack_p(board, rules, num_players, seat_ports, owner, home, seat_ships)
+    P, zobrist = _pack_p(board, rules, num_players, owner, home, seat_ships)
     n_nodes = board.num_nodes
     dist = np.array([bfs(board, n) for n in range(n_nodes)], dtype=np.int16)
     isl_dist = np.array([dist[list(anch)].min(axis=0) for anch in board.island_anchorages])
@@ -249,7 +251,7 @@ def build_tables(rules, num_players: int, plan: bool = False) -> Tables:
         parts = (planned.roll_p, planned.carry_turns, planned.fetch_turns)
         floats = np.concatenate([x.ravel() for x in parts]).astype(np.float64)
         reach = np.ascontiguousarray(planned.reach, dtype=np.uint64)
-    A = (np.ascontiguousarray(np.concatenate(rows)), _zobrist(P), floats, reach)
+    A = (np.ascontiguousarray(np.concatenate(rows)), zobrist, floats, reach)
     return Tables(
         rules=rules,
         board=board,

@@ -1,26 +1,17 @@
 """Planning tables of Les Pirates: distances under the real movement rules, for the planner.
 
-Plain step distances (:func:`simulator.hunt.board.bfs`) ignore that trade winds and straits are
-entered only by the exact count of the sum of two dice, that a strait is left by single legs,
-and that a treasure carrier may not sail away from its home side (rules, *Movement*: trade winds,
-straits, treasure). These tables are built from the engine's own leg tables (``P_AT_LEG_*`` of
-:mod:`simulator.hunt.packed`), per roll of the scenario's dice, for a lone ship (other ships and
-wrecks ignored: a plan, not a move):
-
-* ``reach[r, n]``: the nodes a ship on ``n`` can end on with roll ``r`` (bit sets; any dice, in
-  any order, single legs of one die or sum legs of two; staying put included, since the other
-  dice can move other ships). ``rolls[r]`` are the distinct sorted rolls, ``roll_p[r]`` their
-  probabilities (exact multinomial counts over ``die_sides ** dice``).
-* ``carry_turns[port, n]``: least expected rolls for a treasure carrier of home port ``port``
-  (carrier legs only) to reach its home anchor.
-* ``fetch_turns[port, island, n]``: least expected rolls for a free ship of home port ``port`` to
-  reach an anchorage of ``island``, load the treasure there and carry it home (the carry phase
-  counted from the next roll).
-* ``roll_dist[a, b]``: fewest rolls from ``a`` to ``b`` when the dice cooperate (-1: never).
-
-A goal that cannot be reached counts :data:`NEVER` rolls (with ``carrier_rule = "anchor"`` a
-carrier of port 1 on (0,10) can never get home: leaving west needs a leg over the strait (0,9)).
-Expected rolls solve a stochastic shortest path exactly by label setting (:func:`expected_turns`).
+Step distances (:func:`simulator.hunt.board.bfs`) ignore that trade winds and straits are entered
+only by the exact sum of two dice, that a strait is left by single legs, and that a carrier may
+not sail away from its home side (rules, *Movement*). These tables use the engine's own legs
+(``P_AT_LEG_*``), per roll of the scenario's dice, for a lone ship (other ships and wrecks
+ignored: a plan, not a move): ``reach[r, n]`` the nodes a ship on ``n`` can end on with roll
+``r`` (bit sets; staying put included, since the other dice can move other ships), with
+``rolls[r]`` the distinct sorted rolls and ``roll_p[r]`` their exact probabilities;
+``carry_turns[port, n]`` the least expected rolls of a carrier home; ``fetch_turns[port, island,
+n]`` of a free ship to load the island's treasure and carry it home (the carry counted from the
+next roll); ``roll_dist[a, b]`` the fewest rolls when the dice cooperate (-1: never). A goal that
+cannot be reached counts :data:`NEVER` rolls (with ``carrier_rule = "anchor"`` a carrier of port
+1 on (0,10) can never get home: leaving west needs a leg over the strait (0,9)).
 """
 
 from __future__ import annotations
@@ -49,10 +40,6 @@ class PlanTables:
     carry_turns: np.ndarray  # float64 [port, node] expected rolls of a carrier to its anchor
     fetch_turns: np.ndarray  # float64 [port, island, node] expected rolls to fetch and carry home
     roll_dist: np.ndarray  # int16 [node, node] fewest rolls (-1: never)
-
-    def reaches(self, r: int, a: int, b: int) -> bool:
-        """Can a lone ship on ``a`` end on ``b`` with roll ``r``?"""
-        return bool((int(self.reach[r, a, b >> 6]) >> (b & 63)) & 1)
 
 
 def dice_rolls(num_dice: int, sides: int) -> tuple[np.ndarray, np.ndarray]:
@@ -91,7 +78,7 @@ def dice_multisets(num_dice: int, sides: int):
     return sets, index, size, remove, remove_pair
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _join_leg_reach(P, out, mset, n, kind, length, rest, cbit):
     """``out[mset, n] |= out[rest, dest]`` for every leg of ``kind`` and ``length`` from ``n``
     (carrier legs of home-port bit ``cbit`` only, when ``cbit`` != 0)."""

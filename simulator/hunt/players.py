@@ -1,23 +1,15 @@
 """Players of Les Pirates: how each kind values a position and picks an outcome of a roll.
 
-A player (:class:`Player`) is a root kind and a weights vector; the engine passes the kind
-(``PT_*``) and the weights (``W_*`` for ``heuristic``, ``PW_*`` for ``planner``) to the compiled
-choice (:func:`choose`), which sees the distinct outcomes of the roll and returns one, drawing
-its ties from the players' own stream (never the dice). The kinds (``IMPLEMENTED_KINDS`` of
-:mod:`simulator.hunt.rules`):
-
-* ``heuristic`` (:func:`heuristic_value`): weighted step distances and counts; the scenario's
-  ``runner`` (shortest path to the treasure, then home), ``hunter`` (sinks and shadows an
-  opponent carrier; fire ships) and ``guard`` (keeps its ships on an opponent carrier's way
-  home) are heuristics with other default weights;
-* ``planner`` (:func:`planner_value`): distances under the real movement rules (expected rolls,
-  one-roll chances of boarding and being boarded: :mod:`simulator.hunt.plan`);
-* ``random``: a uniformly random outcome and, in variant 5, an occasional random fire ship.
-
-Kinds, parameter spaces and named strategies are scenario data (``[kinds.*]``,
-``[strategies.*]`` in ``scenarios/hunt/standard.toml``); :func:`make_player` builds a player from
-``name`` or ``name:key=value:...``, values checked against the declared ranges. The best-scored
-outcome is chosen (a win at once); ties within 1e-9 are broken uniformly.
+A player (:class:`Player`) is a root kind and its parameters; the engine passes the kind
+(``PT_*``) and a weights vector (``W_*`` for ``heuristic``, ``PW_*`` for ``planner``) to
+:func:`choose`, which sees the distinct outcomes of the roll and returns one: a win at once,
+else the best-valued (ties within 1e-9 uniform, from the players' own stream, never the dice).
+``heuristic`` (:func:`heuristic_value`) weighs step distances and counts (the scenario's
+``runner``, ``hunter`` and ``guard`` are heuristics with other weights); ``planner``
+(:func:`planner_value`) distances under the real movement rules and one-roll boarding chances
+(:mod:`simulator.hunt.plan`); ``random`` picks uniformly. Kinds, parameter spaces and named
+strategies are scenario data (``[kinds.*]``, ``[strategies.*]`` in ``standard.toml``);
+:func:`make_player` builds ``name:key=value:...``, values checked against the declared ranges.
 """
 
 from __future__ import annotations
@@ -361,11 +353,6 @@ def _parse(text: str, decl):
         except ValueError:
             return text
     return text
-
-
-def strategy_names(rules) -> tuple[str, ...]:
-    """The strategies a scenario declares (what ``--strategies`` accepts)."""
-    return tuple(rules.strategies)
 
 
 def needs_plan(player: Player) -> bool:
