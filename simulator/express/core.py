@@ -5,7 +5,8 @@ The battle engine is compiled with numba, so the frozen
 (:func:`pack_rules`). Every index below says what a slot holds.
 The functions here are pure and side-effect free: movement allowance (seed "Mouvements", notes 6,
 crew Helmsman / Carpenter), gunnery difficulty by range (seed "Difficulté des tirs"), line of fire
-and island shores (notes 1 switch), distances.
+and island shores (notes 1 switch), distances, and what a side sees of the state
+(:func:`observe`: the enemy's crews are face down until used, seed "Équipage", decision D23).
 """
 
 from __future__ import annotations
@@ -139,7 +140,10 @@ S_CARP_USED = 11
 S_ACTED = 12  # activated this turn
 S_CONVOY = 13  # a convoy ship (convoy scenario)
 S_REPAIRED = 14  # repaired this turn
-S_N = 15
+S_REVEALED = 15  # 1: its crew has been used once and is public for the rest of the game
+S_N = 16
+
+NO_CREW = -1  # S_CREW of a ship without crew, and of an enemy ship whose crew is still hidden
 
 ST_AFLOAT = 0
 ST_SUNK = 1
@@ -272,6 +276,32 @@ def hit_on_at(range_cm: int, hit_on_cm: np.ndarray) -> int:
 
 # ----------------------------------------------------------------------------------------------
 # Compiled helpers
+
+
+@njit(cache=True)
+def observe(si, s, obs):
+    """Write into ``obs`` the ship state as side ``s`` sees it: its commander's observation.
+
+    Crews are assigned face down before the game (seed "Équipage"); a crew becomes public the
+    first time it is used (``S_REVEALED``, set by the engine; decision D23). Side ``s`` sees its
+    own ships as they are and every public field of the enemy's (position aside: ``sf`` is public
+    as a whole), but of an enemy ship whose crew is still hidden it sees no crew (``NO_CREW``) and
+    no once-per-turn crew flag (they are 0 anyway until the crew is used). Nations, and so the
+    Pirates' reroll flag, are public.
+    """
+    for a in range(si.shape[0]):
+        for j in range(si.shape[1]):
+            for k in range(si.shape[2]):
+                obs[a, j, k] = si[a, j, k]
+    o = 1 - s
+    for j in range(si.shape[1]):
+        if si[o, j, S_REVEALED] == 0:
+            obs[o, j, S_CREW] = NO_CREW
+            obs[o, j, S_CAPT_USED] = 0
+            obs[o, j, S_MUSK_USED] = 0
+            obs[o, j, S_GUN_USED] = 0
+            obs[o, j, S_CARP_USED] = 0
+            obs[o, j, S_REPAIRED] = 0
 
 
 @njit(cache=True)
