@@ -136,14 +136,16 @@ def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
     type=click.IntRange(min=10),
     default=20_000,
     show_default=True,
-    help="Games per scenario at the last look.",
+    help="Games per scenario at the last look. Nothing is decided before 10 paired games (with "
+    "--population: 10 tables), so a look comes at most every 10 of them.",
 )
 @click.option(
     "--looks",
     type=click.IntRange(1, 20),
     default=5,
     show_default=True,
-    help="Planned looks (equally spaced); the test may stop at any of them.",
+    help="Planned looks (equally spaced, at most one per 10 paired games or tables); the test "
+    "may stop at any of them.",
 )
 @click.option(
     "--spending",
@@ -179,7 +181,8 @@ def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
     default=None,
     metavar="FILE",
     help="Draw every table's seats from this metagame equilibrium (a population file, or a name "
-    "in scenarios/GAME/populations/) instead of fixed --strategies.",
+    "in scenarios/GAME/populations/) instead of fixed --strategies: a fresh table every PLAYERS "
+    "games (one per seat rotation), and the test's unit is the table.",
 )
 @engine_option
 @seed_option
@@ -208,7 +211,8 @@ def compare(
     """Does VARIANT (a house rule) change the game compared with BASE? Sequential, paired test.
 
     BASE and VARIANT are scenario files or names (for hunt: `standard`, or a variant name such as
-    `one-two`).
+    `one-two`). No decision before 10 paired games (with --population, 10 tables); a look whose
+    differences are all equal is no evidence.
     """
     from reports.compare import run_compare, summary_table
     from reports.engines import engine as game_engine
