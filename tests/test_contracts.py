@@ -49,11 +49,21 @@ def documented() -> dict[str, list[str]]:
     return {cmd: [k.strip() for k in keys.split(",")] for cmd, keys in rows}
 
 
+def documented_nested() -> dict[tuple[str, str], list[str]]:
+    """``- `command` `key`: `a, b`` lines of docs/outputs.md: the keys inside an object (or inside
+    each item of a list) of a command's JSON."""
+    text = (ROOT / "docs" / "outputs.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^- `([^`]+)` `([^`]+)`: `([^`]+)`$", text, flags=re.M)
+    return {(cmd, key): [k.strip() for k in keys.split(",")] for cmd, key, keys in rows}
+
+
 DOCUMENTED = documented()
+NESTED = documented_nested()
 
 
 def test_every_documented_command_is_run_here():
     assert set(DOCUMENTED) == set(RUNS)
+    assert {cmd for cmd, _ in NESTED} <= set(RUNS) and ("compare", "design") in NESTED
 
 
 def _seeds(obj, path=""):
@@ -85,6 +95,13 @@ def test_json_keeps_its_documented_keys(name, tmp_path):
     assert not missing, f"{name}: documented keys missing: {missing}"
     for where, value in _seeds(obj):
         assert isinstance(value, str) and value.isdigit(), (where, value)
+    for (cmd, key), keys in NESTED.items():
+        if cmd == name:
+            items = obj[key] if isinstance(obj[key], list) else [obj[key]]
+            assert items, f"{name}: {key} is empty"
+            for item in items:
+                gone = [k for k in keys if k not in item]
+                assert not gone, f"{name}: documented keys missing in {key}: {gone}"
     if name in ("cove play", "hunt play"):
         hashes = obj["provenance"]["strategy_hashes"]
         assert set(hashes) == set(obj["strategies"]) and all(len(h) == 12 for h in hashes.values())
