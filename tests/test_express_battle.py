@@ -220,7 +220,20 @@ def replay_and_check(rules, fleets, out, trace, si_final):
     res = out[battle.O_RESULT]
     a, b = out[battle.O_VP0], out[battle.O_VP1]
     assert res == (0 if a > b else 1 if b > a else 2)
-    assert 1 <= out[battle.O_TURNS] <= rules.turns.max_turns
+    convoy = out[battle.O_DEF] >= 0  # the convoy game has its own turn limit ([convoy])
+    max_turns = rules.convoy.max_turns if convoy else rules.turns.max_turns
+    assert 1 <= out[battle.O_TURNS] <= max_turns
+    # the objective columns agree with the trace
+    scen = [int(e[5]) for e in trace if int(e[0]) == battle.EV_SCENARIO]
+    assert out[battle.O_EXITS] == scen.count(2) and (convoy or scen.count(2) == 0)
+    if 1 in scen:
+        assert out[battle.O_TREASURE] == 1 and 0 not in scen
+    elif 0 in scen:
+        assert out[battle.O_TREASURE] == 2
+    else:
+        assert out[battle.O_TREASURE] in (-1, 0)
+    if seen[battle.EV_TREASURE]:
+        assert out[battle.O_TREASURE] >= 0
     return seen
 
 

@@ -42,6 +42,7 @@ from simulator.express.core import (
     GUNNER,
     MUSKETEER,
     NO_CREW,
+    RI_MAX_TURNS,
     S_ACTED,
     S_CAPT_USED,
     S_CARP_USED,
@@ -211,7 +212,7 @@ def position(src) -> dict:
             tr[TR_SHIP] = src.int(0, int((si[int(tr[TR_SIDE]), :, S_START] > 0).sum()) - 1)
             tr[TR_X], tr[TR_Y] = sf[int(tr[TR_SIDE]), int(tr[TR_SHIP])]
     edges = np.array([0, 1]) if src.int(0, 1) == 0 else np.array([1, 0])
-    turn = src.int(1, rules.turns.max_turns)
+    turn = src.int(1, int(packed.ri[RI_MAX_TURNS]))
     return {
         "packed": packed,
         "nations": nations,

@@ -95,6 +95,38 @@ def side_tables(df: pd.DataFrame, nations: list[str]) -> tuple[pd.DataFrame, pd.
     return side_df, strength_df.sort_values("score", ascending=False, kind="stable")
 
 
+def matrix_table(sec: Section, df: pd.DataFrame, summary: dict) -> None:
+    """The nation matrix's table, and beside it a warning naming every outcome (a win of either
+    seat, a draw, the scenario's objectives) that no battle of the matrix had."""
+    sec.table(
+        "express_nation_matrix",
+        df,
+        "Nation matrix: win, loss and draw rates with 95% intervals (conclusive: the win "
+        "interval excludes 1/2).",
+        key=("nation", "vs"),
+        columns=[
+            "nation",
+            "vs",
+            "n",
+            "win",
+            "win_lo",
+            "win_hi",
+            "draw",
+            "mean_vp_margin",
+            "conclusive",
+        ],
+    )
+    n_battles = int(df["n"].sum())
+    text = api.never_happened_text(list(summary.get("never_happened", ())), n_battles)
+    if text is not None:
+        sec.text(
+            f"Outcomes of the matrix above: {text}. A table in which an outcome of the game "
+            "cannot be seen does not measure the balance of that outcome.",
+            "warning",
+            anchor="express-never-happened",
+        )
+
+
 def build(ctx, seed: int) -> Section:
     from reports import figures
 
@@ -148,24 +180,7 @@ def build(ctx, seed: int) -> Section:
     )
     df = df.copy()
     df["conclusive"] = conclusive(df, 0.5, "win_lo", "win_hi")
-    sec.table(
-        "express_nation_matrix",
-        df,
-        "Nation matrix: win, loss and draw rates with 95% intervals (conclusive: the win "
-        "interval excludes 1/2).",
-        key=("nation", "vs"),
-        columns=[
-            "nation",
-            "vs",
-            "n",
-            "win",
-            "win_lo",
-            "win_hi",
-            "draw",
-            "mean_vp_margin",
-            "conclusive",
-        ],
-    )
+    matrix_table(sec, df, summary)
 
     side, strength = side_tables(df, nations)
     sec.table(

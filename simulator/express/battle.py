@@ -60,6 +60,7 @@ from simulator.express.core import (
     NA_REROLL_BOARD,
     NA_REROLLS,
     RF_CONTACT,
+    RF_CONVOY_START,
     RF_D,
     RF_DEPLOY_DEPTH,
     RF_EXIT_ZONE,
@@ -151,6 +152,8 @@ OUT_COLUMNS = (
     "masts_left_b",
     "convoy_defender",  # -1 (not convoy), 0: A, 1: B
     "first_edge",  # which fleet deployed on edge 0 (x=0 or y=0)
+    "convoy_exits",  # convoy ships that left by the far edge (0 outside the convoy scenario)
+    "treasure_end",  # -1 (not treasure), 0: token on the table, 1: held at the end, 2: brought home
 )
 (
     O_VP0,
@@ -169,6 +172,8 @@ OUT_COLUMNS = (
     O_LEFT1,
     O_DEF,
     O_EDGE,
+    O_EXITS,
+    O_TREASURE,
 ) = range(len(OUT_COLUMNS))
 N_OUT = len(OUT_COLUMNS)
 
@@ -648,6 +653,12 @@ def _setup(rng, si, sf, eng, tr, edges, fleets, ri, rf):
                         best = i
             if best >= 0:
                 si[defender, best, S_CONVOY] = 1
+                # the convoy ships start on their own line ([convoy].convoy_start_cm)
+                start = rf[RF_CONVOY_START]
+                if ri[RI_DEPLOY] == 0:
+                    sf[defender, best, F_X] = start if edges[defender] == 0 else w - start
+                else:
+                    sf[defender, best, F_Y] = start if edges[defender] == 0 else dpt - start
     return defender, first
 
 
@@ -778,10 +789,14 @@ def play_battle(
             else:
                 side = s
     # treasure held at the end
+    out[O_TREASURE] = -1
+    if ri[RI_SCENARIO] == 1:
+        out[O_TREASURE] = 2 if tr[TR_STATE] == 2 else 0
     if ri[RI_SCENARIO] == 1 and tr[TR_STATE] == 1:
         s = int(tr[TR_SIDE])
         if si[s, int(tr[TR_SHIP]), S_STATUS] == ST_AFLOAT:
             vp[s, VP_SCEN] += ri[RI_TR_HELD]
+            out[O_TREASURE] = 1
             _log(trace, tn, EV_SCENARIO, turn, s, int(tr[TR_SHIP]), ri[RI_TR_HELD], 1, 0, 0)
     for s in range(2):
         out[O_VP0 + s] = vp[s, VP_MAST] + vp[s, VP_SINK] + vp[s, VP_SCEN]
@@ -806,6 +821,12 @@ def play_battle(
         out[O_RESULT] = 2
     out[O_DEF] = defender
     out[O_EDGE] = first
+    exits = 0
+    if defender >= 0:
+        for i in range(n_ships):
+            if si[defender, i, S_STATUS] == ST_EXITED:
+                exits += 1
+    out[O_EXITS] = exits
 
 
 @njit(cache=True)

@@ -113,7 +113,8 @@ RF_TR_Y = 5
 RF_TR_PICKUP = 6
 RF_TR_HOME_ZONE = 7
 RF_EXIT_ZONE = 8
-RF_N = 9
+RF_CONVOY_START = 9  # the convoy ships' start line (cm from their edge; convoy scenario)
+RF_N = 10
 
 # ---- nation array NA[side, k]
 NA_EXTRA_VP_SINK = 0
@@ -192,10 +193,16 @@ class PackedRules:
 
 
 def pack_rules(rules: ExpressRules, scenario_name: str | None = None) -> PackedRules:
-    """Pack the frozen rules into arrays (``scenario_name`` overrides ``rules.scenario``)."""
+    """Pack the frozen rules into arrays (``scenario_name`` overrides ``rules.scenario``).
+
+    The convoy scenario plays on its own table depth, start lines and turn limit (``[convoy]``):
+    they replace ``[table]``'s distance between the fleets' edges and deployment depth and
+    ``[turns].max_turns`` in the packed arrays."""
+    name = scenario_name or rules.scenario
+    convoy = name == "convoy"
     ri = np.zeros(RI_N, dtype=np.int64)
     rf = np.zeros(RF_N, dtype=np.float64)
-    ri[RI_MAX_TURNS] = rules.turns.max_turns
+    ri[RI_MAX_TURNS] = rules.convoy.max_turns if convoy else rules.turns.max_turns
     ri[RI_ACTIVATION] = 1 if rules.turns.activation == "alternate" else 0
     ri[RI_END_IDLE] = int(rules.turns.end_when_side_idle)
     b = rules.boarding
@@ -221,7 +228,7 @@ def pack_rules(rules: ExpressRules, scenario_name: str | None = None) -> PackedR
     ri[RI_VP_MAST] = v.vp_per_mast
     ri[RI_VP_HULL] = v.vp_per_hull_point
     ri[RI_VP_SINK] = v.vp_per_sink
-    ri[RI_SCENARIO] = SCENARIO_CODES[scenario_name or rules.scenario]
+    ri[RI_SCENARIO] = SCENARIO_CODES[name]
     ri[RI_TR_HELD] = rules.treasure.vp_held_at_end
     ri[RI_TR_HOME] = rules.treasure.vp_brought_home
     ri[RI_CONVOY_N] = rules.convoy.num_convoy_ships
@@ -233,6 +240,11 @@ def pack_rules(rules: ExpressRules, scenario_name: str | None = None) -> PackedR
     rf[RF_W] = rules.table.width_cm
     rf[RF_D] = rules.table.depth_cm
     rf[RF_DEPLOY_DEPTH] = rules.table.deployment_depth_cm
+    if convoy:
+        # the fleets' edges are the short edges (x = 0, W) or the long edges (y = 0, D)
+        rf[RF_W if ri[RI_DEPLOY] == 0 else RF_D] = rules.convoy.table_depth_cm
+        rf[RF_DEPLOY_DEPTH] = rules.convoy.deployment_depth_cm
+        rf[RF_CONVOY_START] = rules.convoy.convoy_start_cm
     rf[RF_CONTACT] = b.contact_cm
     rf[RF_TR_X] = rules.treasure.x_cm
     rf[RF_TR_Y] = rules.treasure.y_cm
