@@ -120,7 +120,7 @@ def verdict(row: dict, metric: Metric, alpha: float) -> str:
     scale = 100.0 if metric.is_rate else 1.0
     games = f"{row['n_games']:,} paired games"
     if row["n_units"] != row["n_games"]:
-        games += f" ({row['n_units']:,} tables)"
+        games += f" in {row['n_units']:,} tables"
     if row["decided"]:
         way = "raises" if d > 0 else "lowers"
         return (
