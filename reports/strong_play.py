@@ -237,7 +237,8 @@ def section_seed(seed: int, game: str, name: str, what: str) -> int:
 
 
 def weights_table(found: list[Found]) -> pd.DataFrame:
-    """One row per population file and member: weight, or why the file is not used."""
+    """One row per population file and member: weight, the solver that found the equilibrium
+    (``nash``) and its Nash gap on the table it was measured on, or why the file is not used."""
     rows = []
     for f in found:
         if f.population is None:
@@ -247,7 +248,8 @@ def weights_table(found: list[Found]) -> pd.DataFrame:
                     "strategy": "(file not used)",
                     "weight": math.nan,
                     "players": 0,
-                    "method": "",
+                    "solver": "",
+                    "nash_gap": math.nan,
                     "status": f.problem,
                 }
             )
@@ -260,12 +262,14 @@ def weights_table(found: list[Found]) -> pd.DataFrame:
                     "strategy": name,
                     "weight": float(w),
                     "players": int(p.players),
-                    "method": p.file.method,
+                    "solver": p.file.solver,
+                    "nash_gap": float(p.file.nash_gap),
                     "status": "used",
                 }
             )
     return pd.DataFrame(
-        rows, columns=["population", "strategy", "weight", "players", "method", "status"]
+        rows,
+        columns=["population", "strategy", "weight", "players", "solver", "nash_gap", "status"],
     )
 
 

@@ -35,7 +35,7 @@ def _write(folder, scen, name="rps", equilibrium=None, scenario_hash=None):
         players=2,
         population=["rock", "paper", "scissors"],
         equilibrium=equilibrium or {"rock": 1 / 3, "paper": 1 / 3, "scissors": 1 / 3},
-        method="linprog",
+        nash_gap=0.0,
         games_per_table=64,
         command="broadside metagame --game toy --population rock,paper,scissors",
         verdict="no dominant strategy",
@@ -160,3 +160,22 @@ def test_the_report_part_measures_under_a_usable_population(tmp_path, monkeypatc
     assert (m.ci_low, m.ci_high) == (row["score_ci_low"], row["score_ci_high"])
     line = sec.strong_play[0][0]
     assert "exploitability by the 4 strategies tried" in line and "rps" in line
+
+
+def test_the_populations_table_names_the_solver_and_its_gap_and_refuses_an_old_file(
+    tmp_path, monkeypatch
+):
+    """A usable file's rows carry its solver (nash) and Nash gap; a file of the old format
+    (which recorded `method`, possibly α-Rank's ranking) is listed as not used, with the
+    loader's one-line reason."""
+    monkeypatch.setattr(sp, "population_dir", lambda game: tmp_path / game)
+    scen = toy.load()
+    _write(tmp_path / "toy", scen)
+    old = _write(tmp_path / "toy", scen, name="old").read_text()
+    old = old.replace("broadside-population/2", "broadside-population/1")
+    old = old.replace('solver = "nash"', 'method = "alpha-rank"')
+    (tmp_path / "toy" / "old.toml").write_text(old)
+    table = sp.weights_table(sp.find_populations("toy", scen)).set_index("population")
+    assert set(table.loc["rps", "solver"]) == {"nash"} and (table.loc["rps", "nash_gap"] == 0).all()
+    status = table.loc["old", "status"]
+    assert "format" in status and "broadside-population/1" in status and "\n" not in status

@@ -282,7 +282,7 @@ def strong_play(
         gain_rows.append(g)
         ex = g.iloc[-1]
         line = (
-            f"population {f.name} ({pop.players} players, {pop.file.method}: "
+            f"population {f.name} ({pop.players} players, Nash gap {pop.file.nash_gap:.0e}: "
             f"{sp.mixture_words(pop)}); exploitability by the {len(challengers)} strategies "
             f"tried {ex['gain']:+.3f} [{ex['ci_low']:+.3f}, {ex['ci_high']:+.3f}] in score "
             f"(best: {ex['best_of']}; a lower bound: only a search finds the best response); "
