@@ -287,7 +287,7 @@ class Convoy:
 class ExpressStrategy:
     """A seat of Pirates express: a commander (a kind plus parameter values), a nation and a fleet.
 
-    ``kind``, ``description``, ``params`` and ``tuned`` are those of
+    ``kind``, ``description``, ``params``, ``tuned`` and ``reference`` are those of
     :class:`scenarios.strategies.StrategyDecl`; ``nation`` and ``fleet`` (a fleet list as
     ``express battle --fleet`` takes it, the nation prefix optional) default to the studies'
     mirror: ``studies.mirror_nation`` and that nation's study fleet.
@@ -297,6 +297,7 @@ class ExpressStrategy:
     description: str = ""
     params: Mapping[str, bool | float | str] = field(default_factory=FrozenMap)
     tuned: TunedInfo | None = None
+    reference: bool = False  # a reference player (scenarios/strategies.py): never in default_mix
     nation: str | None = None
     fleet: str | None = None
 
