@@ -337,8 +337,8 @@ def test_batch_decisions_are_those_of_the_look_by_look_comparison():
 
 def test_naive_peeking_inflates_the_error_the_design_holds():
     """Five looks at 1.96 each on 6,000 null runs of 1,000 games: about 14% false rejections,
-    while the design stays within alpha + 3 SE (a 1-point excess, 6.0% true, fails with
-    probability 0.9)."""
+    while the design stays within alpha + 3 SE (a true rate of 6.3% fails with probability
+    about 0.9)."""
     rng = np.random.default_rng(20261130)
     reps = 6000
     d = _win_loss(rng, reps, 1000, 0.3, 0.7)
@@ -357,7 +357,7 @@ def test_tables_as_units_hold_alpha_where_games_as_units_do_not(spending):
     -0.4 on a table's mean difference, 0 on average over the equilibrium). With the table (4
     games, one per seat rotation) as the unit the variance counts that and the error stays
     within alpha + 3 SE over 2,000 null comparisons of 200 games; treating games as independent
-    rejects far more often (about 11%)."""
+    rejects far more often (about 12%)."""
     rng = np.random.default_rng(4_000)
     tables, per = 50, 4
     effect = np.where(rng.random((REPS, tables, 1)) < 0.5, 0.5, -0.5)
