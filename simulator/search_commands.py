@@ -1,6 +1,8 @@
-"""``broadside tune`` and ``broadside metagame``: the strategy search and the meta-game commands.
+"""``broadside tune``, ``broadside metagame`` and ``broadside balance``: the strategy search, the
+meta-game and the balance search commands.
 
-No search logic here (see :mod:`simulator.search` and :mod:`simulator.metagame`): options are
+No search logic here (see :mod:`simulator.search`, :mod:`simulator.metagame` and
+:mod:`simulator.balance`): options are
 parsed, the game module is looked up (it must speak :mod:`simulator.protocol`), results printed
 and written. Both commands run through the runner, so ``--jobs``, ``--backend dask``,
 ``--out``/``--resume`` and the progress bar work as for every other run.
@@ -80,7 +82,8 @@ def command_line(ctx: click.Context, seed: int) -> str:
             if value:
                 parts.append(opt)
             continue
-        parts += [opt, str(value)]
+        for item in value if param.multiple else (value,):  # a repeated option, each time
+            parts += [opt, str(item)]
     return shlex.join(parts)
 
 
@@ -525,4 +528,183 @@ def metagame(
                 title=exploitability_figure(result.iterations[0]["searched_kinds"], tune_budget),
             )
     emit(fmt, strat_rows, summary, title=title)
+    replay_note(result.entropy, seed is not None, quiet)
+
+
+@click.command("balance")
+@click.option("--game", required=True, metavar="G", help="cove, express or hunt.")
+@click.option("--players", type=click.IntRange(2, 8), default=None, help="Players per table.")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="KEY[=LO..HI]",
+    help="A searchable number to change (repeatable), its range narrowed inside the declared "
+    "one; default: every number the game declares (scenarios/<game>/balance/searchable.toml).",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    required=True,
+    metavar="T",
+    help="seat-advantage[=X], strategy-spread[=X], nation-spread[=X], pirate-engagement=X, "
+    "game-length=LO..HI, closeness[=X] (repeatable: several give a Pareto set).",
+)
+@click.option("--budget", type=TRIALS, required=True, help="Games the search may play.")
+@click.option(
+    "--population",
+    default=None,
+    metavar="NAME|PATH.toml",
+    help="Seats drawn from a saved population's equilibrium (default: the game's default mix).",
+)
+@click.option(
+    "--resolve",
+    is_flag=True,
+    help="Solve the population's equilibrium again under each kept candidate's rules.",
+)
+@click.option("--scenario", default=None, metavar="S", help="Scenario file or built-in name.")
+@click.option(
+    "--validation-games",
+    type=TRIALS,
+    default=None,
+    help="Fresh games validating each kept candidate (default: a quarter of the budget).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the overlays, summary.json, history and before_after (CSV + Parquet), the "
+    "figure and chunks (resumable). Without it the overlays go beside the scenario file (the "
+    "current folder for a built-in).",
+)
+@engine_option
+@format_option
+@simulation_options
+def balance(
+    game,
+    players,
+    params,
+    targets,
+    budget,
+    population,
+    resolve,
+    scenario,
+    validation_games,
+    out,
+    engine,
+    fmt,
+    seed,
+    jobs,
+    quiet,
+):
+    """Search the game's own numbers for a balanced game (house-rule overlays, validated)."""
+    from scenarios.loader import ScenarioError
+    from scenarios.overlays import base_reference
+    from scenarios.populations import load_population
+    from scenarios.searchable import overlay_text
+    from simulator.balance import balance as run_balance
+    from simulator.balance import parse_target
+
+    ctx = click.get_current_context()
+    mod = game_module(ctx, game)
+    check_engine(mod, engine)
+    scen = _load(mod, scenario)
+    parsed = [parse_target(t) for t in targets]
+    pop = None
+    if population is not None:
+        pop = load_population(population, scen)
+        scen = pop.scenario
+    out_dir = Path(out) if out is not None else default_overlay_dir(scen)
+    ensure_writable_dir(out_dir)
+    try:
+        base_ref = base_reference(scen.path, out_dir, scen.game)
+    except ScenarioError as exc:
+        raise UserError(str(exc)) from None
+    bar, update = _progress(quiet)
+    try:
+        result = run_balance(
+            mod,
+            scen,
+            targets=parsed,
+            budget=budget,
+            params=list(params),
+            players=players,
+            population=pop,
+            population_name=population,
+            resolve=resolve,
+            seed=seed,
+            jobs=jobs,
+            validation_games=validation_games,
+            engine=engine,
+            on_progress=update,
+            on_note=lambda m: note(m, quiet),
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    cmd = command_line(ctx, result.entropy)
+    stem = "candidate" if out is not None else f"balance-{scen.game}"
+    for k, cand in enumerate(result.candidates, start=1):
+        path = out_dir / f"{stem}-{k}.toml"
+        header = (
+            f"written by: {cmd}\nseed: {result.entropy}; base scenario {scen.name} (hash "
+            f"{scen.content_hash}); candidate {k} of {len(result.candidates)}, validated on "
+            f"{cand['validation']['games']:,} fresh games\nuse with --scenario {path}"
+        )
+        write_text(
+            path,
+            overlay_text(
+                scen,
+                base_ref,
+                cand["params"],
+                name=f"{scen.name} + balance candidate {k}",
+                header=header,
+            ),
+        )
+        cand["overlay"] = path.name
+    summary = {
+        "schema_version": SCHEMA_VERSION,
+        **result.summary(),
+    }
+    summary["provenance"] = {**summary["provenance"], "command": cmd}
+    if out is not None:
+        write_table(result.history, out_dir, "history", key=("trial", "rung"))
+        write_table(result.before_after, out_dir, "before_after", key=("candidate", "metric"))
+        write_text(out_dir / "summary.json", dumps(summary) + "\n")
+        figure = (ctx.find_object(dict) or {}).get("balance_figure")
+        if figure is not None and result.candidates:
+            figure(summary, out_dir / "before_after.png")
+    rows = []
+    for k, cand in enumerate(result.candidates, start=1):
+        for name, t in cand["targets"].items():
+            rows.append(
+                {
+                    "candidate": k,
+                    "target": name,
+                    "base": result.base[name]["value"],
+                    "value": t["value"],
+                    "ci95_low": t["ci95"][0],
+                    "ci95_high": t["ci95"][1],
+                    "improvement": t["improvement"],
+                    "improvement_low": t["improvement_ci95"][0],
+                    "improvement_high": t["improvement_ci95"][1],
+                    "params": ", ".join(f"{p}={v}" for p, v in cand["params"].items()),
+                }
+            )
+    if not rows:
+        rows = [
+            {"candidate": None, "target": name, "base": b["value"], "value": None}
+            for name, b in result.base.items()
+        ]
+    g = result.games
+    title = (
+        f"balance {scen.game} ({result.players} players, "
+        f"{'population ' + population if population else 'default mix'}): "
+        f"{len(result.candidates)} candidate(s); games: search {g['search']:,}, resolve "
+        f"{g['resolve']:,}, validation {g['validation']:,}"
+    )
+    if result.note:
+        title += f"; {result.note}"
+    emit(fmt, pd.DataFrame(rows), summary, title=title)
     replay_note(result.entropy, seed is not None, quiet)

@@ -1263,3 +1263,69 @@ def play(
         "provenance": prov,
     }
     return PlayResult(game=GAME, seats=table, summary=summary, entropy=run.entropy, provenance=prov)
+
+
+def balance_roster(
+    scenario=None,
+    *,
+    seed: int,
+    jobs: int = 1,
+    effort: int = 0,
+    start=None,
+) -> tuple[dict, int]:
+    """The roster of a balance search's ``nation-spread`` (:mod:`simulator.balance`): each matrix
+    nation as a seat, the default mix's first commander (the admiral) with the nation and a
+    fleet.
+
+    ``effort`` 0 plays nothing: each nation keeps ``start``'s fleet (a roster found earlier) when
+    it is legal under these rules, else fields its study fleet (:func:`mirrored_fleet`; the
+    plain mirrored fleet when the study fleet is not legal either). ``effort`` N finds each
+    nation's best fleet under these rules: :func:`fleet_search` races N fleets (the study fleet
+    and a seeded sample of the legal full fleets) against the six other nations' study fleets,
+    nation ``k`` on ``derive_seed(seed, "roster-nation", k)``.
+
+    Returns:
+        (nation -> its seat declaration, battles played).
+    """
+    sc = load(scenario)
+    rules = sc.rules
+    template = rules.strategies[rules.default_mix[0]]
+    nations = list(rules.matrix_nations)
+    start = dict(start or {})
+    out, battles = {}, 0
+    for k, nat in enumerate(nations):
+        fleet = None
+        if effort > 0:
+            _rungs, info = fleet_search(
+                nat,
+                rules=rules,
+                opponents=[o for o in nations if o != nat],
+                candidates=effort,
+                n0=14,
+                validate_n=1,
+                seed=derive_seed(seed, "roster-nation", k),
+                jobs=jobs,
+            )
+            fleet = info["fleet"]
+            battles += int(info["race_battles"]) + 2 * int(info["validation"]["n"])
+        else:
+            for spec in [getattr(start.get(nat), "fleet", None), "study", "mirrored"]:
+                try:
+                    if spec == "study":
+                        fleet = mirrored_fleet(rules, nat).spec()
+                    elif spec == "mirrored":
+                        fleet = parse_fleet(rules.studies.mirrored_fleet, rules, nat).spec()
+                    elif spec is not None:
+                        fleet = parse_fleet(spec, rules, nat).spec()
+                except UserError:
+                    continue
+                if fleet is not None:
+                    break
+        out[nat] = dataclasses.replace(
+            template,
+            description=f"{nat} under the {template.kind} (balance roster)",
+            nation=nat,
+            fleet=fleet,
+            tuned=None,
+        )
+    return out, battles
