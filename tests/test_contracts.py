@@ -38,6 +38,11 @@ RUNS = {
     "express commanders": ["express", "commanders", "-n", "2", "--scenario-names", "pitched"],
     "hunt play": ["hunt", "play", "-n", "5"],
     "compare": ["compare", "standard", "one-two", "--game", "hunt", "--max-games", "100"],
+    "metagame": ["metagame", "--game", "hunt", "--population", "runner,hunter", "-n", "32"],
+    "metagame --solver alpha-rank": [
+        "metagame", "--game", "hunt", "--population", "runner,hunter", "-n", "32",
+        "--solver", "alpha-rank",
+    ],
     "report": ["report", "--size", "test", "--game", "hunt", "--out", "{tmp}/rep"],
 }  # fmt: skip
 
