@@ -738,6 +738,12 @@ def test_metagame_saves_a_population_and_refuses_bad_input(tmp_path, capsys):
         cli.main(["metagame", "--game", "cove2", "--population", "a,b", "-n", "10"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and "is not a game" in err
+    with pytest.raises(SystemExit) as exc:  # every game's largest table is 8
+        cli.main(
+            ["metagame", "--game", "hunt", "--population", "a,b", "-n", "10", "--players", "9"]
+        )
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "'--players': 9" in err
 
 
 def test_a_population_never_drops_a_seats_nation_or_fleet():
