@@ -12,20 +12,20 @@ most :data:`MAX_PLAYERS`):
   many (drawn from ``derive_seed(entropy, "multisets")``, said in the output), and expected
   payoffs use self-normalised importance weights over the sample.
 * **Equilibrium** (:func:`equilibrium`). A symmetric mixture σ is an equilibrium when its *Nash
-  gap* ``max_X u(X, σ) - u(σ, σ)`` is 0; nothing is reported as one unless its gap on the table
-  is at most :data:`MAX_NASH_GAP`. The solver works on the symmetric game itself (``u(X, σ)`` is
-  a polynomial of degree ``P - 1`` in σ's ``K - 1`` free weights), never on the ``K^P``
-  profiles of the strategic form: **support enumeration** with root finding. For each support
-  (a face of the simplex), the indifference equations (every member earns the same) are solved
-  by Levenberg-Marquardt with the exact Jacobian from the face's centre and random points; each
-  root, clipped to the simplex, is checked by its gap on the whole table. Why this method: it
-  finds equilibria wherever they are (interior, on any face, unstable ones such as the centre of
-  a rock-paper-scissors cycle, where the replicator dynamics orbit and never settle), its cost
-  is fixed by ``K`` and ``P`` (``2^K - 1`` supports; about 2 s at ``K = P = 8``), it gives
-  exact roots (gaps of about 1e-16, not an integrator's 1e-7), and it reports every equilibrium
-  it meets, not only the attractors. Identical members (:func:`duplicates`) are solved as one.
-  Several equilibria: each is reported with how many starts reached it, its gap and whether it
-  is stable under the replicator dynamics (:func:`is_stable`); the one chosen is the most mixed
+  gap* ``max_X u(X, σ) - u(σ, σ)`` is 0; nothing is reported as one unless its gap on the table is
+  at most :data:`MAX_NASH_GAP`. The solver works on the symmetric game itself (``u(X, σ)`` is a
+  polynomial of degree ``P - 1`` in σ's ``K - 1`` free weights), never on the ``K^P`` profiles of
+  the strategic form: **support enumeration** with root finding. For each support (a face of the
+  simplex), the indifference equations (every member earns the same) are solved by
+  Levenberg-Marquardt with the exact Jacobian from the face's centre and random points; each root,
+  clipped to the simplex, is checked by its gap on the whole table. Why this method: it finds
+  equilibria wherever they are (interior, on any face, unstable ones such as the centre of a
+  rock-paper-scissors cycle, where the replicator dynamics orbit and never settle), its cost is
+  fixed by ``K`` and ``P`` (``2^K - 1`` supports; about 2.5 s at ``K = P = 8``), it gives exact
+  roots (gaps of about 1e-16, not an integrator's 1e-7), and it reports every equilibrium it
+  meets, not only the attractors. Identical members (:func:`duplicates`) are solved as one.
+  Several equilibria: each is reported with how many starts reached it, its gap and whether it is
+  stable under the replicator dynamics (:func:`is_stable`); the one chosen is the most mixed
   (largest entropy) of the stable ones, or of all when none is stable.
 * **α-Rank** (:func:`alpha_rank`, ``metagame --solver alpha-rank``): a ranking of the members,
   printed as a ranking and never called or saved as an equilibrium.
