@@ -692,6 +692,348 @@ def _order(values: Mapping[int, np.ndarray]) -> list[int]:
     return sorted(trials, key=lambda t: (rank[t], float(values[t].sum()), t))
 
 
+@dataclass
+class _Setup:
+    """What a balance search plays, checked before any game."""
+
+    searchable: Searchable
+    space: dict[str, ParamDecl]
+    players: int
+    mixture: Mixture | None  # seats drawn per slice (a population), else the fixed table
+    table: tuple[str, ...]
+    strategies: tuple[str, ...]  # the strategies whose scores are recorded
+    needs_roster: bool
+    needs_tables: bool
+    hook: Callable[..., Any] | None  # the game's balance_roster
+
+
+def _setup(
+    game: Any,
+    scenario: Any,
+    targets: Sequence[Target],
+    params: Sequence[str] | None,
+    players: int | None,
+    population: Any,
+    resolve: bool,
+) -> _Setup:
+    """Check the request (one line for each mistake) and say what will be played."""
+    check_game(game)
+    if not targets:
+        raise UserError("--target: at least one target (allowed: " + ", ".join(TARGETS) + ")")
+    names = {t.name for t in targets}
+    if len(names) != len(targets):
+        raise UserError("--target: each target may be given once")
+    if resolve and population is None:
+        raise UserError(
+            "--resolve re-solves a population's equilibrium under each candidate's rules "
+            "(allowed: with --population NAME)"
+        )
+    try:
+        searchable = load_searchable(scenario)
+    except ScenarioError as exc:
+        raise UserError(str(exc)) from None
+    space = search_keys(searchable, params)
+    players = resolve_players(game, scenario, players)
+    if population is not None and population.players != players:
+        raise UserError(
+            f"--players {players}: the population was measured at {population.players} players "
+            f"(allowed: {population.players})"
+        )
+    if population is not None:
+        mixture = Mixture.from_weights(population.mixture())
+        table: tuple[str, ...] = ()
+        strategies = tuple(population.names)
+    else:
+        mixture = None
+        mix = list(game.default_mix(scenario))
+        table = tuple(mix[i % len(mix)] for i in range(players))
+        strategies = tuple(dict.fromkeys(table))
+    if len(strategies) < 2:  # a mirror: a strategy's own score is its share, always
+        if "strategy-spread" in names:
+            raise UserError(
+                f"--target strategy-spread: one strategy at the table ({strategies[0]}) has "
+                "nothing to be spread against (allowed: a default mix or population of two or "
+                "more)"
+            )
+        strategies = ()
+    measures = searchable.measures
+    for name, present, what, key in (
+        ("game-length", measures.length, "no game length", "length"),
+        ("closeness", measures.margin, "no points for a margin", "margin"),
+        ("pirate-engagement", measures.engagement, "no engagement to count", "engagement"),
+    ):
+        if name in names and not present:
+            raise UserError(
+                f"--target {name}: {scenario.game} declares {what} "
+                f"(measures.{key} in {searchable.path})"
+            )
+    hook = getattr(game, "balance_roster", None)
+    needs_roster = any(TARGETS[t.name].roster for t in targets)
+    if needs_roster and hook is None:
+        raise UserError(
+            f"--target nation-spread: {scenario.game} has no roster of nations "
+            "(allowed: a game whose api offers balance_roster, e.g. express)"
+        )
+    return _Setup(
+        searchable=searchable,
+        space=space,
+        players=players,
+        mixture=mixture,
+        table=table,
+        strategies=strategies,
+        needs_roster=needs_roster,
+        needs_tables=any(not TARGETS[t.name].roster for t in targets),
+        hook=hook,
+    )
+
+
+@dataclass
+class _Finalist:
+    """A candidate that finished the top rung: its values, losses and slice sums there."""
+
+    values: dict[str, Value]
+    loss: np.ndarray
+    sums: np.ndarray
+
+
+def _search(
+    bench: Bench,
+    schedule: Schedule,
+    targets: Sequence[Target],
+    space: Mapping[str, ParamDecl],
+    base_values: Mapping[str, Value],
+    base_scen: Any,
+    make: Callable[[Mapping[str, Value], str], Any],
+    entropy: int,
+    on_progress: Callable[[int, int, float], None] | None,
+) -> tuple[np.ndarray, dict[int, _Finalist], list[dict[str, Any]], int]:
+    """The optimiser's batches raced by successive halving (module docstring).
+
+    Returns the base's losses on the top rung, the finalists by trial, the history rows and the
+    number of candidates asked."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    layout = bench.layout
+    multi = len(targets) > 1
+    dists = {k: distribution(d) for k, d in space.items()}
+    sampler_seed = derive_seed(entropy, "search") % 2**32
+    if multi:
+        sampler = optuna.samplers.NSGAIISampler(seed=sampler_seed, population_size=BATCH)
+        study = optuna.create_study(directions=["minimize"] * len(targets), sampler=sampler)
+    else:
+        sampler = optuna.samplers.TPESampler(
+            seed=sampler_seed, multivariate=True, constant_liar=True, n_startup_trials=BATCH
+        )
+        study = optuna.create_study(direction="minimize", sampler=sampler)
+    rows: list[dict[str, Any]] = []
+
+    def record(trial, batch, rung, sums, values, kept, source) -> np.ndarray:
+        loss = losses(targets, layout, sums.sum(axis=0))
+        rows.append(
+            {
+                "trial": trial,
+                "rung": rung,
+                "batch": batch,
+                "source": source,
+                "slices": len(sums),
+                "games": len(sums) * bench.per_slice,
+                **{f"loss.{t.name}": float(v) for t, v in zip(targets, loss)},
+                "kept": kept,
+                **{f"param.{k}": v for k, v in values.items()},
+            }
+        )
+        return np.asarray(loss, dtype=float)
+
+    def told(loss: np.ndarray) -> Any:
+        v = [float(x) for x in loss]
+        return v if multi else v[0]
+
+    top = schedule.top_slices
+    base_sums = bench.run([base_scen], [(0, 0, top, None)], entropy, "base")[0]
+    base_loss = record(0, 0, RUNGS - 1, base_sums, base_values, True, "base")
+    if all(_inside(space[k], v) for k, v in base_values.items()):
+        study.add_trial(
+            optuna.trial.create_trial(
+                params=dict(base_values),
+                distributions=dists,
+                **({"values": told(base_loss)} if multi else {"value": told(base_loss)}),
+            )
+        )
+    finalists: dict[int, _Finalist] = {}
+
+    def progress() -> None:
+        if on_progress is not None:
+            best = min([float(base_loss[0])] + [float(f.loss[0]) for f in finalists.values()])
+            on_progress(bench.games_played, schedule.search_games, best)
+
+    progress()
+    asked_in_all = 0
+    for batch in range(1, schedule.batches + 1):
+        asked = [study.ask(dists) for _ in range(BATCH)]
+        values: dict[int, dict[str, Value]] = {}
+        scens: dict[int, Any] = {}
+        refused: dict[int, str] = {}
+        for t in asked:
+            asked_in_all += 1
+            tid = asked_in_all  # our trial numbers: the base is 0
+            values[tid] = {k: t.params[k] for k in space}
+            try:
+                scens[tid] = make(values[tid], f"balance trial {tid}")
+            except (ScenarioError, UserError) as exc:
+                refused[tid] = str(exc)
+                rows.append(
+                    {"trial": tid, "rung": 0, "batch": batch, "source": f"refused: {exc}",
+                     "slices": 0, "games": 0, "kept": False,
+                     **{f"param.{k}": v for k, v in values[tid].items()}}
+                )  # fmt: skip
+        active = list(scens)
+        sums = {tid: np.zeros((0, len(layout))) for tid in active}
+        final: dict[int, np.ndarray] = {}
+        for rung in range(RUNGS):
+            if not active:
+                break
+            lo, hi = schedule.rung_slices(rung)
+            new = bench.run(
+                [scens[t] for t in active],
+                [(i, lo, hi, None) for i in range(len(active))],
+                entropy,
+                f"batch {batch} rung {rung}",
+            )
+            for t, arr in zip(active, new):
+                sums[t] = np.concatenate([sums[t], arr])
+            ranked = _order({t: losses(targets, layout, sums[t].sum(axis=0)) for t in active})
+            keep = ranked[: max(1, len(active) // 2)] if rung < RUNGS - 1 else ranked[:1]
+            for t in active:
+                final[t] = record(t, batch, rung, sums[t], values[t], t in keep, "optimiser")
+                if rung == RUNGS - 1:
+                    finalists[t] = _Finalist(values[t], final[t], sums[t])
+            active = keep if rung < RUNGS - 1 else []
+            progress()
+        first = asked_in_all - len(asked) + 1
+        for tid, t in enumerate(asked, start=first):  # in trial order: a seed replays the search
+            if tid in refused:
+                study.tell(t, state=optuna.trial.TrialState.FAIL)
+            else:
+                study.tell(t, told(final[tid]))
+    return base_loss, finalists, rows, asked_in_all
+
+
+def _kept(base_loss: np.ndarray, finalists: Mapping[int, _Finalist], multi: bool) -> list[int]:
+    """The finalists kept for validation (module docstring), best first on the top rung; the
+    same values twice are kept once."""
+    pool = {0: base_loss, **{t: f.loss for t, f in finalists.items()}}
+    order = _order(pool)
+    if multi:
+        mat = np.array([pool[t] for t in order])
+        front = [t for t, r in zip(order, _pareto_ranks(mat)) if r == 0]
+        kept = [t for t in front if t != 0 and not np.all(pool[t] >= base_loss)]
+        kept.sort(key=lambda t: (float(pool[t][0]), t))
+    else:
+        kept = [t for t in order if t != 0 and pool[t][0] < base_loss[0]]
+    seen: list[dict[str, Value]] = []
+    unique = []
+    for t in kept:
+        if finalists[t].values not in seen:
+            seen.append(finalists[t].values)
+            unique.append(t)
+    return unique[: (KEEP_PARETO if multi else KEEP)]
+
+
+def _validate(
+    k: int,
+    trial: int,
+    finalist: _Finalist,
+    changed: Mapping[str, Value],
+    scen: Any,
+    mixture: Mixture | None,
+    resolved: Mapping[str, Any],
+    targets: Sequence[Target],
+    vbench: Bench,
+    base_v: np.ndarray,
+    metrics: Sequence[str],
+    slices: int,
+    entropy: int,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Kept candidate ``k`` against the base on the fresh slices (module docstring): its JSON
+    entry and its before/after rows."""
+    layout = vbench.layout
+    ventropy = derive_seed(entropy, "validation")
+
+    def played(lo: int, hi: int) -> np.ndarray:
+        return vbench.run([scen], [(0, lo, hi, mixture)], ventropy, f"validation {k}")[0]
+
+    cmp, cand_v = sequential(metrics, layout, base_v, played, slices)
+    n = len(cand_v)
+    rng = np.random.default_rng(derive_seed(entropy, "bootstrap", k))
+    _, c, d = bootstrap_losses(targets, layout, base_v[:n], cand_v, rng)
+    point_b = losses(targets, layout, base_v[:n].sum(axis=0))
+    point_c = losses(targets, layout, cand_v.sum(axis=0))
+    results = cmp.results()
+    mb = metric_values(layout, base_v[:n].sum(axis=0))
+    mc = metric_values(layout, cand_v.sum(axis=0))
+    rows = [
+        {
+            "candidate": k,
+            "metric": r["name"],
+            "base": float(mb[r["name"]]),
+            "candidate_value": float(mc[r["name"]]),
+            "difference": r["difference"],
+            "ci95_low": r["ci95"][0],
+            "ci95_high": r["ci95"][1],
+            "p_holm": r["p_holm"],
+            "decided": r["decided"],
+        }
+        for r in results
+    ]
+    tgt = {}
+    for i, tg in enumerate(targets):
+        gain = interval(d[:, i])
+        tgt[tg.name] = {
+            "value": float(point_c[i]),
+            "ci95": interval(c[:, i]),
+            "improvement": float(point_b[i] - point_c[i]),
+            "improvement_ci95": gain,
+        }
+        rows.append(
+            {
+                "candidate": k,
+                "metric": f"target:{tg.name}",
+                "base": float(point_b[i]),
+                "candidate_value": float(point_c[i]),
+                "difference": float(point_c[i] - point_b[i]),
+                "ci95_low": -gain[1],
+                "ci95_high": -gain[0],
+                "p_holm": math.nan,
+                "decided": bool(gain[0] > 0 or gain[1] < 0),
+            }
+        )
+    entry = {
+        "overlay": None,  # the command names the file it writes
+        "params": dict(changed),
+        "targets": tgt,
+        "side_effects": {
+            r["name"]: {"difference": r["difference"], "ci95": r["ci95"]} for r in results
+        },
+        "validation": {
+            "slices": n,
+            "games": n * vbench.per_slice,
+            "unit": f"slice ({vbench.per_slice} games)",
+            "method": "paired slices on fresh seeds; compare's sequential test (group-sequential, "
+            "O'Brien-Fleming spending, Holm) on every metric; targets by a "
+            f"{BOOTSTRAP}-replicate percentile bootstrap over the slices",
+            "looks_at_slices": cmp.sizes,
+            "stopped_early": n < cmp.max_n,
+            "decided": [r["name"] for r in results if r["decided"]],
+            "p_holm": {r["name"]: r["p_holm"] for r in results},
+            "search_trial": trial,
+            "search_value": {tg.name: float(finalist.loss[i]) for i, tg in enumerate(targets)},
+            **({"resolved": dict(resolved)} if resolved else {}),
+        },
+    }
+    return entry, rows
+
+
 def balance(
     game: Any,
     scenario: Any,
@@ -726,68 +1068,8 @@ def balance(
     Returns:
         A :class:`BalanceResult`.
     """
-    check_game(game)
-    if not targets:
-        raise UserError("--target: at least one target (allowed: " + ", ".join(TARGETS) + ")")
-    if len({t.name for t in targets}) != len(targets):
-        raise UserError("--target: each target may be given once")
-    if resolve and population is None:
-        raise UserError(
-            "--resolve re-solves a population's equilibrium under each candidate's rules "
-            "(allowed: with --population NAME)"
-        )
-    try:
-        searchable = load_searchable(scenario)
-    except ScenarioError as exc:
-        raise UserError(str(exc)) from None
-    space = search_keys(searchable, params)
-    players = resolve_players(game, scenario, players)
-    if population is not None and population.players != players:
-        raise UserError(
-            f"--players {players}: the population was measured at {population.players} players "
-            f"(allowed: {population.players})"
-        )
-    measures = searchable.measures
-    needs_roster = any(TARGETS[t.name].roster for t in targets)
-    needs_tables = any(not TARGETS[t.name].roster for t in targets)
-    names = {t.name for t in targets}
-    mixture = Mixture.from_weights(population.mixture()) if population is not None else None
-    if mixture is not None:
-        strategies = tuple(population.names)
-        table: tuple[str, ...] = ()
-    else:
-        mix = list(game.default_mix(scenario))
-        table = tuple(mix[i % len(mix)] for i in range(players))
-        strategies = tuple(dict.fromkeys(table))
-    if len(strategies) < 2:  # a mirror: a strategy's own score is its share, always
-        if "strategy-spread" in names:
-            raise UserError(
-                f"--target strategy-spread: one strategy at the table ({strategies[0]}) has "
-                "nothing to be spread against (allowed: a default mix or population of two or "
-                "more)"
-            )
-        strategies = ()
-    if "game-length" in names and not measures.length:
-        raise UserError(
-            f"--target game-length: {scenario.game} declares no game length "
-            f"(measures.length in {searchable.path})"
-        )
-    if "closeness" in names and not measures.margin:
-        raise UserError(
-            f"--target closeness: {scenario.game} declares no points for a margin "
-            f"(measures.margin in {searchable.path})"
-        )
-    if "pirate-engagement" in names and measures.engagement is None:
-        raise UserError(
-            f"--target pirate-engagement: {scenario.game} declares no engagement to count "
-            f"(measures.engagement in {searchable.path})"
-        )
-    hook = getattr(game, "balance_roster", None)
-    if needs_roster and hook is None:
-        raise UserError(
-            f"--target nation-spread: {scenario.game} has no roster of nations "
-            "(allowed: a game whose api offers balance_roster, e.g. express)"
-        )
+    setup = _setup(game, scenario, targets, params, players, population, resolve)
+    searchable, space, players = setup.searchable, setup.space, setup.players
     manifest = {
         "search": "balance",
         "targets": [t.spec for t in targets],
@@ -799,24 +1081,22 @@ def balance(
         "scenario_hash": scenario.content_hash,
     }
     entropy = root_entropy(seed, manifest)
-    notes = on_note or (lambda m: None)
-
-    # the roster under the base rules (a race: strong play's fleets), kept in the search where legal
     games = {"search": 0, "resolve": 0, "validation": 0}
+    hook = setup.hook
     roster_base: dict[str, Any] = {}
-    if needs_roster:
+    if setup.needs_roster:  # strong play's fleets under the base rules, kept where legal
         roster_base, used = hook(
             scenario, seed=derive_seed(entropy, "roster", 0), jobs=jobs, effort=ROSTER_EFFORT
         )
         games["resolve"] += used
-    roster = tuple(roster_base)
+    measures = searchable.measures
     layout = Layout(
         players=players,
-        strategies=strategies,
+        strategies=setup.strategies,
         length=bool(measures.length),
         margin=bool(measures.margin),
         engagement=tuple(measures.engagement.values) if measures.engagement else (),
-        roster=roster,
+        roster=tuple(roster_base),
     )
     bench = Bench(
         game,
@@ -826,297 +1106,104 @@ def balance(
         jobs=jobs,
         engine=engine,
         manifest=manifest,
-        mixture=mixture,
-        table=table,
-        roster=roster,
-        tables=needs_tables,
+        mixture=setup.mixture,
+        table=setup.table,
+        roster=tuple(roster_base),
+        tables=setup.needs_tables,
     )
     schedule = plan(budget, players, validation_games, starts=1, slice_size=bench.per_slice)
-    if validation_games is None:
-        v_slices = schedule.validation_slices
-    else:
-        v_slices = max(MIN_UNITS, -(-validation_games // bench.per_slice))
-    v_slices = max(v_slices, MIN_UNITS)
+    v_slices = max(
+        MIN_UNITS,
+        schedule.validation_slices
+        if validation_games is None
+        else -(-validation_games // bench.per_slice),
+    )
 
     def with_roster(scen: Any, decls: Mapping[str, Any]) -> Any:
         if not decls:
             return scen
         return with_strategies(scen, {f"{ROSTER_PREFIX}{m}": d for m, d in decls.items()})
 
-    def candidate_scenario(values: Mapping[str, Value], label: str) -> Any:
-        changed = {k: v for k, v in values.items() if v != searchable.base.get(k)}
+    def changes(values: Mapping[str, Value]) -> dict[str, Value]:
+        return {k: v for k, v in values.items() if v != searchable.base.get(k)}
+
+    def make(values: Mapping[str, Value], label: str) -> Any:
+        changed = changes(values)
         scen = apply_values(scenario, changed, label) if changed else scenario
-        if needs_roster:
+        if setup.needs_roster:
             decls, _ = hook(scen, seed=0, jobs=jobs, effort=0, start=roster_base)
             scen = with_roster(scen, decls)
         return scen
 
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    dists = {k: distribution(d) for k, d in space.items()}
-    sampler_seed = derive_seed(entropy, "search") % 2**32
-    multi = len(targets) > 1
-    if multi:
-        sampler = optuna.samplers.NSGAIISampler(seed=sampler_seed, population_size=BATCH)
-        study = optuna.create_study(directions=["minimize"] * len(targets), sampler=sampler)
-    else:
-        sampler = optuna.samplers.TPESampler(
-            seed=sampler_seed, multivariate=True, constant_liar=True, n_startup_trials=BATCH
-        )
-        study = optuna.create_study(direction="minimize", sampler=sampler)
-
-    rows: list[dict[str, Any]] = []
     base_values = {k: searchable.base[k] for k in space}
-    base_scen = candidate_scenario(base_values, "")
-    top = schedule.top_slices
-    total = schedule.search_games
-
-    def record(trial, batch, rung, sums, values, kept, source):
-        loss = losses(targets, layout, sums.sum(axis=0)) if len(sums) else [math.nan] * len(targets)
-        rows.append(
-            {
-                "trial": trial,
-                "rung": rung,
-                "batch": batch,
-                "source": source,
-                "slices": len(sums),
-                "games": len(sums) * bench.per_slice,
-                **{f"loss.{t.name}": float(v) for t, v in zip(targets, loss)},
-                "kept": kept,
-                **{f"param.{k}": v for k, v in values.items()},
-            }
-        )
-        return np.asarray(loss, dtype=float)
-
-    base_sums = bench.run([base_scen], [(0, 0, top, None)], entropy, "base")[0]
-    base_loss = record(0, 0, RUNGS - 1, base_sums, base_values, True, "base")
-    in_space = all(_inside(space[k], v) for k, v in base_values.items())
-    if in_space:
-        study.add_trial(
-            optuna.trial.create_trial(
-                params=base_values,
-                distributions=dists,
-                **(
-                    {"values": [float(v) for v in base_loss]}
-                    if multi
-                    else {"value": float(base_loss[0])}
-                ),
-            )
-        )
-    finalists: dict[int, tuple[dict[str, Value], np.ndarray, np.ndarray]] = {}
-    trial_ids: dict[int, int] = {}  # optuna trial number -> our trial id (base is 0)
-    next_id = 1
-
-    def progress() -> None:
-        if on_progress is not None:
-            best = min([float(base_loss[0])] + [float(f[1][0]) for f in finalists.values()])
-            on_progress(bench.games_played, total, best)
-
-    progress()
-    for batch in range(1, schedule.batches + 1):
-        asked = [study.ask(dists) for _ in range(BATCH)]
-        values = {}
-        scens = {}
-        failed = {}
-        for t in asked:
-            tid = next_id
-            next_id += 1
-            trial_ids[t.number] = tid
-            values[tid] = {k: t.params[k] for k in space}
-            try:
-                scens[tid] = candidate_scenario(values[tid], f"balance trial {tid}")
-            except (ScenarioError, UserError) as exc:
-                failed[tid] = str(exc)
-        active = [tid for tid in values if tid not in failed]
-        for tid, why in failed.items():
-            rows.append(
-                {"trial": tid, "rung": 0, "batch": batch, "source": f"refused: {why}",
-                 "slices": 0, "games": 0, "kept": False,
-                 **{f"param.{k}": v for k, v in values[tid].items()}}
-            )  # fmt: skip
-        sums: dict[int, np.ndarray] = {tid: np.zeros((0, len(layout))) for tid in active}
-        final: dict[int, np.ndarray] = {}
-        for rung in range(RUNGS):
-            if not active:
-                break
-            lo, hi = schedule.rung_slices(rung)
-            order = list(active)
-            new = bench.run(
-                [scens[t] for t in order],
-                [(i, lo, hi, None) for i in range(len(order))],
-                entropy,
-                f"batch {batch} rung {rung}",
-            )
-            for t, arr in zip(order, new):
-                sums[t] = np.concatenate([sums[t], arr])
-            now = {t: losses(targets, layout, sums[t].sum(axis=0)) for t in active}
-            ranked = _order(now)
-            keep = ranked[: max(1, len(active) // 2)] if rung < RUNGS - 1 else ranked[:1]
-            for t in active:
-                final[t] = record(t, batch, rung, sums[t], values[t], t in keep, "optimiser")
-            if rung == RUNGS - 1:
-                for t in active:
-                    finalists[t] = (values[t], final[t], sums[t])
-            active = keep if rung < RUNGS - 1 else []
-            progress()
-        for t in asked:  # told in trial order: a seed replays the search at any --jobs
-            tid = trial_ids[t.number]
-            if tid in failed:
-                study.tell(t, state=optuna.trial.TrialState.FAIL)
-            else:
-                v = [float(x) for x in final[tid]]
-                study.tell(t, v if multi else v[0])
+    base_scen = make(base_values, "")
+    multi = len(targets) > 1
+    base_loss, finalists, rows, asked = _search(
+        bench, schedule, targets, space, base_values, base_scen, make, entropy, on_progress
+    )
     games["search"] = bench.games_played
-
-    # the kept candidates: finished the top rung and beat the base there
-    pool = {0: base_loss, **{t: f[1] for t, f in finalists.items()}}
-    order = _order(pool)
-    if multi:
-        mat = np.array([pool[t] for t in order])
-        front = [t for t, r in zip(order, _pareto_ranks(mat)) if r == 0]
-        kept = [t for t in front if t != 0 and not np.all(pool[t] >= base_loss)]
-        kept = sorted(kept, key=lambda t: (float(pool[t][0]), t))[:KEEP_PARETO]
-    else:
-        kept = [t for t in order if t != 0 and pool[t][0] < base_loss[0]]
-    seen: list[dict[str, Value]] = []
-    unique = []
-    for t in kept:
-        if finalists[t][0] not in seen:
-            seen.append(finalists[t][0])
-            unique.append(t)
-    kept = unique[: (KEEP_PARETO if multi else KEEP)]
+    kept = _kept(base_loss, finalists, multi)
     note = None
     if not kept:
         note = (
             "no candidate beat the base rules on the search's top rung "
-            f"({len(finalists)} finalists of {next_id - 1} candidates): the base is the best found"
+            f"({len(finalists)} finalists of {asked} candidates): the base is the best found"
         )
-    notes(f"balance: search done ({games['search']:,} games); validating {len(kept)} candidate(s)")
+    if on_note is not None:
+        on_note(f"balance: search done ({games['search']:,} games); validating {len(kept)}")
 
-    # validation on fresh slices (never the search's), the base once for all
-    ventropy = derive_seed(entropy, "validation")
+    # validation on fresh slices (never the search's), the base played once for all
     vbench = dataclasses.replace(bench, tables=True, games_played=0)
+    ventropy = derive_seed(entropy, "validation")
     base_v = vbench.run([base_scen], [(0, 0, v_slices, None)], ventropy, "validation base")[0]
-    metrics = headline(layout, population is not None)
-    boot_rng = np.random.default_rng(derive_seed(entropy, "bootstrap", 0))
-    b_reps, _, _ = bootstrap_losses(targets, layout, base_v, None, boot_rng)
+    b_reps, _, _ = bootstrap_losses(
+        targets, layout, base_v, None, np.random.default_rng(derive_seed(entropy, "bootstrap", 0))
+    )
     base_point = losses(targets, layout, base_v.sum(axis=0))
     base_out = {
         t.name: {"value": float(base_point[i]), "ci95": interval(b_reps[:, i])}
         for i, t in enumerate(targets)
     }
-    candidates = []
-    ba_rows = []
+    metrics = headline(layout, population is not None)
+    candidates, ba_rows = [], []
     for k, t in enumerate(kept, start=1):
-        values_t, search_loss, _ = finalists[t]
-        changed = {key: v for key, v in values_t.items() if v != searchable.base.get(key)}
-        scen = apply_values(scenario, changed, f"balance candidate {k}")
-        resolved_info: dict[str, Any] = {}
-        mix_c = mixture
-        if needs_roster:
+        changed = changes(finalists[t].values)
+        scen = apply_values(scenario, changed, f"balance trial {t}")
+        resolved: dict[str, Any] = {}
+        mixture = setup.mixture
+        if setup.needs_roster:  # strong play's fleets under the candidate's rules
             decls, used = hook(
                 scen, seed=derive_seed(entropy, "roster", k), jobs=jobs, effort=ROSTER_EFFORT
             )
             games["resolve"] += used
-            scen_c = with_roster(scen, decls)
-            resolved_info["roster"] = {m: _roster_text(d) for m, d in decls.items()}
-        else:
-            scen_c = scen
+            scen = with_roster(scen, decls)
+            resolved["roster"] = {m: _roster_text(d) for m, d in decls.items()}
         if resolve:
-            mix_c, info, used = _resolve_population(
-                game, scen_c, population, players, v_slices, derive_seed(entropy, "resolve", k),
+            mixture, info, used = _resolve_population(
+                game, scen, population, players, v_slices, derive_seed(entropy, "resolve", k),
                 bench,
             )  # fmt: skip
             games["resolve"] += used
-            resolved_info["equilibrium"] = info
-
-        def played(lo: int, hi: int, scen_c=scen_c, mix_c=mix_c, k=k) -> np.ndarray:
-            return vbench.run([scen_c], [(0, lo, hi, mix_c)], ventropy, f"validation {k}")[0]
-
-        cmp, cand_v = sequential(metrics, layout, base_v, played, v_slices)
-        n = len(cand_v)
-        rng = np.random.default_rng(derive_seed(entropy, "bootstrap", k))
-        _, c, d = bootstrap_losses(targets, layout, base_v[:n], cand_v, rng)
-        point_b = losses(targets, layout, base_v[:n].sum(axis=0))
-        point_c = losses(targets, layout, cand_v.sum(axis=0))
-        tgt = {
-            tg.name: {
-                "value": float(point_c[i]),
-                "ci95": interval(c[:, i]),
-                "improvement": float(point_b[i] - point_c[i]),
-                "improvement_ci95": interval(d[:, i]),
-            }
-            for i, tg in enumerate(targets)
-        }
-        results = cmp.results()
-        side = {r["name"]: {"difference": r["difference"], "ci95": r["ci95"]} for r in results}
-        mb = metric_values(layout, base_v[:n].sum(axis=0))
-        mc = metric_values(layout, cand_v.sum(axis=0))
-        for r in results:
-            ba_rows.append(
-                {
-                    "candidate": k,
-                    "metric": r["name"],
-                    "base": float(mb[r["name"]]),
-                    "candidate_value": float(mc[r["name"]]),
-                    "difference": r["difference"],
-                    "ci95_low": r["ci95"][0],
-                    "ci95_high": r["ci95"][1],
-                    "p_holm": r["p_holm"],
-                    "decided": r["decided"],
-                }
-            )
-        for i, tg in enumerate(targets):
-            ba_rows.append(
-                {
-                    "candidate": k,
-                    "metric": f"target:{tg.name}",
-                    "base": float(point_b[i]),
-                    "candidate_value": float(point_c[i]),
-                    "difference": float(point_c[i] - point_b[i]),
-                    "ci95_low": -interval(d[:, i])[1],
-                    "ci95_high": -interval(d[:, i])[0],
-                    "p_holm": math.nan,
-                    "decided": bool(interval(d[:, i])[0] > 0 or interval(d[:, i])[1] < 0),
-                }
-            )
-        candidates.append(
-            {
-                "overlay": None,  # set by the command when it writes the file
-                "params": {key: values_t[key] for key in changed},
-                "targets": tgt,
-                "side_effects": side,
-                "validation": {
-                    "slices": n,
-                    "games": n * vbench.per_slice,
-                    "unit": f"slice ({vbench.per_slice} games)",
-                    "method": "paired slices on fresh seeds; compare's sequential test "
-                    "(group-sequential, O'Brien-Fleming spending, Holm) on every metric; targets "
-                    f"by a {BOOTSTRAP}-replicate percentile bootstrap over the slices",
-                    "looks_at_slices": cmp.sizes,
-                    "stopped_early": n < cmp.max_n,
-                    "decided": [r["name"] for r in results if r["decided"]],
-                    "p_holm": {r["name"]: r["p_holm"] for r in results},
-                    "search_trial": t,
-                    "search_value": {
-                        tg.name: float(search_loss[i]) for i, tg in enumerate(targets)
-                    },
-                    **({"resolved": resolved_info} if resolved_info else {}),
-                },
-            }
-        )
+            resolved["equilibrium"] = info
+        entry, rows_k = _validate(
+            k, t, finalists[t], changed, scen, mixture, resolved, targets, vbench, base_v,
+            metrics, v_slices, entropy,
+        )  # fmt: skip
+        candidates.append(entry)
+        ba_rows += rows_k
     games["validation"] = vbench.games_played
     first = targets[0].name
-    candidates.sort(key=lambda c: (c["targets"][first]["value"], c["validation"]["search_trial"]))
-    history = pd.DataFrame(rows)
-    before_after = pd.DataFrame(
-        ba_rows,
-        columns=[
-            "candidate", "metric", "base", "candidate_value", "difference", "ci95_low",
-            "ci95_high", "p_holm", "decided",
-        ],
-    )  # fmt: skip
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: (candidates[i]["targets"][first]["value"], i),
+    )
+    number = {old + 1: new + 1 for new, old in enumerate(order)}  # validated best first
+    candidates = [candidates[i] for i in order]
+    for row in ba_rows:
+        row["candidate"] = number[row["candidate"]]
+    ba_rows.sort(key=lambda r: r["candidate"])
+    import optuna
+
     provenance = {
         **scenario.provenance(),
         "seed": str(entropy),
@@ -1131,12 +1218,12 @@ def balance(
             for k, d in space.items()
         },
         "searchable_file": searchable.path,
-        "players_at_table": list(table) if mixture is None else mixture.as_dict(),
+        "players_at_table": list(setup.table) if setup.mixture is None else setup.mixture.as_dict(),
         "roster": {m: _roster_text(d) for m, d in roster_base.items()},
         "optimiser": f"{OPTIMISERS[2 if multi else 1]} (optuna {optuna.__version__})",
         "schedule": {
             "batches": schedule.batches,
-            "candidates": next_id - 1,
+            "candidates": asked,
             "slice_games": bench.per_slice,
             "rung_slices": [schedule.rung_slices(r)[1] for r in range(RUNGS)],
             "validation_slices": v_slices,
@@ -1156,13 +1243,20 @@ def balance(
         base_values=base_values,
         base=base_out,
         candidates=candidates,
-        history=history,
-        before_after=before_after,
+        history=pd.DataFrame(rows),
+        before_after=pd.DataFrame(ba_rows, columns=BEFORE_AFTER_COLUMNS),
         schedule=schedule,
         note=note,
         searchable=searchable,
         provenance=provenance,
     )
+
+
+#: the columns of before_after.csv (key candidate, metric)
+BEFORE_AFTER_COLUMNS = (
+    "candidate", "metric", "base", "candidate_value", "difference", "ci95_low", "ci95_high",
+    "p_holm", "decided",
+)  # fmt: skip
 
 
 def _roster_text(decl: Any) -> str:

@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import protocol_games as toy
 import pytest
 from click.testing import CliRunner
@@ -362,6 +363,11 @@ def test_the_json_keys_and_overlays(tmp_path):
             assert get_value(scen.rules, key) == value
     for stem in ("history", "before_after"):
         assert (out / f"{stem}.csv").is_file() and (out / f"{stem}.parquet").is_file()
+    table = pd.read_parquet(out / "before_after.parquet").set_index(["candidate", "metric"])
+    for k, cand in enumerate(res["candidates"], start=1):  # numbered like the overlays
+        row = table.loc[(k, "target:seat-advantage")]
+        assert row["candidate_value"] == cand["targets"]["seat-advantage"]["value"]
+        assert row["difference"] == -cand["targets"]["seat-advantage"]["improvement"]
     assert (out / "before_after.png").is_file() and (out / "summary.json").is_file()
     # the base changes: an overlay is refused in one line naming base_hash
     (out / "seated.toml").write_text((out / "seated.toml").read_text().replace("0.8", "0.9"))
@@ -400,3 +406,34 @@ def test_several_targets_give_a_pareto_set():
             assert i == j or not (np.all(b <= a) and np.any(b < a))
         assert not np.all(a >= base)
     assert {"loss.seat-advantage", "loss.strategy-spread"} <= set(res.history.columns)
+
+
+def test_resolve_solves_the_population_again_under_each_candidate(tmp_path):
+    """With --population and --resolve every kept candidate's population table is measured
+    under its rules and solved again (checked by its Nash gap), and its validation seats are
+    drawn from that equilibrium; the games are counted as resolve games."""
+    from scenarios.populations import MAX_NASH_GAP, load_population, population_text
+
+    scen = toy.load(TOY / "seated.toml")
+    names = ["steady", "wild"]  # steady is the stronger: it alone is the equilibrium
+    path = tmp_path / "pair.toml"
+    path.write_text(
+        population_text(
+            scenario=scen, players=2, population=names, equilibrium=dict.fromkeys(names, 1 / 2),
+            nash_gap=0.0, games_per_table=64, command="broadside metagame --game toy",
+            verdict="as given", extra={},
+        )
+    )  # fmt: skip
+    pop = load_population(path, scen)
+    res = balance(
+        toy, pop.scenario, targets=[parse_target("seat-advantage")], budget=3_000,
+        population=pop, population_name="pair", resolve=True, seed=4,
+    )  # fmt: skip
+    assert res.candidates and res.resolved and res.population == "pair"
+    assert res.games["resolve"] > 0
+    assert res.provenance["players_at_table"] == {"steady": 0.5, "wild": 0.5}
+    for cand in res.candidates:
+        eq = cand["validation"]["resolved"]["equilibrium"]
+        assert eq["nash_gap"] <= MAX_NASH_GAP and set(eq["weights"]) == set(names)
+        assert abs(sum(eq["weights"].values()) - 1) < 1e-9 and eq["weights"]["steady"] == 1.0
+        assert not any(m.startswith("win-rate:") for m in cand["side_effects"])

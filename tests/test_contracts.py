@@ -38,6 +38,11 @@ RUNS = {
     "express commanders": ["express", "commanders", "-n", "2", "--scenario-names", "pitched"],
     "hunt play": ["hunt", "play", "-n", "5"],
     "compare": ["compare", "standard", "one-two", "--game", "hunt", "--max-games", "100"],
+    "balance": [
+        "balance", "--game", "express", "--target", "closeness", "--param",
+        "boarding.success_on", "--param", "gunnery.band_hit_on[3]", "--budget", "896",
+        "--validation-games", "320", "--seed", "1",
+    ],
     "metagame": ["metagame", "--game", "hunt", "--population", "runner,hunter", "-n", "32"],
     "metagame --solver alpha-rank": [
         "metagame", "--game", "hunt", "--population", "runner,hunter", "-n", "32",
