@@ -65,12 +65,19 @@ class _SizeChoice(click.Choice):
     show_default=True,
     help="Output folder: index.html, CSV/Parquet tables, PNG/SVG figures.",
 )
+@click.option(
+    "--keep-chunks",
+    is_flag=True,
+    default=False,
+    help="Keep the run's checkpoints (OUT/chunks) after a successful run; by default they are "
+    "removed so the report folder holds only the report.",
+)
 @engine_option
 @seed_option
 @jobs_option
 @quiet_option
 @format_option
-def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
+def report(game, scenario_files, size, out, keep_chunks, engine, seed, jobs, quiet, fmt):
     """Write a self-contained HTML balance report (plus tables and figures) to --out."""
     from reports.engines import SCHEMAS
     from reports.report import GAMES, run_report
@@ -100,6 +107,8 @@ def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
         notes=lambda m: note(m, quiet),
         engine=engine,
     )
+    if not keep_chunks:
+        _drop_checkpoints(out)
     replay_note(summary["seed_entropy"], seed is not None, quiet)
     table = pd.DataFrame(summary["sections"])[["section", "wall_time_s"]]
     emit(
@@ -108,6 +117,27 @@ def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
         summary,
         title=f"report written to {summary['index']} in {summary['wall_time_s']:.1f} s",
     )
+
+
+def _drop_checkpoints(out) -> None:
+    """Remove the checkpoints a successful report wrote by itself into OUT/chunks (kept when they
+    were asked for with --checkpoint or --resume: then they are the user's)."""
+    import shutil
+    from pathlib import Path
+
+    from simulator.runner import current_execution
+
+    settings = current_execution()
+    job = getattr(settings, "checkpoint", None)
+    if job is None or job.strict:
+        return
+    folder = Path(job.folder)
+    if (
+        folder.is_dir()
+        and not folder.is_symlink()
+        and folder.parent.resolve() == Path(out).resolve()
+    ):
+        shutil.rmtree(folder)
 
 
 @click.command()

@@ -19,11 +19,15 @@ from typing import Any
 
 import pandas as pd
 
+from reports import findings as _findings  # noqa: F401  (imported before any section runs)
 from reports.html import FigureBlock, Section, render_page
 from reports.sections import cove as cove_section
 from reports.sections import dice as dice_section
 from reports.sections import express as express_section
+from reports.sections import findings as findings_section
+from reports.sections import glossary as glossary_section
 from reports.sections import hunt as hunt_section
+from reports.sections import provenance
 from simulator.output import ensure_writable_dir, write_table, write_text
 from simulator.protocol import ENGINE_DEFAULT
 from simulator.runner import derive_seed, fresh_entropy
@@ -82,9 +86,17 @@ class ReportContext:
         (``players``: in words; empty only for dice and exact odds) for the provenance table."""
         from reports.figures import save_figure
 
-        png = save_figure(fig, self.out, stem)
+        png, small = save_figure(fig, self.out, stem)
         section.blocks.append(
-            FigureBlock(stem=stem, png=png, caption=caption, csv=f"{csv}.csv", n=n, players=players)
+            FigureBlock(
+                stem=stem,
+                png=png,
+                caption=caption,
+                csv=f"{csv}.csv",
+                n=n,
+                players=players,
+                min_text_px=small,
+            )
         )
         section.figures_n.append(
             {
@@ -95,6 +107,7 @@ class ReportContext:
                 "method": method,
                 "players": players or "none (no players: dice or exact odds)",
                 "table": f"{csv}.csv",
+                "min_text_px": round(small, 2),
             }
         )
 
@@ -173,35 +186,34 @@ def run_report(
         engine=engine,
     )
     started = time.perf_counter()
-    sections: list[Section] = []
+    built: list[Section] = []
     for key in ("dice", *games):
         notes(f"report: {key} ...")
         sec = build_section(key, ctx)
         notes(f"report: {key} done in {sec.wall_time_s:.1f} s")
-        for stem, df in sec.tables.items():
-            write_table(df, out, stem, key=sec.keys[stem])
-        sections.append(sec)
-    from reports.sections import findings as findings_section
-    from reports.sections import provenance
-
+        built.append(sec)
     t0 = time.perf_counter()
-    found = findings_section.build(ctx, sections)
-    found.wall_time_s = time.perf_counter() - t0
-    for stem, df in found.tables.items():
-        write_table(df, out, stem, key=found.keys[stem])
-    sections.insert(0, found)
+    verdicts, found = findings_section.build(ctx, built)  # corrects every claim, fills tables
+    verdicts.wall_time_s = found.wall_time_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    glossary = glossary_section.build(ctx, built)
+    glossary.wall_time_s = time.perf_counter() - t0
+    games_first = [s for s in built if s.key != "dice"] + [s for s in built if s.key == "dice"]
+    sections: list[Section] = [verdicts, found, *games_first, glossary]
     prov = provenance.build(
         ctx, sections, command_line=command_line, started=started, versions=package_versions()
     )
-    for stem, df in prov.tables.items():
-        write_table(df, out, stem, key=prov.keys[stem])
     sections.append(prov)
+    for sec in sections:
+        for stem, df in sec.tables.items():
+            write_table(df, out, stem, key=sec.keys[stem])
     total = time.perf_counter() - started
     page = render_page(
         "Broadside balance report",
-        f"Size {size}, seed {entropy} (replay: `{provenance.replay_command(ctx, sections)}`). "
-        "Every number on this page is a row of one of the CSV files beside it.",
+        f"Size {size}, seed {entropy}; replay: `{provenance.replay_command(ctx, sections)}`. "
+        "Every number is a row of a CSV file beside this page.",
         sections,
+        glossary=glossary_section.terms(built),
     )
     index = write_text(out / "index.html", page)
     return {

@@ -97,7 +97,7 @@ def test_the_report_part_says_plainly_when_there_is_no_population(tmp_path, monk
     out = strong_play(
         ctx, sec, toy, toy.load(), 1, game="toy", n=64, mix=["rock"], stem_prefix="toy"
     )
-    assert out == {}
+    assert out.claims == {} and out.runs == {} and not sec.claims
     assert "no population saved for this game yet" in sec.strong_play[0][0]
 
 
@@ -117,7 +117,7 @@ def test_a_population_of_another_scenario_is_listed_and_not_used(tmp_path, monke
         mix=["rock"],
         stem_prefix="toy",
     )
-    assert out == {}
+    assert out.claims == {} and out.runs == {} and not sec.claims
     table = sec.tables["toy_populations"]
     assert table["status"].iloc[0].startswith(str(tmp_path / "toy" / "rps.toml"))
     assert "scenario_hash" in table["status"].iloc[0]
@@ -142,24 +142,32 @@ def test_the_report_part_measures_under_a_usable_population(tmp_path, monkeypatc
         mix=["dud"],
         stem_prefix="toy",
     )
-    assert set(out) == {
-        "toy/first-seat/2p",
-        "toy/strategy/2p/rock",
-        "toy/strategy/2p/paper",
-        "toy/strategy/2p/scissors",
-        "toy/strategy/2p/dud",
+    assert set(out.claims) == {
+        ("seat", 2, 1),
+        ("seat", 2, 2),
+        ("strategy", 2, "rock"),
+        ("strategy", 2, "paper"),
+        ("strategy", 2, "scissors"),
+        ("strategy", 2, "dud"),
     }
+    assert set(out.runs) == {2} and out.runs[2][0].name == "rps"
+    claims = {c.key: c for c in sec.claims}
+    assert set(out.claims.values()) <= set(claims)
     seats, gains = sec.tables["toy_strong_seats"], sec.tables["toy_strong_gains"]
-    m, anchor = out["toy/first-seat/2p"]
+    c = claims[out.claims[("seat", 2, 1)]]
     row = seats[(seats["population"] == "rps") & (seats["seat_in_turn_order"] == 1)].iloc[0]
+    m = c.baseline
     assert (m.value, m.ci_low, m.ci_high) == (row["win_rate"], row["ci_low"], row["ci_high"])
-    assert anchor == "tbl-toy_strong_seats"
-    m, _ = out["toy/strategy/2p/dud"]
+    assert (m.crit, m.df) == (row["crit"], row["df"]) and c.anchor == "tbl-toy_strong_seats"
+    m = claims[out.claims[("strategy", 2, "dud")]].baseline
     row = gains[gains["strategy"] == "dud"].iloc[0]
     assert m.value == pytest.approx(row["gain"] + 0.5)
     assert (m.ci_low, m.ci_high) == (row["score_ci_low"], row["score_ci_high"])
+    # the exploitability row is a claim too, with its Bonferroni factor over the 4 strategies
+    ex = claims["toy/strategy/2p/rps/exploitability (by these strategies)"].baseline
+    assert ex.p_factor == 4.0 and ex.crit > m.crit
     line = sec.strong_play[0][0]
-    assert "exploitability by the 4 strategies tried" in line and "rps" in line
+    assert "exploitability by the 4 real strategies tried" in line and "rps" in line
 
 
 def test_the_populations_table_names_the_solver_and_its_gap_and_refuses_an_old_file(
