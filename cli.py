@@ -13,6 +13,7 @@ import sys
 import click
 
 from scenarios.loader import ScenarioError
+from simulator import __version__
 from simulator.clitools import add_execution_options
 from simulator.errors import UserError
 from simulator.output import OutputError
@@ -137,7 +138,7 @@ class _Broadside(click.Group):
     cls=_Broadside,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(package_name="broadside")
+@click.version_option(version=__version__, package_name="broadside")
 @click.pass_context
 def cli(ctx: click.Context):
     """Broadside: Monte Carlo balance and statistics lab for pirate board games."""

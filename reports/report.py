@@ -126,7 +126,10 @@ def package_versions() -> pd.DataFrame:
         {"package": "platform", "version": platform.platform(), "required_by": ""},
     ]
     seen: set[str] = set()
-    own_extras = tuple(metadata("broadside").get_all("Provides-Extra") or ())
+    try:
+        own_extras = tuple(metadata("broadside").get_all("Provides-Extra") or ())
+    except PackageNotFoundError:  # ``python cli.py`` from a checkout that was never installed
+        return pd.DataFrame(rows + imported_versions())
     queue: list[tuple[str, tuple[str, ...], str]] = [("broadside", own_extras, "")]
     while queue:
         name, extras, parent = queue.pop(0)
@@ -146,6 +149,39 @@ def package_versions() -> pd.DataFrame:
             if req.marker is None or any(req.marker.evaluate(env) for env in envs):
                 queue.append((req.name, tuple(req.extras), key))
     return pd.DataFrame(rows)
+
+
+def imported_versions() -> list[dict[str, str]]:
+    """Rows of :func:`package_versions` when Broadside itself is not installed (no metadata to
+    read its requirements from): its own version (``simulator.__version__``), then every
+    third-party package imported so far, by its distribution's version (or the module's
+    ``__version__``), ``required_by`` "imported"."""
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    from simulator import __version__
+
+    own = f"{__version__} (not installed)"
+    rows = [{"package": "broadside", "version": own, "required_by": ""}]
+    dists = packages_distributions()
+    ours = {"simulator", "scenarios", "reports", "cli", "__main__"}
+    tops = {name.partition(".")[0] for name in list(sys.modules)}
+    seen: set[str] = set()
+    for top in sorted(tops - ours - set(sys.stdlib_module_names)):
+        if top.startswith("_"):
+            continue
+        for dist in dists.get(top, [None]):
+            if dist is None:
+                ver = getattr(sys.modules.get(top), "__version__", None)
+                name = top
+            else:
+                try:
+                    ver, name = version(dist), dist.lower()
+                except PackageNotFoundError:
+                    continue
+            if isinstance(ver, str) and name not in seen:
+                seen.add(name)
+                rows.append({"package": name, "version": ver, "required_by": "imported"})
+    return rows
 
 
 def build_section(key: str, ctx: ReportContext) -> Section:
