@@ -83,8 +83,25 @@ def fleet(spec: str) -> str:
     return prefix + ", ".join(parts)
 
 
+_BEST_RESPONSE = re.compile(r"^br(?P<k>\d+)_(?P<base>.+)$")
+
+
+def strategy(name: str) -> str:
+    """A strategy's name; a best response (``br1_planner``) says what it is."""
+    m = _BEST_RESPONSE.match(str(name))
+    if m:
+        return f"{name} (best response {m['k']}, tuned from {m['base']})"
+    return str(name)
+
+
+def crew_or_nation(name: str) -> str:
+    return NATION_NAMES.get(str(name), title(name))
+
+
 #: table columns whose values are shown in display form (raw in the CSV)
 VALUE_DISPLAY = {
+    "strategy": strategy,
+    "name": crew_or_nation,
     "card": card,
     "nation": nation,
     "vs": nation,

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from reports.display import strategy as display_strategy
 from reports.html import Section
 from scenarios.loader import SCENARIO_ROOT
 from scenarios.strategies import is_reference
@@ -701,7 +702,7 @@ def strong_play(
                     + (
                         "the best of the real strategies tried"
                         if exploit
-                        else f"the {r.strategy} strategy"
+                        else f"the {display_strategy(r.strategy)} strategy"
                     )
                     + " scores {value} {ci} ({n} games)",
                     null=1 / p,

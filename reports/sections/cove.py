@@ -247,7 +247,8 @@ def build(ctx, seed: int) -> Section:
     engage = _engagement(ctx, sec, scen, mix, seed, who)
     _pirate_record(ctx, sec, scen, battles, n_games, leth, who, engage)
     pirate_keys = _pirate_shares(ctx, sec, scen, battles, n_games, who, sizes)
-    _tavern(ctx, sec, seats, mix, scen, seed, deals, who, sizes)
+    house_sizes = {s: HOUSE_DEALS[s] * n_players for s in ("quick", "standard", "full")}
+    _tavern(ctx, sec, seats, mix, scen, seed, deals, who, house_sizes)
     card_keys = _card_values(ctx, sec, scen, mix, seed, who)
     remedies = _house_rules(ctx, sec, scen, mix, seats, seed, strong, who)
     sec.data("cove_seats", seats, key=SEAT_KEY)
@@ -1185,6 +1186,8 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
         },
     )
     mix2 = [name if m == "tavern" else m for m in mix]
+    deals = min(deals, HOUSE_DEALS[ctx.size])  # the first deals of the base run, replayed
+    seats = seats[seats["game"] < deals * len(mix)]
     seats2 = api.play(
         no_cards,
         mix2,

@@ -56,6 +56,8 @@ BEST_MATRIX_N = {"test": 10, "quick": 200, "standard": 2_500, "full": 25_000}
 #: paired battles of each house rule against the base game (the default table)
 HOUSE_N = {"test": 20, "quick": 2_000, "standard": 20_000, "full": 100_000}
 STRONG_GAMES = {"test": 32, "quick": 2_000, "standard": 20_000, "full": 100_000}
+#: games of each house rule under the equilibrium population (the first slices of STRONG_GAMES)
+HOUSE_POP_N = {"test": 32, "quick": 1_024, "standard": 10_000, "full": 50_000}
 
 
 def _pooled(parts: list[tuple[int, float, float]]) -> tuple[int, float, float, float]:
@@ -345,6 +347,7 @@ def build(ctx, seed: int) -> Section:
                 strong=strong.key("seat", 2, 1 if r.seat == "first" else 2)
                 if r.nation == "all nations"
                 else None,
+                finding=r.nation == "all nations",  # a nation's seats explain its strength
             )
         )
     strength_keys = {}
@@ -752,11 +755,11 @@ def _house_rules(ctx, sec: Section, scen, mix, seed: int, strong, who: str) -> l
         return []
     files = sorted(p for p in (SCENARIO_ROOT / "express").glob("*.toml") if p.stem != "standard")
     n = HOUSE_N[ctx.size]
-    base = per_game(
-        api.play(scen, mix, n=n, seed=seed, jobs=ctx.jobs, quiet=True, rotate_seats=False).seats
-    )
-    base_vp = api.play(scen, mix, n=n, seed=seed, jobs=ctx.jobs, quiet=True).seats
-    _vp_margins(ctx, sec, base_vp, who)
+    base_seats = api.play(
+        scen, mix, n=n, seed=seed, jobs=ctx.jobs, quiet=True, rotate_seats=False
+    ).seats
+    base = per_game(base_seats)
+    _vp_margins(ctx, sec, base_seats, who)
     rows, specs, remedies = [], [], []
     pop_base = None
     if 2 in strong.runs:
@@ -782,7 +785,8 @@ def _house_rules(ctx, sec: Section, scen, mix, seed: int, strong, who: str) -> l
             found, pb, s_seed, s_n = pop_base
             try:
                 pop = load_population(found.path, house, check_hash=False)
-                pv = per_game(sp.play_under(api, pop, n=s_n, seed=s_seed, jobs=ctx.jobs))
+                k = min(s_n, HOUSE_POP_N[ctx.size])  # the first slices of the strong-play games
+                pv = per_game(sp.play_under(api, pop, n=k, seed=s_seed, jobs=ctx.jobs))
                 m = min(len(pv), len(pb))
                 dp = paired(
                     pb["first_seat_won"].to_numpy()[:m],
@@ -856,7 +860,7 @@ def _house_rules(ctx, sec: Section, scen, mix, seed: int, strong, who: str) -> l
                 table_players=2,
                 effect="relative",
                 base_value=bv,
-                sizes=sizes_of(HOUSE_N),
+                sizes=sizes_of(HOUSE_N if pop == DEFAULT else HOUSE_POP_N),
                 strong=strong_key,
                 finding=finding,
                 family="house-rule",

@@ -60,6 +60,8 @@ UNPAIRED_GAMES = {"test": 8, "quick": 200, "standard": 1_000, "full": 5_000}
 #: games per strategy tried against an equilibrium population (and games with every seat drawn,
 #: which the variants under the population pair with)
 STRONG_GAMES = {"test": 32, "quick": 1_000, "standard": 10_000, "full": 50_000}
+#: games of each variant under an equilibrium population (the first slices of STRONG_GAMES)
+VARIANT_POP_GAMES = {"test": 32, "quick": 512, "standard": 5_000, "full": 25_000}
 #: games of a reference player per seat it takes (the floor rows)
 REFERENCE_GAMES = {"test": 4, "quick": 150, "standard": 1_000, "full": 5_000}
 VARIANT_LABELS = {
@@ -462,10 +464,11 @@ def _variants(ctx, sec: Section, base, base_file, runs, base_per_game, strong, s
             found, s_seats, s_seed, s_n = strong.runs[p]
             try:
                 pop = load_population(found.path, scen, check_hash=False)
+                k_pop = min(s_n, VARIANT_POP_GAMES[ctx.size])  # the strong run's first slices
                 pop_var = (
                     found.name,
                     per_game(
-                        sp.play_under(api, pop, n=s_n, seed=s_seed, jobs=ctx.jobs, engine=engine)
+                        sp.play_under(api, pop, n=k_pop, seed=s_seed, jobs=ctx.jobs, engine=engine)
                     ),
                     per_game(s_seats),
                     sp.mixture_words(pop),
@@ -513,14 +516,15 @@ def _variants(ctx, sec: Section, base, base_file, runs, base_per_game, strong, s
         f"Each printed variant, {n_var:,} games with the base game's players (the default mix "
         "at its table size, seats rotated) on the seeds of the base run of that table size: "
         "game i of both uses the same dice streams until the rules make them diverge. Under "
-        "the equilibrium population, the variant's games pair with the strong-play games of "
-        "the same table size (the same seat draws and dice). Differences are variant minus "
+        f"the equilibrium population, {VARIANT_POP_GAMES[ctx.size]:,} games of the variant pair "
+        "with the first strong-play games of the same table size (the same seat draws and "
+        "dice; the slice of games sharing a draw is the unit). Differences are variant minus "
         "base with Student t 95% intervals from the paired games; `broadside compare BASE "
         "VARIANT --game hunt` runs a sequential test to a chosen size."
     )
     for note in notes:
         sec.text(note, "note")
-    _unused(sec, table, n_var)
+    _unused(sec, table)
     shown = table[(table["population"] == DEFAULT) & table["difference"].notna()]
     shown = shown[~shown["measure"].str.startswith("win share of")]
     if not shown.empty:
@@ -632,7 +636,7 @@ def _variant_claim(
         table_players=p,
         effect="relative",
         base_value=base_value,
-        sizes=sizes_of(VARIANT_GAMES),
+        sizes=sizes_of(VARIANT_GAMES if population == DEFAULT else VARIANT_POP_GAMES),
         strong=strong,
         finding=finding,
         family=f"variant/{'share' if mkey.startswith('share-') else mkey}",
@@ -642,23 +646,24 @@ def _variant_claim(
     )
 
 
-def _unused(sec: Section, table: pd.DataFrame, n: int) -> None:
-    """A variant whose every paired game came out as in the base game: a rule the players
-    never used, not a measured zero effect."""
-    d = table[(table["population"] == DEFAULT) & table["difference"].notna()]
-    same = d.groupby("variant_file").apply(
-        lambda g: bool(((g["difference"] == 0) & (g["ci_low"] == 0) & (g["ci_high"] == 0)).all()),
-        include_groups=False,
-    )
-    for name in same[same].index:
+def _unused(sec: Section, table: pd.DataFrame) -> None:
+    """A variant whose every paired game came out as in the base game, under a population: a
+    rule those players never used, not a measured zero effect."""
+    d = table[table["difference"].notna()]
+    for (name, population), g in d.groupby(["variant_file", "population"], sort=False):
+        if not ((g["difference"] == 0) & (g["ci_low"] == 0) & (g["ci_high"] == 0)).all():
+            continue
         label = VARIANT_LABELS.get(name, name)
+        who = "these players" if population == DEFAULT else f"the {population} population"
+        anchor = f"hunt-unused-{name}-{population.replace(' ', '-')}"
         sec.text(
-            f"{label}: every one of the {n:,} paired games came out exactly as in the base "
-            "game (same winner, same length), so the variant's rule never changed a game played "
-            "by these players: a rule they never use, not a measured zero effect.",
+            f"{label} ({population}): every one of the {int(g['games'].iloc[0]):,} paired games "
+            "came out exactly as in the base game (same winner, same length), so the "
+            f"variant's rule never changed a game played by {who}: a rule they never use, not "
+            "a measured zero effect.",
             "explain",
-            anchor=f"hunt-unused-{name}",
+            anchor=anchor,
         )
         sec.absences.append(
-            ("hunt", f"the {label} variant never changed a game", f"hunt-unused-{name}")
+            ("hunt", f"the {label} variant never changed a game ({population})", anchor)
         )
