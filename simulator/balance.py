@@ -92,7 +92,7 @@ BOOTSTRAP = 2000
 LOOKS = 5
 #: the game's roster hook's effort when a candidate's roster is found again (Pirates express:
 #: fleets raced per nation)
-ROSTER_EFFORT = 48
+ROSTER_EFFORT = 64
 #: the roster target's member prefix in metric names
 ROSTER_LABEL = "nation"
 OPTIMISERS = {
@@ -1086,7 +1086,7 @@ def balance(
     roster_base: dict[str, Any] = {}
     if setup.needs_roster:  # strong play's fleets under the base rules, kept where legal
         roster_base, used = hook(
-            scenario, seed=derive_seed(entropy, "roster", 0), jobs=jobs, effort=ROSTER_EFFORT
+            scenario, seed=derive_seed(entropy, "roster"), jobs=jobs, effort=ROSTER_EFFORT
         )
         games["resolve"] += used
     measures = searchable.measures
@@ -1171,9 +1171,10 @@ def balance(
         scen = apply_values(scenario, changed, f"balance trial {t}")
         resolved: dict[str, Any] = {}
         mixture = setup.mixture
-        if setup.needs_roster:  # strong play's fleets under the candidate's rules
+        if setup.needs_roster:  # strong play's fleets under the candidate's rules, found by the
+            # base's race on the same seeds (the same fleets sampled, the same dice): paired
             decls, used = hook(
-                scen, seed=derive_seed(entropy, "roster", k), jobs=jobs, effort=ROSTER_EFFORT
+                scen, seed=derive_seed(entropy, "roster"), jobs=jobs, effort=ROSTER_EFFORT
             )
             games["resolve"] += used
             scen = with_roster(scen, decls)

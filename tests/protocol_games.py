@@ -254,6 +254,19 @@ def play(
     )
 
 
+def balance_roster(
+    scenario: Scenario, *, seed: int, jobs: int = 1, effort: int = 0, start: Any = None
+) -> tuple[dict[str, StrategyDecl], int]:
+    """The toy's roster for a balance search's ``nation-spread`` (simulator/balance.py): its
+    tuner strategies as declared (no race: ``seed`` and ``effort`` change nothing)."""
+    rules = scenario.rules
+    return {
+        name: decl
+        for name, decl in rules.strategies.items()
+        if root_kind(rules.kinds, decl.kind) == "tuner"
+    }, 0
+
+
 def _chunk_empty() -> pd.DataFrame:
     return pd.DataFrame(
         {c: [] for c in ("game", "rotation", "seat", "strategy", "outcome", "score")}
