@@ -1260,6 +1260,61 @@ BEFORE_AFTER_COLUMNS = (
 )  # fmt: skip
 
 
+def write_run(
+    result: BalanceResult,
+    scenario: Any,
+    out_dir: Any,
+    *,
+    command: str,
+    stem: str = "candidate",
+    tables: bool = True,
+    figure: Callable[[dict[str, Any], Any], Any] | None = None,
+) -> dict[str, Any]:
+    """Write a balance run: each kept candidate's overlay ``STEM-K.toml`` (extending
+    ``scenario``, the rules the search started from, with its content hash), and with
+    ``tables`` ``history`` and ``before_after`` (CSV + Parquet), ``summary.json`` and, given a
+    ``figure`` function (only ``reports/`` plots), ``before_after.png``. Returns the JSON
+    summary (``schema_version`` first, each candidate's ``overlay`` its file's name)."""
+    from pathlib import Path
+
+    from scenarios.loader import ScenarioError
+    from scenarios.overlays import base_reference
+    from scenarios.searchable import overlay_text
+    from simulator.output import SCHEMA_VERSION, dumps, write_table, write_text
+
+    out_dir = Path(out_dir)
+    try:
+        base_ref = base_reference(scenario.path, out_dir, scenario.game)
+    except ScenarioError as exc:
+        raise UserError(str(exc)) from None
+    for k, cand in enumerate(result.candidates, start=1):
+        path = out_dir / f"{stem}-{k}.toml"
+        header = (
+            f"written by: {command}\nseed: {result.entropy}; base scenario {scenario.name} "
+            f"(hash {scenario.content_hash}); candidate {k} of {len(result.candidates)}, "
+            f"validated on {cand['validation']['games']:,} fresh games\n"
+            f"use with --scenario {path}"
+        )
+        text = overlay_text(
+            scenario,
+            base_ref,
+            cand["params"],
+            name=f"{scenario.name} + balance candidate {k}",
+            header=header,
+        )
+        write_text(path, text)
+        cand["overlay"] = path.name
+    summary = {"schema_version": SCHEMA_VERSION, **result.summary()}
+    summary["provenance"] = {**summary["provenance"], **scenario.provenance(), "command": command}
+    if tables:
+        write_table(result.history, out_dir, "history", key=("trial", "rung"))
+        write_table(result.before_after, out_dir, "before_after", key=("candidate", "metric"))
+        write_text(out_dir / "summary.json", dumps(summary) + "\n")
+        if figure is not None and result.candidates:
+            figure(summary, out_dir / "before_after.png")
+    return summary
+
+
 def _roster_text(decl: Any) -> str:
     """A roster member as one line (its seat fields: Pirates express's nation and fleet)."""
     from scenarios.strategies import seat_fields

@@ -602,30 +602,26 @@ def balance(
     from scenarios.loader import ScenarioError
     from scenarios.overlays import base_reference
     from scenarios.populations import load_population
-    from scenarios.searchable import overlay_text
     from simulator.balance import balance as run_balance
-    from simulator.balance import parse_target
+    from simulator.balance import parse_target, write_run
 
     ctx = click.get_current_context()
     mod = game_module(ctx, game)
     check_engine(mod, engine)
-    scen = _load(mod, scenario)
+    scen = _load(mod, scenario)  # the rules the overlays extend
     parsed = [parse_target(t) for t in targets]
-    pop = None
-    if population is not None:
-        pop = load_population(population, scen)
-        scen = pop.scenario
+    pop = load_population(population, scen) if population is not None else None
     out_dir = Path(out) if out is not None else default_overlay_dir(scen)
     ensure_writable_dir(out_dir)
-    try:
-        base_ref = base_reference(scen.path, out_dir, scen.game)
+    try:  # the overlays must reach their base from out_dir: refused before any game
+        base_reference(scen.path, out_dir, scen.game)
     except ScenarioError as exc:
         raise UserError(str(exc)) from None
     bar, update = _progress(quiet)
     try:
         result = run_balance(
             mod,
-            scen,
+            pop.scenario if pop is not None else scen,  # with the population's own members
             targets=parsed,
             budget=budget,
             params=list(params),
@@ -643,38 +639,16 @@ def balance(
     finally:
         if bar is not None:
             bar.close()
-    cmd = command_line(ctx, result.entropy)
-    stem = "candidate" if out is not None else f"balance-{scen.game}"
-    for k, cand in enumerate(result.candidates, start=1):
-        path = out_dir / f"{stem}-{k}.toml"
-        header = (
-            f"written by: {cmd}\nseed: {result.entropy}; base scenario {scen.name} (hash "
-            f"{scen.content_hash}); candidate {k} of {len(result.candidates)}, validated on "
-            f"{cand['validation']['games']:,} fresh games\nuse with --scenario {path}"
-        )
-        write_text(
-            path,
-            overlay_text(
-                scen,
-                base_ref,
-                cand["params"],
-                name=f"{scen.name} + balance candidate {k}",
-                header=header,
-            ),
-        )
-        cand["overlay"] = path.name
-    summary = {
-        "schema_version": SCHEMA_VERSION,
-        **result.summary(),
-    }
-    summary["provenance"] = {**summary["provenance"], "command": cmd}
-    if out is not None:
-        write_table(result.history, out_dir, "history", key=("trial", "rung"))
-        write_table(result.before_after, out_dir, "before_after", key=("candidate", "metric"))
-        write_text(out_dir / "summary.json", dumps(summary) + "\n")
-        figure = (ctx.find_object(dict) or {}).get("balance_figure")
-        if figure is not None and result.candidates:
-            figure(summary, out_dir / "before_after.png")
+    figure = (ctx.find_object(dict) or {}).get("balance_figure")
+    summary = write_run(
+        result,
+        scen,
+        out_dir,
+        command=command_line(ctx, result.entropy),
+        stem="candidate" if out is not None else f"balance-{scen.game}",
+        tables=out is not None,
+        figure=figure,
+    )
     rows = []
     for k, cand in enumerate(result.candidates, start=1):
         for name, t in cand["targets"].items():

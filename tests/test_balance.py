@@ -520,3 +520,29 @@ def types_ns(**kw):
     import types
 
     return types.SimpleNamespace(**kw)
+
+
+def test_a_population_with_members_of_its_own_gets_overlays_of_the_plain_rules(tmp_path):
+    """A population file may define members the scenario lacks (a tuned best response); the
+    search plays them, but the overlays extend the plain scenario and record its hash, so they
+    load (and the JSON's scenario_hash is the plain scenario's)."""
+    from scenarios.loader import FrozenMap
+    from scenarios.populations import population_text
+    from scenarios.strategies import StrategyDecl
+
+    out = _folder(tmp_path)
+    scen = toy.load(out / "seated.toml")
+    extra = {"br1": StrategyDecl(kind="tuner", params=FrozenMap({"x": 0.6, "k": 6}))}
+    (out / "pop.toml").write_text(
+        population_text(
+            scenario=scen, players=2, population=["steady", "br1"],
+            equilibrium={"steady": 0.5, "br1": 0.5}, nash_gap=0.0, games_per_table=64,
+            command="broadside metagame --game toy", verdict="as given", extra=extra,
+        )
+    )  # fmt: skip
+    args = _args(out, 5, "--population", str(out / "pop.toml"), "--out", str(out))
+    res = json.loads(invoke(*args).stdout)
+    assert res["candidates"] and res["provenance"]["scenario_hash"] == scen.content_hash
+    for cand in res["candidates"]:
+        loaded = toy.load(out / cand["overlay"])
+        assert loaded.rules.strategies.keys() == scen.rules.strategies.keys()
