@@ -774,6 +774,10 @@ def table_from_function(
         0      rock      rock    0.5
         1     paper      rock    1.0
         2  scissors      rock    0.0
+        >>> rps.payoffs([1, 0, 0])  # u(X, σ) with σ = always rock
+        array([0.5, 1. , 0. ])
+        >>> rps.regret([1, 0, 0])  # u(σ, σ) - u(X, σ): paper gains 0.5 against it
+        array([ 0. , -0.5,  0.5])
     """
     from simulator.metagame import table_from_function as build
 
