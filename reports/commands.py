@@ -66,6 +66,15 @@ class _SizeChoice(click.Choice):
     help="Output folder: index.html, CSV/Parquet tables, PNG/SVG figures.",
 )
 @click.option(
+    "--balance",
+    "balance_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="A balance run (broadside balance --out DIR) whose candidates join its game's "
+    "verdicts as remedies (repeatable; made on the report's rules).",
+)
+@click.option(
     "--keep-chunks",
     is_flag=True,
     default=False,
@@ -77,7 +86,9 @@ class _SizeChoice(click.Choice):
 @jobs_option
 @quiet_option
 @format_option
-def report(game, scenario_files, size, out, keep_chunks, engine, seed, jobs, quiet, fmt):
+def report(
+    game, scenario_files, size, out, balance_dirs, keep_chunks, engine, seed, jobs, quiet, fmt
+):
     """Write a self-contained HTML balance report (plus tables and figures) to --out."""
     from reports.engines import SCHEMAS
     from reports.report import GAMES, run_report
@@ -94,6 +105,7 @@ def report(game, scenario_files, size, out, keep_chunks, engine, seed, jobs, qui
             raise click.BadParameter(
                 f"{path} is a {scen.game} scenario but --game is {game}", param_hint="--scenario"
             )
+    runs = _balance_runs(balance_dirs, games, scenarios)
     command_line = shlex.join(["broadside", *sys.argv[1:]]) if sys.argv else "broadside report"
     summary = run_report(
         games=games,
@@ -106,6 +118,7 @@ def report(game, scenario_files, size, out, keep_chunks, engine, seed, jobs, qui
         command_line=command_line,
         notes=lambda m: note(m, quiet),
         engine=engine,
+        balance=runs,
     )
     if not keep_chunks:
         _drop_checkpoints(out)
@@ -272,3 +285,23 @@ def compare(
         [result["headline"], *(f"  {r['name']}: {r['verdict']}" for r in result["metrics"])]
     )
     emit(fmt, summary_table(result), result, title=title)
+
+
+def _balance_runs(dirs, games, scenarios) -> list[dict]:
+    """The --balance runs, each checked before any work: a balance run's folder, of a game the
+    report shows, made on the rules the report plays."""
+    from reports.engines import GAME_APIS, engine
+    from reports.sections.balance import check_run, load_run
+
+    runs = []
+    for folder in dirs:
+        run = load_run(folder)
+        game = run["summary"]["game"]
+        refs = scenarios.get(game) or []
+        if game in GAME_APIS:
+            scen = engine(game).resolve(refs[0]) if refs else GAME_APIS[game].load(None)
+            check_run(run, scen.content_hash, games)
+        else:
+            check_run(run, "", games)
+        runs.append(run)
+    return runs

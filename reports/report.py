@@ -21,6 +21,7 @@ import pandas as pd
 
 from reports import findings as _findings  # noqa: F401  (imported before any section runs)
 from reports.html import FigureBlock, Section, render_page
+from reports.sections import balance as balance_section
 from reports.sections import cove as cove_section
 from reports.sections import dice as dice_section
 from reports.sections import express as express_section
@@ -56,6 +57,7 @@ class ReportContext:
     scenarios: dict[str, list[str]] = field(default_factory=dict)  # game -> scenario files given
     notes: Callable[[str], None] = lambda msg: None
     engine: str | None = None  # --engine: for the games that have it (None: each game's default)
+    balance: list[dict] = field(default_factory=list)  # --balance runs (sections/balance.py)
 
     def engine_for(self, api: Any) -> str | None:
         """The engine a game's ``play`` gets: ``--engine`` if the game has it, else its default
@@ -206,9 +208,11 @@ def run_report(
     command_line: str,
     notes: Callable[[str], None] = lambda m: None,
     engine: str | None = None,
+    balance: list[dict] | None = None,
 ) -> dict:
     """Build the whole report; returns a summary (paths, wall times, entropy). ``engine``: the
-    engine of the games that have it (:meth:`ReportContext.engine_for`)."""
+    engine of the games that have it (:meth:`ReportContext.engine_for`); ``balance``: balance
+    runs (:func:`reports.sections.balance.load_run`) added to their games' verdicts."""
     out = ensure_writable_dir(out)
     entropy = fresh_entropy() if seed is None else int(seed)
     ctx = ReportContext(
@@ -220,6 +224,7 @@ def run_report(
         scenarios=scenarios,
         notes=notes,
         engine=engine,
+        balance=list(balance or []),
     )
     started = time.perf_counter()
     built: list[Section] = []
@@ -228,6 +233,12 @@ def run_report(
         sec = build_section(key, ctx)
         notes(f"report: {key} done in {sec.wall_time_s:.1f} s")
         built.append(sec)
+    t0 = time.perf_counter()  # balance runs: a section of their own, remedies on the axes
+    bal_seed = ctx.section_seed(balance_section.POSITION)
+    bal = balance_section.build(ctx, built, bal_seed)
+    if bal is not None:
+        bal.wall_time_s, bal.seed = time.perf_counter() - t0, bal_seed
+        built.append(bal)
     t0 = time.perf_counter()
     verdicts, found = findings_section.build(ctx, built)  # corrects every claim, fills tables
     verdicts.wall_time_s = found.wall_time_s = time.perf_counter() - t0

@@ -546,3 +546,73 @@ def test_a_population_with_members_of_its_own_gets_overlays_of_the_plain_rules(t
     for cand in res["candidates"]:
         loaded = toy.load(out / cand["overlay"])
         assert loaded.rules.strategies.keys() == scen.rules.strategies.keys()
+
+
+# --------------------------------------------------------------------------------------------
+# The report: a balance run's candidates join its game's verdicts
+
+
+def test_a_balance_run_joins_its_games_verdict_as_a_remedy(tmp_path):
+    """report --balance DIR: each kept candidate's validated improvement is a row of
+    balance_candidates and a claim, and a remedy (balance-run) of the axis its target concerns
+    at its table size only; verdicts.csv then names it."""
+    from reports.html import Section
+    from reports.report import ReportContext
+    from reports.sections import balance as balance_section
+    from reports.sections import findings as findings_section
+    from reports.sections.common import claim as make_claim
+    from reports.verdicts import Axis
+
+    out = _folder(tmp_path)
+    invoke(*_args(out, 7, "--out", str(out)))
+    run = balance_section.load_run(out)
+    balance_section.check_run(run, run["summary"]["provenance"]["scenario_hash"], ("toy",))
+    report = tmp_path / "report"
+    report.mkdir()
+    ctx = ReportContext(size="test", entropy=1, jobs=1, quiet=True, out=report, balance=[run])
+    game = Section("toy", "Toy")
+    seat = pd.DataFrame({"seat": [1, 2], "share": [0.6, 0.4], "ci_low": [0.5, 0.3],
+                         "ci_high": [0.7, 0.5]})  # fmt: skip
+    game.tables["toy_seats"], game.keys["toy_seats"] = seat, ("seat",)
+    for s in (1, 2):
+        game.claims.append(
+            make_claim(
+                seat, "toy_seats", {"seat": s}, "share", game="toy", claim_key=f"toy/seat/{s}",
+                quantity=f"seat {s}", sentence="{value} {ci}", null=0.5, null_words="1/2",
+                players="steady mirror", n=100, anchor="tbl-toy_seats", unit="share",
+            )
+        )  # fmt: skip
+    for players in (2, 3):
+        game.axes.append(
+            Axis(game="toy", axis="seat-order", players=players,
+                 rows=(("seat 1", "toy/seat/1"), ("seat 2", "toy/seat/2")), fair=0.5,
+                 unit="share", population="steady mirror", size="test")
+        )  # fmt: skip
+    sec = balance_section.build(ctx, [game], seed=3)
+    table = sec.tables["balance_candidates"]
+    n = len(run["summary"]["candidates"])
+    assert n and len(table) == n and set(table["target"]) == {"seat-advantage"}
+    assert [r.source for r in game.axes[0].remedies] == ["balance-run"] * n
+    assert game.axes[1].remedies == ()  # another table size: not this run's remedy
+    assert (report / "balance_out.png").is_file()
+    verdicts, _ = findings_section.build(ctx, [game, sec])
+    rows = verdicts.tables["verdicts"]
+    assert (rows["remedy_source"] == "balance-run").sum() == n
+    assert rows.loc[rows["remedy_source"] == "balance-run", "remedy"].str.contains("komi").all()
+
+
+def test_report_refuses_a_balance_folder_that_is_not_one_or_of_other_rules(tmp_path):
+    from reports.sections import balance as balance_section
+
+    with pytest.raises(UserError, match="no balance run there"):
+        balance_section.load_run(tmp_path)
+    (tmp_path / "summary.json").write_text('{"game": "toy"}')
+    with pytest.raises(UserError, match="not a balance run's"):
+        balance_section.load_run(tmp_path)
+    out = _folder(tmp_path / "x")
+    invoke(*_args(out, 7, "--out", str(out)))
+    run = balance_section.load_run(out)
+    with pytest.raises(UserError, match="made on rules of hash"):
+        balance_section.check_run(run, "0" * 16, ("toy",))
+    with pytest.raises(UserError, match="the report shows cove"):
+        balance_section.check_run(run, run["summary"]["provenance"]["scenario_hash"], ("cove",))
