@@ -1050,6 +1050,7 @@ def balance(
     players: int | None = None,
     scenario: str | Scenario | None = None,
     population: str | None = None,
+    resolve: bool = False,
     validation_games: int | None = None,
     seed: int | None = None,
     jobs: int = 1,
@@ -1066,6 +1067,7 @@ def balance(
             (``None``: every declared one).
         population: a saved population (``NAME`` or ``PATH.toml``) whose equilibrium seats the
             tables (default: the default mix).
+        resolve: solve the population's equilibrium again under each kept candidate's rules.
         validation_games: fresh games per kept candidate (default: a quarter of the budget).
 
     Returns:
@@ -1100,6 +1102,7 @@ def balance(
         players=players,
         population=pop,
         population_name=population,
+        resolve=resolve,
         seed=seed,
         jobs=jobs,
         validation_games=validation_games,
