@@ -313,6 +313,10 @@ class BUnit:
     roster: bool  # a roster pair (its scores go to roster:M)
 
 
+#: the prefix of roster members' strategy names inside a balance search
+ROSTER_PREFIX = "balance-roster-"
+
+
 def reduce_result(result: Any, unit: BUnit, layout: Layout, measures: Any) -> np.ndarray:
     """A unit's sums (:class:`Layout`) from its :class:`~simulator.protocol.PlayResult`."""
     out = np.zeros(len(layout))
@@ -353,10 +357,6 @@ def reduce_result(result: Any, unit: BUnit, layout: Layout, measures: Any) -> np
             hit = table.loc[table[eng.column] == v, "game"]
             out[ix[f"engaged:{v}"]] = len(np.unique(hit.to_numpy()))
     return out
-
-
-#: the prefix of roster members' strategy names inside a balance search
-ROSTER_PREFIX = "balance-roster-"
 
 
 def _measure_units(
