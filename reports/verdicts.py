@@ -138,8 +138,8 @@ def _settle(c: Claim, fair: float, tests: Mapping[str, Test]) -> str:
         need = c.n * (half / gap) ** 2
         for size in ("quick", "standard", "full"):
             if c.sizes and size in c.sizes and c.sizes[size] >= need:
-                return f"--size {size} would show whether it lies within 3 points of fair"
-        return f"about {int(need):,} {c.n_unit} would show whether it lies within 3 points of fair"
+                return f"--size {size} (to tell whether it lies within 3 points of fair)"
+        return f"about {int(need):,} {c.n_unit} (to tell whether it lies within 3 points of fair)"
     return tests[c.key].settled_by
 
 
