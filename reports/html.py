@@ -282,6 +282,7 @@ table{font-size:7.5pt}
 th,td{white-space:normal;padding:.05rem .2rem}
 a{color:#000;text-decoration:none}
 .chip{border-color:#000;color:#000;background:#fff}
+.tag,.chip b{color:#000;background:#fff;border:1px solid #000}
 .meta,.caption,figcaption,.try{color:#000}
 }
 """

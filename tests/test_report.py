@@ -436,6 +436,11 @@ def test_print_stylesheet_and_folded_long_tables(report_dir):
 
     html = (report_dir / "index.html").read_text(encoding="utf-8")
     assert "@media print" in html and "@media (max-width" in html
+    # printed: no white-on-colour text (backgrounds are not printed), no figure split
+    printed = html[html.index("@media print") :]
+    assert ".tag,.chip b{color:#000;background:#fff" in printed
+    assert "header code,code{background:none;color:#000}" in printed
+    assert "figure," in printed and "break-inside:avoid" in printed
     folded = re.findall(r"<details><summary>Show the table \(([\d,]+) rows\)</summary>", html)
     assert folded and all(int(n.replace(",", "")) > FOLD_ROWS for n in folded)
 

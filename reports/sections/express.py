@@ -121,9 +121,14 @@ def matrix_table(sec: Section, df: pd.DataFrame, summary: dict, stem="express_na
     sec.table(
         stem,
         df,
-        caption
-        or "Nation matrix (study fleets): the row nation's score as the first seat (win 1, "
-        "draw 1/2) with its 95% interval, and its win, draw and loss rates.",
+        (
+            caption
+            or "Nation matrix (study fleets): the row nation's score as the first seat (win 1, "
+            "draw 1/2) with its 95% interval, and its win, draw and loss rates."
+        )
+        + " The mean VP margin is the first seat's VP minus the second's: VP decide each "
+        "battle, the score counts it, so a nation can score above 1/2 with a negative margin "
+        "(narrow wins, heavy losses).",
         key=("nation", "vs"),
         columns=[
             "nation",
