@@ -257,6 +257,18 @@ class VerdictsBlock:
     claims: Mapping[str, Claim]
     tests: Mapping[str, Test]
 
+    def _strong(self, v: Verdict) -> str:
+        """The named row under the equilibrium population, when it was measured there."""
+        s = self.claims.get(v.claim.strong) if v.claim.strong else None
+        if s is None:
+            return ""
+        b = s.baseline
+        sure = "conclusive" if self.tests[s.key].conclusive else "not conclusive"
+        return (
+            f" Under the equilibrium population {b.population}: {s.value_text(b)} "
+            f"{s.interval(b)} ({sure})."
+        )
+
     def to_html(self) -> str:
         games: dict[str, list[Verdict]] = {}
         for v in self.verdicts:
@@ -287,7 +299,7 @@ class VerdictsBlock:
                 f'data-verdict="{v.verdict}"><b class="tag v-{v.verdict}">{v.verdict}</b> '
                 f'<span class="game">{html.escape(GAME_TITLES.get(a.game, a.game))}, '
                 f"{html.escape(_axis_label(a))}</span> — "
-                f"{html.escape(sentence(v).split(': ', 1)[1])} "
+                f"{html.escape(sentence(v).split(': ', 1)[1])}{html.escape(self._strong(v))} "
                 f'<a class="meta" href="#{html.escape(v.claim.anchor)}">evidence</a>{try_}</li>'
             )
         return f'<div class="vgrid">{"".join(grid)}</div><ul class="verdicts">{"".join(items)}</ul>'
