@@ -13,6 +13,7 @@ import sys
 import click
 
 from scenarios.loader import ScenarioError
+from simulator import __version__
 from simulator.clitools import add_execution_options
 from simulator.errors import UserError
 from simulator.output import OutputError
@@ -89,6 +90,20 @@ def _metagame():
     return metagame
 
 
+def _balance():
+    from simulator.search_commands import balance
+
+    return balance
+
+
+def _balance_figure(summary, path):
+    """The balance command's before/after figure (only reports/ plots; the command finds this in
+    its context, so simulator/ never imports reports/)."""
+    from reports.balance import balance_figure
+
+    return balance_figure(summary, path)
+
+
 #: each top-level command, imported only when used (so ``broadside odds ...`` does not pay for
 #: importing every engine); plain imports, so the import-rule test sees every arrow
 COMMANDS = {
@@ -100,6 +115,7 @@ COMMANDS = {
     "compare": _compare,
     "tune": _tune,
     "metagame": _metagame,
+    "balance": _balance,
 }
 
 
@@ -122,13 +138,15 @@ class _Broadside(click.Group):
     cls=_Broadside,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(package_name="broadside")
+@click.version_option(version=__version__, package_name="broadside")
 @click.pass_context
 def cli(ctx: click.Context):
     """Broadside: Monte Carlo balance and statistics lab for pirate board games."""
-    apis = ctx.ensure_object(dict).setdefault("game_apis", {})
+    obj = ctx.ensure_object(dict)
+    apis = obj.setdefault("game_apis", {})
     for name, load in GAME_APIS.items():
         apis.setdefault(name, load)
+    obj.setdefault("balance_figure", _balance_figure)
 
 
 def _one_line(exc: BaseException) -> str:

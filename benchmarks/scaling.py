@@ -56,7 +56,7 @@ def _job(task: str):
         )
         return fn, 2_000, 100, "games"
     if task == "volley":
-        from simulator.odds_commands import _volley_chunk
+        from simulator.odds import _volley_chunk
 
         fn = functools.partial(_volley_chunk, dice_n=5, hit_on=5, reroll=2, extra=1)
         return fn, 4_000_000, 50_000, "volleys"

@@ -65,12 +65,30 @@ class _SizeChoice(click.Choice):
     show_default=True,
     help="Output folder: index.html, CSV/Parquet tables, PNG/SVG figures.",
 )
+@click.option(
+    "--balance",
+    "balance_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="A balance run (broadside balance --out DIR) whose candidates join its game's "
+    "verdicts as remedies (repeatable; made on the report's rules).",
+)
+@click.option(
+    "--keep-chunks",
+    is_flag=True,
+    default=False,
+    help="Keep the run's checkpoints (OUT/chunks) after a successful run; by default they are "
+    "removed so the report folder holds only the report.",
+)
 @engine_option
 @seed_option
 @jobs_option
 @quiet_option
 @format_option
-def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
+def report(
+    game, scenario_files, size, out, balance_dirs, keep_chunks, engine, seed, jobs, quiet, fmt
+):
     """Write a self-contained HTML balance report (plus tables and figures) to --out."""
     from reports.engines import SCHEMAS
     from reports.report import GAMES, run_report
@@ -87,6 +105,7 @@ def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
             raise click.BadParameter(
                 f"{path} is a {scen.game} scenario but --game is {game}", param_hint="--scenario"
             )
+    runs = _balance_runs(balance_dirs, games, scenarios)
     command_line = shlex.join(["broadside", *sys.argv[1:]]) if sys.argv else "broadside report"
     summary = run_report(
         games=games,
@@ -99,7 +118,10 @@ def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
         command_line=command_line,
         notes=lambda m: note(m, quiet),
         engine=engine,
+        balance=runs,
     )
+    if not keep_chunks:
+        _drop_checkpoints(out)
     replay_note(summary["seed_entropy"], seed is not None, quiet)
     table = pd.DataFrame(summary["sections"])[["section", "wall_time_s"]]
     emit(
@@ -108,6 +130,27 @@ def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
         summary,
         title=f"report written to {summary['index']} in {summary['wall_time_s']:.1f} s",
     )
+
+
+def _drop_checkpoints(out) -> None:
+    """Remove the checkpoints a successful report wrote by itself into OUT/chunks (kept when they
+    were asked for with --checkpoint or --resume: then they are the user's)."""
+    import shutil
+    from pathlib import Path
+
+    from simulator.runner import current_execution
+
+    settings = current_execution()
+    job = getattr(settings, "checkpoint", None)
+    if job is None or job.strict:
+        return
+    folder = Path(job.folder)
+    if (
+        folder.is_dir()
+        and not folder.is_symlink()
+        and folder.parent.resolve() == Path(out).resolve()
+    ):
+        shutil.rmtree(folder)
 
 
 @click.command()
@@ -136,14 +179,16 @@ def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
     type=click.IntRange(min=10),
     default=20_000,
     show_default=True,
-    help="Games per scenario at the last look.",
+    help="Games per scenario at the last look. Nothing is decided before 10 paired games (with "
+    "--population: 10 tables), so a look comes at most every 10 of them.",
 )
 @click.option(
     "--looks",
     type=click.IntRange(1, 20),
     default=5,
     show_default=True,
-    help="Planned looks (equally spaced); the test may stop at any of them.",
+    help="Planned looks (equally spaced, at most one per 10 paired games or tables); the test "
+    "may stop at any of them.",
 )
 @click.option(
     "--spending",
@@ -179,7 +224,8 @@ def report(game, scenario_files, size, out, engine, seed, jobs, quiet, fmt):
     default=None,
     metavar="FILE",
     help="Draw every table's seats from this metagame equilibrium (a population file, or a name "
-    "in scenarios/GAME/populations/) instead of fixed --strategies.",
+    "in scenarios/GAME/populations/) instead of fixed --strategies: a fresh table every PLAYERS "
+    "games (one per seat rotation), and the test's unit is the table.",
 )
 @engine_option
 @seed_option
@@ -208,7 +254,8 @@ def compare(
     """Does VARIANT (a house rule) change the game compared with BASE? Sequential, paired test.
 
     BASE and VARIANT are scenario files or names (for hunt: `standard`, or a variant name such as
-    `one-two`).
+    `one-two`). No decision before 10 paired games (with --population, 10 tables); a look whose
+    differences are all equal is no evidence.
     """
     from reports.compare import run_compare, summary_table
     from reports.engines import engine as game_engine
@@ -238,3 +285,23 @@ def compare(
         [result["headline"], *(f"  {r['name']}: {r['verdict']}" for r in result["metrics"])]
     )
     emit(fmt, summary_table(result), result, title=title)
+
+
+def _balance_runs(dirs, games, scenarios) -> list[dict]:
+    """The --balance runs, each checked before any work: a balance run's folder, of a game the
+    report shows, made on the rules the report plays."""
+    from reports.engines import GAME_APIS, engine
+    from reports.sections.balance import check_run, load_run
+
+    runs = []
+    for folder in dirs:
+        run = load_run(folder)
+        game = run["summary"]["game"]
+        refs = scenarios.get(game) or []
+        if game in GAME_APIS:
+            scen = engine(game).resolve(refs[0]) if refs else GAME_APIS[game].load(None)
+            check_run(run, scen.content_hash, games)
+        else:
+            check_run(run, "", games)
+        runs.append(run)
+    return runs

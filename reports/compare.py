@@ -5,7 +5,10 @@ the same seed (common random numbers: game ``i`` of BASE and of VARIANT draw fro
 seed, so dice streams agree as far as the rules let them). Each game gives one value per metric
 per scenario; the paired differences feed :class:`simulator.sequential.SequentialComparison`
 (Lan-DeMets group-sequential test, stage-wise p-values, repeated confidence intervals, Holm over
-metrics).
+metrics). Nothing is decided before :data:`simulator.sequential.MIN_UNITS` units: paired games,
+or with ``--population`` tables (a fresh seat draw every ``players`` games, played through every
+seat rotation; the test's unit is a table's mean difference, so its variance counts how the
+effect varies between tables).
 
 Metrics (per game, averaged over games):
 
@@ -19,7 +22,6 @@ Metrics (per game, averaged over games):
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,7 +36,7 @@ from simulator.errors import UserError
 from simulator.protocol import ENGINE_DEFAULT
 from simulator.runner import Block, derive_seed, fresh_entropy
 from simulator.search import Mixture, draw_seats
-from simulator.sequential import SequentialComparison
+from simulator.sequential import MIN_UNITS, SequentialComparison
 
 METRIC_KINDS = ("win-rate", "seat-advantage", "game-length", "stalemate", "fame")
 NEEDS_STRATEGY = ("win-rate", "fame")
@@ -116,20 +118,26 @@ def verdict(row: dict, metric: Metric, alpha: float) -> str:
     lo, hi = row["ci95"]
     unit = " points" if metric.is_rate else ""
     scale = 100.0 if metric.is_rate else 1.0
+    games = f"{row['n_games']:,} paired games"
+    if row["n_units"] != row["n_games"]:
+        games += f" in {row['n_units']:,} tables"
     if row["decided"]:
         way = "raises" if d > 0 else "lowers"
         return (
             f"the variant {way} the {metric.label} by {abs(d) * scale:.2f}{unit} (95% repeated CI "
             f"{lo * scale:+.2f} to {hi * scale:+.2f}); Holm-adjusted p = {row['p_holm']:.2g} after "
-            f"{row['n_games']:,} paired games"
+            f"{games}"
         )
-    if row["difference"] == 0 and (row["se"] == 0 or math.isnan(row["se"])):
+    if not row["se"] > 0:  # no spread: every unit's difference is the same
+        if d == 0:
+            return f"no detectable difference at this n: identical {metric.label} in all {games}"
         return (
-            f"no detectable difference at this n: identical {metric.label} in all "
-            f"{row['n_games']:,} paired games"
+            f"no detectable difference at this n: the {metric.label} differs by exactly "
+            f"{d * scale:+.2f}{unit} in every one of the {games}; without any spread this is no "
+            "evidence either way"
         )
     return (
-        f"no detectable difference at this n ({row['n_games']:,} paired games): "
+        f"no detectable difference at this n ({games}): "
         f"{metric.label} differs by {d * scale:+.2f}{unit}, "
         f"95% repeated CI {lo * scale:+.2f} to {hi * scale:+.2f}, "
         f"Holm-adjusted p = {row['p_holm']:.2g} > {alpha}"
@@ -160,8 +168,11 @@ def run_compare(
 
     With ``population`` (a metagame output: ``scenarios/<game>/populations/NAME.toml`` or a
     path), every table's seats are drawn from its equilibrium mixture instead of a fixed list of
-    strategies: the same draws and dice under both rule sets. ``engine``: the game's engine for
-    every game (``None``: its default; the engines play the same games).
+    strategies: the same draws and dice under both rule sets; a table is one game in each seat
+    rotation (``players`` games), and the test's unit is the table. Nothing is decided before
+    ``MIN_UNITS`` units (paired games, or tables): a smaller ``max_games`` is refused.
+    ``engine``: the game's engine for every game (``None``: its default; the engines play the
+    same games).
     """
     eng = engine_of(game)
     base_scen, var_scen = eng.resolve(base), eng.resolve(variant)
@@ -205,10 +216,32 @@ def run_compare(
             )
     if len({m.name for m in parsed}) != len(parsed):
         raise UserError("--metric: each metric may be given once")
+    per_unit = 1 if pop is None else pop.players  # a table: one game per seat rotation
+    if max_games < MIN_UNITS * per_unit:
+        what = (
+            f"{MIN_UNITS} paired games"
+            if pop is None
+            else f"{MIN_UNITS} tables of {per_unit} games ({MIN_UNITS * per_unit} paired games)"
+        )
+        raise UserError(
+            f"--max-games {max_games}: nothing can be decided before {what} "
+            f"(allowed: {MIN_UNITS * per_unit} or more)"
+        )
     entropy = fresh_entropy() if seed is None else int(seed)
     cmp = SequentialComparison(
-        [m.name for m in parsed], alpha=alpha, max_n=max_games, looks=looks, spending=spending
+        [m.name for m in parsed],
+        alpha=alpha,
+        max_n=max_games,
+        looks=looks,
+        spending=spending,
+        games_per_unit=per_unit,
     )
+    unit_name = "paired games" if pop is None else f"tables of {per_unit} games"
+    if len(cmp.sizes) < looks:
+        notes(
+            f"compare: {len(cmp.sizes)} look(s) instead of {looks}: at most one per "
+            f"{MIN_UNITS} {unit_name}"
+        )
     started = time.perf_counter()
     while not cmp.should_stop():
         k = cmp.looks_taken
@@ -237,10 +270,11 @@ def run_compare(
                 engine=engine,
             )
         else:
+            tables = batch // per_unit
             seats_b = _population_games(
-                eng, base_scen, pop, batch, s_base, entropy, k, jobs, engine
+                eng, base_scen, pop, tables, s_base, entropy, k, jobs, engine
             )
-            seats_v = _population_games(eng, var_scen, pop, batch, s_var, entropy, k, jobs, engine)
+            seats_v = _population_games(eng, var_scen, pop, tables, s_var, entropy, k, jobs, engine)
         cmp.add_look({m.name: (per_game(seats_b, m), per_game(seats_v, m)) for m in parsed})
         crossed = [s.name for s in cmp.metrics.values() if s.crossed_at is not None]
         notes(
@@ -254,7 +288,7 @@ def run_compare(
         r["label"] = m.label
         r["verdict"] = verdict(r, m, alpha)
     n_done = cmp.done
-    stopped_early = n_done < max_games
+    stopped_early = n_done < cmp.max_n
     decided = [r["name"] for r in rows if r["decided"]]
     if pop is None:
         played_by = f"players {', '.join(strats)}"
@@ -263,8 +297,9 @@ def run_compare(
         played_by = f"players drawn from the population {Path(pop.path).stem} ({mix})"
     headline = (
         f"{variant} vs {base} ({game}, {n_players} {played_by}): stopped after {n_done:,} of at "
-        f"most {max_games:,} paired games"
-        f"{' (early)' if stopped_early else ''}; "
+        f"most {cmp.max_n:,} paired games"
+        f"{' (early)' if stopped_early else ''}, looks at {', '.join(f'{n:,}' for n in cmp.sizes)}"
+        f" (nothing decided before {cmp.min_games:,}); "
         + (
             f"differences found in: {', '.join(decided)}"
             if decided
@@ -284,11 +319,17 @@ def run_compare(
         "pairing": pairing,
         "design": {
             "method": "group-sequential, Lan-DeMets alpha spending on paired differences; "
-            "stage-wise ordering p-values; repeated 95% CIs; Holm across metrics",
+            "each look's statistic the smaller of Student's t (carried to the normal scale) and "
+            "the continuity-corrected self-normalised sum, 0 without spread; stage-wise "
+            "ordering p-values; repeated 95% CIs; Holm across metrics",
             "spending": spending,
             "looks_at_games": cmp.sizes,
             "boundaries_z": list(cmp.design.bounds),
             "alpha_per_metric": cmp.design.alpha,
+            "unit": "paired game" if pop is None else "table",
+            "games_per_unit": per_unit,
+            "min_units": MIN_UNITS,
+            "min_games_to_decide": cmp.min_games,
         },
         "seed_entropy": entropy,
         "engine": engine or ENGINE_DEFAULT,
@@ -301,42 +342,42 @@ def run_compare(
     }
 
 
-#: games per table drawn from a population (whole seat rotations for 2 to 8 players)
-POPULATION_TABLE_GAMES = 840
-
-
 def _population_games(
-    eng, scen, pop, batch: int, seed: int, entropy: int, look: int, jobs: int, engine=None
-):
-    """``batch`` games whose tables' seats are drawn from the population's equilibrium: table
-    ``j`` of look ``look`` draws its seats from block ``j``'s ``sample`` stream of a root fixed
-    by the run's entropy and the look (the same tables under both rule sets), and plays
-    seat-rotated games on ``derive_seed(seed, "table", j)`` (the same dice under CRN)."""
+    eng, scen, pop, tables: int, seed: int, entropy: int, look: int, jobs: int, engine=None
+) -> pd.DataFrame:
+    """``tables`` tables of ``pop.players`` games each, seats drawn from the population's
+    equilibrium: table ``j`` of look ``look`` draws its seats from block ``j``'s ``sample`` stream
+    of a root fixed by the run's entropy and the look (the same tables under both rule sets) and
+    plays one game in each seat rotation. Tables with the same seats up to rotation are played
+    together, in one seat-rotated run on ``derive_seed(seed, "table", first)`` (``first`` the
+    group's first table; the same dice under CRN). Table ``j``'s games get ids ``j * players``
+    to ``j * players + players - 1``, so consecutive ``players`` games form a table."""
+    players = pop.players
     mixture = Mixture.from_weights(pop.mixture())
     draws = derive_seed(entropy, "compare-population", look)
-    per_table = min(batch, POPULATION_TABLE_GAMES)
-    parts, done, j = [], 0, 0
-    while done < batch:
-        size = min(per_table, batch - done)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for j in range(tables):
         block = Block(index=j, start=j, size=1, entropy=draws)
-        table = draw_seats(mixture, pop.players, block.rng("sample"))
-        seats = eng.play(
+        seats = draw_seats(mixture, players, block.rng("sample"))
+        canonical = min(seats[r:] + seats[:r] for r in range(players))
+        groups.setdefault(canonical, []).append(j)
+    parts = []
+    for canonical, members in groups.items():  # in order of each group's first table
+        played = eng.play(
             scen,
-            n=size,
-            seed=derive_seed(seed, "table", j),
+            n=len(members) * players,
+            seed=derive_seed(seed, "table", members[0]),
             jobs=jobs,
             quiet=True,
-            players=pop.players,
-            strategies=table,
+            players=players,
+            strategies=canonical,
             rotate_seats=True,
             engine=engine,
-        )
-        seats = seats.copy()
-        seats["game"] = seats["game"] + done
-        parts.append(seats)
-        done += size
-        j += 1
-    return pd.concat(parts, ignore_index=True)
+        ).copy()
+        local = played["game"].to_numpy()
+        played["game"] = np.asarray(members)[local // players] * players + local % players
+        parts.append(played)
+    return pd.concat(parts, ignore_index=True).sort_values(["game", "seat"], ignore_index=True)
 
 
 def _default_metrics(game: str, strategies: Sequence[str]) -> list[str]:

@@ -1,40 +1,53 @@
-"""Findings: the report's verdicts, computed from the rows of its own tables.
+"""Claims, their page-wide correction, and the findings chosen from them.
 
-A section does not write findings; it registers *claims* (:class:`Claim`): a measured value with
-its 95 % interval, the value that would mean "no effect" (a fair share, zero difference), the CSV
-row it comes from, and, when the game has an equilibrium population, the same quantity measured
-under that population. :func:`select` turns the claims of every section into 5 to 12 findings:
+A section does not write findings; it registers *claims* (:class:`Claim`): one row of one of its
+tables holding a measured value with its 95 % interval, the value that would mean "no effect"
+(a fair share, an even score, zero difference), who produced it (the population) and how large
+the effect is. Every row of a table that has a ``conclusive`` column is a claim, so the word
+means one thing on the whole page.
 
-* **standardised effect** ``z = (value - null) / se``, with ``se`` read back from the half of
-  the interval that faces the null (``(ci_high - value) / 1.96`` when the null is above), so any
-  interval (Wilson, t, normal) ranks the same way and a lopsided Wilson interval near 0 is not
-  over-counted;
-* **tag** (issue 17):
+**p-value of a claim** (:meth:`Measure.p_value`): the interval gives the standard error facing
+the null, ``se = (half of the interval on the null's side) / crit`` (``crit``: the quantile the
+interval used, 1.96 for Wilson and normal intervals, Student's t for paired t intervals, a
+Bonferroni quantile for a maximum), and ``p = p_factor * 2 * sf(|value - null| / se)`` (normal,
+or t with ``df``), at most 1. So a row's raw p is below 0.05 exactly when its 95 % interval
+excludes the null; an interval of zero width is no evidence (p = 1).
 
-  - ``inconclusive``: the baseline interval contains the null (and so does the strong-play one,
-    if measured), or only one of the two excludes it and they do not differ significantly;
-  - ``baseline-only``: conclusive, measured only with the hand-written players;
-  - ``rules``: conclusive under the hand-written players *and* under the equilibrium population,
-    on the same side of the null;
-  - ``players``: the two disagree: opposite sides of the null, or their difference is itself
-    significant (``|b - s| / sqrt(se_b^2 + se_s^2) > 1.96``);
+**Correction covering every claim on the page** (:func:`correct`): Holm's step-down correction
+over the raw p of every claim the page registers (baseline and strong-play rows alike). A claim
+is *conclusive* when its Holm-corrected p (``p_page``) is at most 0.05, so the chance that any
+conclusive claim of the page is a false positive is at most 5 %. The tables' ``conclusive``,
+``p_value``, ``p_page`` and ``settled_by`` columns are written from here (:func:`annotate`).
 
-* **multiple comparisons**: the claims of one family (the claim key up to its last ``/``: every
-  Tavern card, every nation, every variant and measure...) are tested together: two-sided p from
-  ``z`` (normal), Holm's step-down correction over the family at 5 %; a claim whose interval
-  excludes the null but does not survive the correction is ``inconclusive`` ("after Holm's
-  correction over the N claims of its family"); a section may set the correction itself
-  (``corrected``), e.g. the Les Pirates variants, Holm-corrected over their whole table;
-* **ranking** by ``|z|`` of the baseline measurement, at most :data:`PER_GAME` findings per game
-  and :data:`PER_FAMILY` per family of claims (the claim key up to its last ``/``, e.g. every
-  nation's strength), every game's strongest claim kept so no game is left out; at most
-  :data:`MAX_FINDINGS`.
+**Size advice** (``settled_by``): for an inconclusive claim, the n at which the measured effect,
+if it is the true one, would be conclusive with 80 % power after the page's correction
+(``n * ((z_page + 0.8416) / z)**2``, ``z_page`` Bonferroni's quantile over the page's claims:
+Holm needs at most that), and the smallest ``--size`` reaching it.
+
+**Effect size** (:func:`effect_size`), the findings' ranking: for a share against its fair value,
+``|value - fair| / fair``; for a difference with a base value, ``|difference| / |base|`` (a
+relative change); for a difference of a score already on 0..1 (a card's or a crew role's value),
+the difference itself.
+
+**Tags** (:func:`tag_of`), from the two measurements' ``conclusive`` and direction:
+
+* ``rules``: conclusive under the hand-written players *and* under the equilibrium population,
+  in the same direction (both sizes are reported, even when they differ);
+* ``players``: one shows the effect and the other does not, or they point opposite ways;
+* ``baseline-only``: conclusive, measured under the hand-written players only;
+* ``inconclusive``: not conclusive under either.
+
+**Findings** (:func:`select`): chosen among conclusive claims only. Each table's largest
+conclusive effect is a candidate (a table may split its rows into families, e.g. the variants by
+measure); candidates are ranked by effect size, every game's largest is kept so no game with a
+conclusive claim is left out, at most :data:`PER_GAME` per game and :data:`MAX_FINDINGS` in all.
 
 ``findings.csv`` has exactly the columns :data:`CSV_COLUMNS`; ``value``, ``ci_low`` and
 ``ci_high`` are the cited row's own numbers (in the CSV's units: a share is 0..1), and
 ``evidence`` names that row: ``STEM.csv[key=value,...]:value_column,low_column,high_column``
-(then ``; `` and the strong-play row, when there is one). The report test reads each evidence
-back and checks the numbers.
+(then ``; `` and the strong-play row, when there is one). ``claims.csv`` lists every claim with
+its p-values (:data:`CLAIM_COLUMNS`). The report tests read each evidence back and re-derive
+every sentence's numbers and words.
 """
 
 from __future__ import annotations
@@ -46,17 +59,44 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+from scipy import stats as sps
 
 from simulator.sequential import holm
 from simulator.stats import Z95
 
-MIN_FINDINGS = 5
 MAX_FINDINGS = 12
 PER_GAME = 4
-#: at most this many findings of one family of claims (e.g. the nations' strengths)
-PER_FAMILY = 2
+#: the family-wise error rate of the page's correction
+ALPHA = 0.05
+#: power the size advice aims at, and its normal quantile
+POWER = 0.8
+Z_POWER = float(sps.norm.ppf(POWER))
 TAGS = ("rules", "players", "baseline-only", "inconclusive")
+EFFECTS = ("share", "relative", "score")
 CSV_COLUMNS = ("finding", "game", "value", "unit", "ci_low", "ci_high", "tag", "evidence")
+CLAIM_COLUMNS = (
+    "claim",
+    "game",
+    "quantity",
+    "population",
+    "players",
+    "value",
+    "ci_low",
+    "ci_high",
+    "null",
+    "crit",
+    "df",
+    "p_factor",
+    "p_value",
+    "p_page",
+    "conclusive",
+    "effect",
+    "effect_size",
+    "n",
+    "settled_by",
+    "evidence",
+)
+SIZES = ("quick", "standard", "full")
 GAME_TITLES = {
     "dice": "Dice",
     "cove": "Pirate's Cove",
@@ -82,32 +122,42 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Measure:
-    """One measurement of a claim: value and 95 % interval as they stand in the cited row."""
+    """One measurement: value and 95 % interval as they stand in the cited row.
+
+    ``crit``, ``df`` and ``p_factor`` say how the interval was made (see the module docstring),
+    so the raw p-value is read back from the row alone.
+    """
 
     value: float
     ci_low: float
     ci_high: float
     evidence: Evidence
     players: str  # who produced it, in words ("hand-written default mix ...")
-
-    @property
-    def se(self) -> float:
-        return (self.ci_high - self.ci_low) / (2 * Z95)
+    population: str = "default mix"  # short label of the players ("default mix", a file name)
+    crit: float = Z95
+    df: int | None = None  # Student's t degrees of freedom (None: normal)
+    p_factor: float = 1.0  # Bonferroni factor of an interval that is a maximum of several
 
     def se_toward(self, null: float) -> float:
         """The standard error read from the half of the interval that faces ``null`` (Wilson
         intervals near 0 or 1 are lopsided; the side facing the null is the one that matters)."""
         half = self.ci_high - self.value if null >= self.value else self.value - self.ci_low
-        return half / Z95
+        return half / self.crit
 
     def z(self, null: float) -> float:
-        """Standardised effect: distance from ``null`` in standard errors (facing the null)."""
+        """Distance from ``null`` in standard errors facing it (0 when there is no spread)."""
         se = self.se_toward(null)
-        if not math.isfinite(self.value) or not math.isfinite(se):
+        if not (math.isfinite(self.value) and math.isfinite(se)) or se <= 0:
             return 0.0
-        if se <= 0:
-            return 0.0 if self.value == null else math.inf
         return (self.value - null) / se
+
+    def p_value(self, null: float) -> float:
+        """Two-sided p-value of "no effect" read from the interval (1 without spread)."""
+        z = abs(self.z(null))
+        if z == 0:
+            return 1.0
+        tail = sps.t.sf(z, self.df) if self.df else sps.norm.sf(z)
+        return float(min(1.0, self.p_factor * 2 * tail))
 
     def excludes(self, null: float) -> int:
         """+1 if the interval lies above ``null``, -1 below, 0 if it contains it."""
@@ -126,37 +176,51 @@ class Measure:
         value: str,
         *,
         players: str,
+        population: str = "default mix",
         low: str = "ci_low",
         high: str = "ci_high",
+        crit: float = Z95,
+        df_t: int | None = None,
+        p_factor: float = 1.0,
     ) -> Measure:
         """The measure held by the row of ``df`` whose key columns equal ``key``."""
-        sel = pd.Series(True, index=df.index)
-        for k, v in key.items():
-            sel &= df[k] == v
-        rows = df[sel]
-        if len(rows) != 1:
-            raise KeyError(f"{stem}: {len(rows)} rows match {dict(key)} (a claim needs one)")
-        r = rows.iloc[0]
+        r = row_of(df, stem, key)
         return cls(
             float(r[value]),
             float(r[low]),
             float(r[high]),
             Evidence(stem, {k: _plain(v) for k, v in key.items()}, value, low, high),
             players,
+            population,
+            crit,
+            df_t,
+            p_factor,
         )
+
+
+def row_of(df: pd.DataFrame, stem: str, key: Mapping[str, Any]) -> pd.Series:
+    """The one row of ``df`` whose columns equal ``key`` (KeyError if not exactly one)."""
+    sel = pd.Series(True, index=df.index)
+    for k, v in key.items():
+        sel &= df[k] == v
+    rows = df[sel]
+    if len(rows) != 1:
+        raise KeyError(f"{stem}: {len(rows)} rows match {dict(key)} (a claim needs one)")
+    return rows.iloc[0]
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A candidate finding registered by a section.
+    """A tested row of a table (see the module docstring).
 
-    ``sentence`` is a ``str.format`` template with ``{value}`` and ``{ci}`` (the baseline value
-    and interval, formatted with ``scale`` and ``unit_short``) and ``{n}``; the findings add the
+    ``sentence`` is a ``str.format`` template with ``{value}`` and ``{ci}`` (the value and
+    interval, formatted with ``scale`` and ``unit_short``) and ``{n}``; the findings add the
     strong-play measurement and the verdict themselves.
     """
 
-    key: str  # identifies the claim across baseline and strong play, e.g. "hunt/first-seat/4p"
+    key: str  # unique on the page, e.g. "hunt/seat/4p/default/1"
     game: str
+    quantity: str  # what is measured, in words ("win share of seat 1 at 4 players")
     sentence: str
     unit: str  # unit of value in the CSV, in words ("share of games won")
     null: float
@@ -164,36 +228,181 @@ class Claim:
     baseline: Measure
     anchor: str  # element id of the evidence on the page
     n: int
+    n_unit: str = "games"
+    players: int | None = None  # seats at the table (None: not a table measure)
     scale: float = 100.0  # display scale (100: shares shown as %)
     unit_short: str = "%"
     decimals: int = 1
-    strong: Measure | None = None
-    strong_anchor: str | None = None
-    #: for a claim that is one of a corrected family (e.g. Holm over a table): whether it
-    #: survives the correction; False makes it inconclusive whatever its own interval says
-    corrected: bool | None = None
-    correction: str = ""  # the correction in words ("Holm over the 27 variant rows")
+    effect: str = "share"  # share | relative | score (see effect_size)
+    base_value: float | None = None  # the base of a relative change
+    family: str = ""  # findings candidates: the largest conclusive effect per family
+    sizes: Mapping[str, int] | None = None  # n of this measurement at each --size
+    strong: str | None = None  # key of the same quantity's claim under the equilibrium
+    finding: bool = True  # may be chosen as a finding (strong-play rows appear inside others)
 
-    def fmt(self, v: float) -> str:
-        return f"{v * self.scale:,.{self.decimals}f}{self.unit_short}"
+    def fmt(self, v: float, signed: bool = False) -> str:
+        sign = "+" if signed else ""
+        return f"{v * self.scale:{sign},.{self.decimals}f}{self.unit_short}"
 
     def interval(self, m: Measure) -> str:
-        return f"[{self.fmt(m.ci_low)}, {self.fmt(m.ci_high)}]"
+        signed = self.null == 0.0 and self.effect != "share"
+        return f"[{self.fmt(m.ci_low, signed)}, {self.fmt(m.ci_high, signed)}]"
+
+    def value_text(self, m: Measure) -> str:
+        return self.fmt(m.value, self.null == 0.0 and self.effect != "share")
+
+    @property
+    def family_key(self) -> str:
+        return self.family or self.baseline.evidence.stem
+
+
+@dataclass(frozen=True)
+class Test:
+    """The page's verdict on one claim."""
+
+    p_value: float
+    p_page: float
+    conclusive: bool
+    settled_by: str
+    z_page: float  # the |z| the page's correction needs at most (Bonferroni over the page)
+
+
+def effect_size(claim: Claim) -> float:
+    """The effect size the findings rank by (see the module docstring)."""
+    v = claim.baseline.value
+    if claim.effect == "share":
+        return abs(v - claim.null) / abs(claim.null) if claim.null else abs(v)
+    if claim.effect == "relative":
+        base = claim.base_value
+        if base is None or not math.isfinite(base) or base == 0:
+            return abs(v - claim.null)
+        return abs(v - claim.null) / abs(base)
+    return abs(v - claim.null)
+
+
+def required_n(claim: Claim, z_page: float) -> float:
+    """The n at which the measured effect would be conclusive with 80 % power."""
+    z = abs(claim.baseline.z(claim.null))
+    ratio = (z_page + Z_POWER) / z if z > 0 else math.inf
+    if ratio > 1e100:
+        return math.inf
+    return claim.n * ratio**2
+
+
+def settled_by(claim: Claim, z_page: float) -> str:
+    """``--size SIZE`` (the smallest that would settle it) or an n in words."""
+    need = required_n(claim, z_page)
+    if not math.isfinite(need):
+        return "no size: no effect at all was measured"
+    sizes = claim.sizes or {}
+    for size in SIZES:
+        if size in sizes and sizes[size] >= need:
+            return f"--size {size} ({sizes[size]:,} {claim.n_unit})"
+    beyond = " (beyond --size full)" if "full" in sizes else ""
+    return f"about {_round_n(need):,} {claim.n_unit}{beyond}"
+
+
+def _round_n(x: float) -> int:
+    digits = max(0, int(math.log10(max(x, 1))) - 1)
+    return int(round(x, -digits))
+
+
+def correct(claims: list[Claim]) -> dict[str, Test]:
+    """Holm over every claim of the page (see the module docstring), keyed by claim key."""
+    keys = [c.key for c in claims]
+    if len(set(keys)) != len(keys):
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        raise ValueError(f"claim keys must be unique on the page: {dup[:5]}")
+    if not claims:
+        return {}
+    p = [c.baseline.p_value(c.null) for c in claims]
+    adj = holm(p)
+    z_page = float(sps.norm.isf(ALPHA / 2 / len(claims)))
+    out = {}
+    for c, raw, a in zip(claims, p, adj):
+        conclusive = bool(a <= ALPHA)
+        out[c.key] = Test(
+            raw, float(a), conclusive, "" if conclusive else settled_by(c, z_page), z_page
+        )
+    return out
+
+
+def tag_of(claim: Claim, tests: Mapping[str, Test], by_key: Mapping[str, Claim]) -> str:
+    """The claim's tag, from its own and its strong-play counterpart's conclusiveness."""
+    base = tests[claim.key].conclusive
+    if claim.strong is None or claim.strong not in by_key:
+        return "baseline-only" if base else "inconclusive"
+    s = by_key[claim.strong]
+    strong = tests[s.key].conclusive
+    if not base and not strong:
+        return "inconclusive"
+    if base and strong:
+        side_b = 1 if claim.baseline.value > claim.null else -1
+        side_s = 1 if s.baseline.value > s.null else -1
+        return "rules" if side_b == side_s else "players"
+    return "players"
+
+
+def claim_sentence(claim: Claim) -> str:
+    """The claim's own sentence, numbers filled in (no verdict words)."""
+    b = claim.baseline
+    return claim.sentence.format(
+        value=claim.value_text(b), ci=claim.interval(b), n=f"{claim.n:,}"
+    ).rstrip(".")
+
+
+def sentence_of(
+    claim: Claim, tag: str, tests: Mapping[str, Test], by_key: Mapping[str, Claim]
+) -> str:
+    """The finding's full sentence: the claim, who produced it, strong play and the tag."""
+    t = tests[claim.key]
+    text = f"{claim_sentence(claim)}, {claim.baseline.players}"
+    strong = by_key.get(claim.strong) if claim.strong else None
+    if strong is not None:
+        s = strong.baseline
+        text += (
+            f"; under the {s.population} population {claim.value_text(s)} {claim.interval(s)}"
+            f" ({s.players})"
+        )
+    if tag == "players" and strong is not None:
+        ts = tests[strong.key]
+        if ts.conclusive:
+            why = "the equilibrium population shows it the opposite way"
+        elif strong.baseline.excludes(strong.null):
+            why = (
+                "under the equilibrium population it is not conclusive after the page's correction"
+            )
+        else:
+            why = f"the equilibrium population's interval includes {strong.null_words}"
+        words = f"it depends on the players: {why}"
+    else:
+        words = {
+            "rules": "it holds under both sets of players, in the same direction",
+            "players": "it depends on the players",
+            "baseline-only": "measured with the hand-written players only",
+            "inconclusive": "inconclusive",
+        }[tag]
+    return f"{text}: {words} (no effect: {claim.null_words}; Holm p {_p_words(t.p_page)})."
+
+
+def _p_words(p: float) -> str:
+    return "< 0.0001" if p < 1e-4 else f"= {p:.4f}".rstrip("0").rstrip(".")
 
 
 @dataclass(frozen=True)
 class Finding:
     rank: int
     claim: Claim
-    z: float
+    effect: float
     tag: str
     text: str  # the finding's sentence, complete
+    strong: Claim | None = None
 
     def row(self) -> dict[str, Any]:
         c = self.claim
         evidence = c.baseline.evidence.text()
-        if c.strong is not None:
-            evidence += "; " + c.strong.evidence.text()
+        if self.strong is not None:
+            evidence += "; " + self.strong.baseline.evidence.text()
         return {
             "finding": self.text,
             "game": c.game,
@@ -206,137 +415,103 @@ class Finding:
         }
 
 
-def tag_of(claim: Claim) -> str:
-    """The claim's tag (see the module docstring)."""
-    b, s, null = claim.baseline, claim.strong, claim.null
-    if claim.corrected is False:
-        return "inconclusive"
-    side_b = b.excludes(null)
-    if s is None:
-        return "baseline-only" if side_b else "inconclusive"
-    side_s = s.excludes(null)
-    if side_b and side_s and side_b != side_s:
-        return "players"
-    spread = math.hypot(b.se, s.se)
-    if spread > 0 and abs(b.value - s.value) / spread > Z95:
-        return "players"
-    if side_b and side_b == side_s:
-        return "rules"
-    return "inconclusive"
-
-
-def sentence_of(claim: Claim, tag: str) -> str:
-    """The full sentence: the section's template, then strong play and the verdict in words."""
-    b = claim.baseline
-    text = claim.sentence.format(value=claim.fmt(b.value), ci=claim.interval(b), n=f"{claim.n:,}")
-    text = text.rstrip(".")
-    if claim.strong is not None:
-        s = claim.strong
-        text += (
-            f"; under the equilibrium population {claim.fmt(s.value)} {claim.interval(s)}"
-            f" ({s.players})"
-        )
-    verdict = {
-        "rules": f"it holds under both sets of players (no effect would be {claim.null_words})",
-        "players": "it depends on the players: the hand-written and the equilibrium players "
-        "disagree",
-        "baseline-only": f"measured with the hand-written players only (no effect would be "
-        f"{claim.null_words})",
-        "inconclusive": f"inconclusive at this n: the interval includes {claim.null_words}"
-        if claim.corrected is not False or not b.excludes(claim.null)
-        else f"inconclusive at this n: its interval is clear of {claim.null_words}, but not "
-        f"after {claim.correction}",
-    }[tag]
-    if (
-        tag == "players"
-        and b.excludes(claim.null)
-        and b.excludes(claim.null) == s.excludes(claim.null)
-    ):  # same side of no effect, a significant difference in size
-        gap = abs(b.value - s.value) / math.hypot(b.se, s.se)
-        verdict = (
-            f"it holds under both sets of players (no effect would be {claim.null_words}), but "
-            f"its size depends on them: the two differ by {gap:.1f} standard errors"
-        )
-    return f"{text}: {verdict}."
-
-
-def family(claim: Claim) -> str:
-    return claim.key.rsplit("/", 1)[0]
-
-
-def corrected(claims: list[Claim]) -> list[Claim]:
-    """The claims with ``corrected`` set by Holm's correction within each family (claims that
-    set it themselves are kept as they are)."""
-    import dataclasses
-
-    from scipy import stats as sps
-
-    by_family: dict[str, list[int]] = {}
+def select(claims: list[Claim], tests: Mapping[str, Test]) -> list[Finding]:
+    """The findings: conclusive claims, each family's largest effect, ranked by effect size."""
+    by_key = {c.key: c for c in claims}
+    best: dict[str, tuple[float, int, Claim]] = {}
     for i, c in enumerate(claims):
-        by_family.setdefault(family(c), []).append(i)
-    out = list(claims)
-    for idx in by_family.values():
-        free = [i for i in idx if claims[i].corrected is None]
-        if len(free) < 2:
+        if not c.finding or not tests[c.key].conclusive:
             continue
-        p = [float(2 * sps.norm.sf(abs(claims[i].baseline.z(claims[i].null)))) for i in free]
-        for i, adj in zip(free, holm(p)):
-            out[i] = dataclasses.replace(
-                claims[i],
-                corrected=bool(adj <= 0.05),
-                correction=f"Holm's correction over the {len(free)} claims of its family",
-            )
-    return out
-
-
-def select(claims: list[Claim]) -> list[Finding]:
-    """Rank the claims and keep 5 to 12 (see the module docstring)."""
-    claims = corrected(claims)
-    scored = sorted(
-        ((abs(c.baseline.z(c.null)), i, c) for i, c in enumerate(claims)),
-        key=lambda t: (-t[0], t[1]),
-    )
+        t = (effect_size(c), i, c)
+        fam = f"{c.game}/{c.family_key}"
+        if fam not in best or (t[0], -t[1]) > (best[fam][0], -best[fam][1]):
+            best[fam] = t
+    ranked = sorted(best.values(), key=lambda t: (-t[0], t[1]))
     chosen: list[tuple[float, int, Claim]] = []
     per_game: dict[str, int] = {}
-    per_family: dict[str, int] = {}
-
-    def take(t) -> None:
-        c = t[2]
-        fam = family(c)
-        per_game[c.game] = per_game.get(c.game, 0) + 1
-        per_family[fam] = per_family.get(fam, 0) + 1
-        chosen.append(t)
-
-    for t in scored:  # every game's strongest claim first, so no game is left out
+    for t in ranked:  # every game's largest first, so no game is left out
         if t[2].game not in per_game:
-            take(t)
-    for t in scored:
+            per_game[t[2].game] = 1
+            chosen.append(t)
+    for t in ranked:
         if len(chosen) >= MAX_FINDINGS:
             break
-        c = t[2]
-        if (
-            t in chosen
-            or per_game.get(c.game, 0) >= PER_GAME
-            or per_family.get(family(c), 0) >= PER_FAMILY
-        ):
+        g = t[2].game
+        if t in chosen or per_game.get(g, 0) >= PER_GAME:
             continue
-        take(t)
-    for t in scored:  # fewer than the minimum: relax the per-game cap
-        if len(chosen) >= MIN_FINDINGS:
-            break
-        if t not in chosen:
-            chosen.append(t)
+        per_game[g] = per_game.get(g, 0) + 1
+        chosen.append(t)
     chosen.sort(key=lambda t: (-t[0], t[1]))
     out = []
-    for rank, (z, _, c) in enumerate(chosen[:MAX_FINDINGS], start=1):
-        tag = tag_of(c)
-        out.append(Finding(rank, c, z, tag, sentence_of(c, tag)))
+    for rank, (eff, _, c) in enumerate(chosen[:MAX_FINDINGS], start=1):
+        tag = tag_of(c, tests, by_key)
+        strong = by_key.get(c.strong) if c.strong else None
+        out.append(Finding(rank, c, eff, tag, sentence_of(c, tag, tests, by_key), strong))
     return out
 
 
 def findings_table(findings: list[Finding]) -> pd.DataFrame:
     """``findings.csv``: exactly :data:`CSV_COLUMNS`, one row per finding, ranked."""
     return pd.DataFrame([f.row() for f in findings], columns=list(CSV_COLUMNS))
+
+
+def claims_table(claims: list[Claim], tests: Mapping[str, Test]) -> pd.DataFrame:
+    """``claims.csv``: every claim of the page with its raw and page-corrected p."""
+    rows = []
+    for c in claims:
+        t = tests[c.key]
+        b = c.baseline
+        rows.append(
+            {
+                "claim": c.key,
+                "game": c.game,
+                "quantity": c.quantity,
+                "population": b.population,
+                "players": c.players if c.players is not None else 0,
+                "value": b.value,
+                "ci_low": b.ci_low,
+                "ci_high": b.ci_high,
+                "null": c.null,
+                "crit": b.crit,
+                "df": b.df if b.df is not None else 0,
+                "p_factor": b.p_factor,
+                "p_value": t.p_value,
+                "p_page": t.p_page,
+                "conclusive": t.conclusive,
+                "effect": c.effect,
+                "effect_size": effect_size(c),
+                "n": int(c.n),
+                "settled_by": t.settled_by,
+                "evidence": b.evidence.text(),
+            }
+        )
+    return pd.DataFrame(rows, columns=list(CLAIM_COLUMNS))
+
+
+def annotate(tables: Mapping[str, pd.DataFrame], claims: list[Claim], tests) -> None:
+    """Write each claim's ``p_value``, ``p_page``, ``conclusive`` and ``settled_by`` into the row
+    it cites (in place: the page and the files show the same DataFrame)."""
+    by_stem: dict[str, list[Claim]] = {}
+    for c in claims:
+        by_stem.setdefault(c.baseline.evidence.stem, []).append(c)
+    for stem, cs in by_stem.items():
+        df = tables[stem]
+        cols = {"p_value": math.nan, "p_page": math.nan, "conclusive": None, "settled_by": ""}
+        values = {k: [v] * len(df) for k, v in cols.items()}
+        for c in cs:
+            sel = pd.Series(True, index=df.index)
+            for k, v in c.baseline.evidence.row.items():
+                sel &= df[k] == v
+            (pos,) = [i for i, s in enumerate(sel.to_numpy()) if s]
+            t = tests[c.key]
+            values["p_value"][pos] = t.p_value
+            values["p_page"][pos] = t.p_page
+            values["conclusive"][pos] = t.conclusive
+            values["settled_by"][pos] = t.settled_by
+        for k, v in values.items():
+            if k == "conclusive":
+                v = pd.array(v, dtype="boolean")
+            df[k] = v
 
 
 @dataclass
@@ -350,17 +525,15 @@ class FindingsBlock:
         items = []
         for f in self.findings:
             c = f.claim
-            z = "∞" if math.isinf(f.z) else f"{f.z:.1f}"
             links = [f'<a href="#{html.escape(c.anchor)}">evidence</a>']
-            if c.strong_anchor:
-                links.append(f'<a href="#{html.escape(c.strong_anchor)}">under strong play</a>')
+            if f.strong is not None:
+                links.append(f'<a href="#{html.escape(f.strong.anchor)}">under strong play</a>')
             items.append(
                 f'<li class="finding" data-tag="{f.tag}">'
-                f'<span class="tag tag-{f.tag}">{f.tag}</span> '
+                f'<b class="tag tag-{f.tag}">{f.tag}</b> '
                 f'<span class="game">{html.escape(GAME_TITLES.get(c.game, c.game))}</span>: '
                 f"{html.escape(f.text)} "
-                f'<span class="meta">({z} standard errors from no effect; '
-                f"{' · '.join(links)})</span></li>"
+                f'<span class="meta">(effect size {f.effect:.2f}; {" · ".join(links)})</span></li>'
             )
         out = f'<ol class="findings">{"".join(items)}</ol>'
         if self.absences:

@@ -166,12 +166,16 @@ def gains_against(
     jobs: int,
     extra: dict[str, Any] | None = None,
     engine: str | None = None,
+    exclude: Any = frozenset(),
 ) -> pd.DataFrame:
     """``u(X, σ) - 1/P`` for each challenger X on paired slices (about ``n`` games each).
 
-    Columns: ``strategy, in_support, weight, games, score, gain, ci_low, ci_high, conclusive``
-    (the interval excludes 0), then one row ``strategy = "exploitability (by these
-    strategies)"`` with the largest gain and its Bonferroni 95 % interval over the challengers.
+    Columns: ``strategy, in_population, weight, games, score, gain, se, df, crit, ci_low,
+    ci_high, conclusive`` (the interval excludes 0), then one row ``strategy = "exploitability
+    (by these strategies)"`` with the largest gain and its Bonferroni 95 % interval over the
+    challengers not in ``exclude`` (reference players: floors, never the best response). The
+    unit is the slice (its mean score), so intervals are Student t with ``df`` = slices - 1
+    (``crit`` is the quantile used).
     """
     players = pop.players
     s = slice_games(players)
@@ -181,6 +185,8 @@ def gains_against(
     field = Field.drawn(Mixture.from_weights(pop.mixture()))
     means = against_field(player, dict.fromkeys(challengers), field, seed, slices, "gains")
     weights = dict(zip(pop.names, pop.weights))
+    dof = slices - 1
+    t95 = float(sps.t.isf(0.025, dof))
     rows = []
     for name in challengers:
         m = means[name]
@@ -196,15 +202,18 @@ def gains_against(
                 "score": score,
                 "gain": gain,
                 "se": se,
-                "ci_low": gain - Z95 * se,
-                "ci_high": gain + Z95 * se,
-                "conclusive": bool(gain - Z95 * se > 0 or gain + Z95 * se < 0),
+                "df": dof,
+                "crit": t95,
+                "ci_low": gain - t95 * se,
+                "ci_high": gain + t95 * se,
+                "conclusive": bool(gain - t95 * se > 0 or gain + t95 * se < 0),
             }
         )
     df = pd.DataFrame(rows)
-    k = len(df)
-    best = df.loc[df["gain"].idxmax()]
-    zb = float(sps.norm.isf(0.025 / k))
+    real = df[~df["strategy"].isin(set(exclude))]
+    k = len(real)
+    best = real.loc[real["gain"].idxmax()]
+    zb = float(sps.t.isf(0.025 / k, dof))
     rows.append(
         {
             "strategy": "exploitability (by these strategies)",
@@ -214,13 +223,15 @@ def gains_against(
             "score": float(best["score"]),
             "gain": float(best["gain"]),
             "se": float(best["se"]),
+            "df": dof,
+            "crit": zb,
             "ci_low": float(best["gain"] - zb * best["se"]),
             "ci_high": float(best["gain"] + zb * best["se"]),
             "conclusive": bool(best["gain"] - zb * best["se"] > 0),
         }
     )
     out = pd.DataFrame(rows)
-    out["best_of"] = [""] * k + [str(best["strategy"])]
+    out["best_of"] = [""] * len(df) + [str(best["strategy"])]
     return out
 
 
@@ -237,7 +248,8 @@ def section_seed(seed: int, game: str, name: str, what: str) -> int:
 
 
 def weights_table(found: list[Found]) -> pd.DataFrame:
-    """One row per population file and member: weight, or why the file is not used."""
+    """One row per population file and member: weight, the solver that found the equilibrium
+    (``nash``) and its Nash gap on the table it was measured on, or why the file is not used."""
     rows = []
     for f in found:
         if f.population is None:
@@ -247,7 +259,8 @@ def weights_table(found: list[Found]) -> pd.DataFrame:
                     "strategy": "(file not used)",
                     "weight": math.nan,
                     "players": 0,
-                    "method": "",
+                    "solver": "",
+                    "nash_gap": math.nan,
                     "status": f.problem,
                 }
             )
@@ -260,13 +273,46 @@ def weights_table(found: list[Found]) -> pd.DataFrame:
                     "strategy": name,
                     "weight": float(w),
                     "players": int(p.players),
-                    "method": p.file.method,
+                    "solver": p.file.solver,
+                    "nash_gap": float(p.file.nash_gap),
                     "status": "used",
                 }
             )
     return pd.DataFrame(
-        rows, columns=["population", "strategy", "weight", "players", "method", "status"]
+        rows,
+        columns=["population", "strategy", "weight", "players", "solver", "nash_gap", "status"],
     )
+
+
+def slice_rates(seats: pd.DataFrame, players: int) -> pd.DataFrame:
+    """Win share by seat of :func:`play_under`'s games with the slice as the unit (games of a
+    slice share one seat draw): per seat ``wins``, ``shared``, ``n`` (games), ``slices``,
+    ``win_rate`` (mean of the slice means) and its Student t 95 % interval (``df`` = slices - 1,
+    ``crit`` the quantile)."""
+    rows = []
+    for seat, g in seats.groupby("seat", sort=True):
+        per = g.groupby("slice")["score"].mean().to_numpy(float)
+        k = len(per)
+        m = float(per.mean())
+        se = float(per.std(ddof=1) / math.sqrt(k)) if k > 1 else 0.0
+        dof = max(k - 1, 1)
+        t95 = float(sps.t.isf(0.025, dof))
+        sc = g["score"].astype(float)
+        rows.append(
+            {
+                "seat": int(seat),
+                "wins": int((sc == 1).sum()),
+                "shared": int(((sc > 0) & (sc < 1)).sum()),
+                "n": len(g),
+                "slices": k,
+                "win_rate": m,
+                "ci_low": m - t95 * se,
+                "ci_high": m + t95 * se,
+                "df": dof,
+                "crit": t95,
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def np_mean_ci(x: np.ndarray) -> tuple[float, float, float]:

@@ -3,15 +3,17 @@
 ``broadside metagame ... --save-population NAME`` writes ``scenarios/<game>/populations/NAME.toml``
 (or any ``PATH.toml``)::
 
-    format = "broadside-population/1"
+    format = "broadside-population/2"
     game = "hunt"
     scenario = "standard"               # the scenario it was measured on ...
     scenario_hash = "3f2a..."           # ... and its content hash
     players = 2
     population = ["runner", "hunter", "br1_hunter"]
-    method = "linprog"                  # linprog, replicator or alpha-rank
+    solver = "nash"                     # a symmetric Nash equilibrium (never a ranking)
+    nash_gap = 1.2e-16                  # max_X u(X, σ) - u(σ, σ) on the measured table
+    nash_gap_ci95 = [0.0004, 0.0123]    # its bootstrap interval (games resampled)
     games_per_table = 2016
-    command = "broadside metagame --game hunt ..."
+    command = "broadside metagame --game hunt ..."   # the command that wrote it (replayable)
     verdict = "no dominant strategy; ..."
 
     [equilibrium]                       # weights, adding up to 1
@@ -25,13 +27,16 @@
 :func:`load_population` validates it strictly (unknown keys, weights, names, kinds and parameter
 ranges: one line naming the file and key) and checks the scenario hash, so ``compare
 --population FILE`` and the report play seats drawn from the equilibrium without searching again.
+It refuses, in one line, a file of an older format (``broadside-population/1`` recorded
+``method``, which could be ``alpha-rank``: a ranking saved as an equilibrium) and a file without
+``solver``, ``nash_gap`` or ``command``, or whose gap exceeds :data:`MAX_NASH_GAP`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -51,28 +56,39 @@ from scenarios.strategies import (
     with_strategies,
 )
 
-FORMAT = "broadside-population/1"
+FORMAT = "broadside-population/2"
 MAX_MEMBERS = 8
+#: the largest Nash gap of an equilibrium (score units): the solver reports nothing above it and
+#: a population file above it is refused
+MAX_NASH_GAP = 1e-4
 
 
 @dataclass(frozen=True, slots=True)
 class PopulationFile:
     """The schema of a population file (see the module docstring)."""
 
-    format: Literal["broadside-population/1"]
+    format: Literal["broadside-population/2"]
     game: str
     scenario_hash: str
     players: int = field(metadata={"range": (2, 64)})
     population: tuple[str, ...] = field(metadata={"min_len": 2, "max_len": MAX_MEMBERS})
     equilibrium: Mapping[str, float] = field(metadata={"value_meta": {"range": (0.0, 1.0)}})
-    method: Literal["linprog", "replicator", "alpha-rank"]
+    solver: Literal["nash"]
+    nash_gap: float = field(metadata={"range": (0.0, MAX_NASH_GAP)})
+    command: str
+    nash_gap_ci95: tuple[float, ...] = field(default=(), metadata={"max_len": 2})
     scenario: str = ""
     games_per_table: int = field(default=0, metadata={"range": (0, None)})
-    command: str = ""
     verdict: str = ""
     strategies: Mapping[str, StrategyDecl] = field(default_factory=FrozenMap)
 
     def validate(self) -> None:
+        if not self.command.strip():
+            raise ScenarioError(
+                None, "command", "empty (allowed: the broadside metagame command that wrote it)"
+            )
+        if len(self.nash_gap_ci95) == 1:
+            raise ScenarioError(None, "nash_gap_ci95", "one number (allowed: [low, high] or none)")
         if len(set(self.population)) != len(self.population):
             raise ScenarioError(None, "population", "a name is listed twice (allowed: distinct)")
         for name in self.equilibrium:
@@ -134,6 +150,15 @@ def load_population(ref: str | Path, scenario: Any, *, check_hash: bool = True) 
     """
     path = population_path(ref, scenario.game)
     data = _read_toml(path)
+    fmt = data.get("format")
+    if fmt != FORMAT:
+        raise ScenarioError(
+            path,
+            "format",
+            f"{fmt!r} is not {FORMAT!r} (refused: an older file records no Nash gap and may hold a "
+            "ranking instead of an equilibrium; re-run the broadside metagame command in its "
+            "'command' key)",
+        )
     pop = convert_dataclass(data, PopulationFile, str(path))
     if pop.game != scenario.game:
         raise ScenarioError(path, "game", f"a {pop.game!r} population, not {scenario.game!r}")
@@ -186,7 +211,8 @@ def population_text(
     players: int,
     population: list[str],
     equilibrium: Mapping[str, float],
-    method: str,
+    nash_gap: float,
+    nash_gap_ci95: Sequence[float] = (),
     games_per_table: int,
     command: str,
     verdict: str,
@@ -222,7 +248,9 @@ def population_text(
         "scenario_hash": scenario.content_hash,
         "players": players,
         "population": list(population),
-        "method": method,
+        "solver": "nash",
+        "nash_gap": float(nash_gap),
+        **({"nash_gap_ci95": [float(v) for v in nash_gap_ci95]} if len(nash_gap_ci95) else {}),
         "games_per_table": games_per_table,
         "command": command,
         "verdict": verdict,

@@ -22,6 +22,10 @@ spaces; ``play``, ``report`` and ``compare`` read the strategies. In TOML::
     description = "the default brawler"
     params = { buy_cards = 1 }
 
+    [strategies.random]
+    kind = "random"
+    reference = true                           # a reference player (a floor), not a real one
+
 Rules enforced on load (:func:`validate_strategies`, called by each game's rules ``validate``):
 
 * a parameter has a ``type`` (``int``, ``float``, ``bool``, ``choice``); numbers have a ``range``
@@ -32,6 +36,9 @@ Rules enforced on load (:func:`validate_strategies`, called by each game's rules
   ``defaults`` may only name inherited parameters and must respect their declarations;
 * a strategy names a declared kind; its ``params`` name parameters of that kind's space, with
   values of the declared type inside the declared range (unknown names get "did you mean");
+* a strategy with ``reference = true`` is a reference player (a floor such as ``random``): the
+  report keeps it out of every balance share and shows it as a floor row, and a ``default_mix``
+  may not name it (a default table is of real players);
 * a tuned strategy (written by ``broadside tune``) carries a ``tuned`` table saying how it was
   made: base kind, scenario hash, field, players, seed, budget and its validation.
 """
@@ -179,6 +186,13 @@ class StrategyDecl:
     description: str = ""
     params: Mapping[str, bool | float | str] = field(default_factory=FrozenMap)
     tuned: TunedInfo | None = None
+    #: a reference player (a floor such as ``random``): never in a default mix or a balance share
+    reference: bool = False
+
+
+def is_reference(decl: Any) -> bool:
+    """Whether a strategy declaration is a reference player (``reference = true``)."""
+    return bool(getattr(decl, "reference", False))
 
 
 def kind_chain(kinds: Mapping[str, KindDecl], kind: str, where: str = "kinds") -> list[str]:
@@ -292,6 +306,14 @@ def validate_strategies(
     for i, name in enumerate(default_mix):
         if name not in strategies:
             raise ScenarioError(None, f"default_mix[{i}]", _unknown("strategy", name, strategies))
+        if is_reference(strategies[name]):
+            real = [k for k, v in strategies.items() if not is_reference(v)]
+            raise ScenarioError(
+                None,
+                f"default_mix[{i}]",
+                f"{name!r} is a reference player (reference = true), not a real one "
+                f"(allowed: {', '.join(real)})",
+            )
 
 
 def _unknown(what: str, name: str, known: Iterable[str]) -> str:
@@ -335,7 +357,7 @@ def with_strategies(scenario: Any, extra: Mapping[str, Any]) -> Any:
 
 
 #: the fields of every strategy declaration; a game's own class may add seat fields after them
-STRATEGY_FIELDS = ("kind", "description", "params", "tuned")
+STRATEGY_FIELDS = ("kind", "description", "params", "tuned", "reference")
 
 
 def seat_fields(decl: Any) -> dict[str, Any]:
@@ -372,12 +394,15 @@ def _as_table(decl: Any) -> dict[str, Any]:
 
 def strategy_hash(decl: Any) -> str:
     """A short hash of what a strategy plays (its kind, values and any seat fields, not its
-    description or how it was tuned): recorded beside the scenario hash in results."""
+    description, how it was tuned or whether it is a reference): recorded beside the scenario
+    hash in results."""
     import hashlib
     import json
 
     from scenarios.loader import _canonical
 
-    table = {k: v for k, v in _as_table(decl).items() if k not in ("description", "tuned")}
+    table = {
+        k: v for k, v in _as_table(decl).items() if k not in ("description", "tuned", "reference")
+    }
     blob = json.dumps(_canonical(table), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()[:12]

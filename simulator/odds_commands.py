@@ -1,23 +1,14 @@
-"""``broadside odds``: exact dice odds with optional Monte Carlo beside them."""
+"""``broadside odds``: exact dice odds with optional Monte Carlo beside them (the numbers come
+from :mod:`simulator.odds`; this module parses, prints and writes)."""
 
 from __future__ import annotations
 
-import functools
-
 import click
-import numpy as np
 import pandas as pd
 
-from simulator import dice
+from simulator import odds as dice_odds
 from simulator.clitools import format_option, note, replay_note, simulation_options
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
-from simulator.runner import Chunk, run_chunks
-from simulator.stats import proportion_se, wilson_interval
-
-#: trials per block of random streams of the Monte Carlo estimates (part of the seed tree: what
-#: --seed replays); chunks are whole blocks, and their size changes nothing in the numbers
-MC_BLOCK_SIZE = 10_000
-MC_CHUNK_SIZE = 10_000
 
 
 def out_option(f):
@@ -36,49 +27,6 @@ def _write_out(out, stem: str, df: pd.DataFrame, obj: dict, key: tuple[str, ...]
         return
     write_table(df, out, stem, key=key)
     write_text(f"{out}/{stem}.json", dumps(obj) + "\n")
-
-
-def _volley_chunk(chunk: Chunk, dice_n: int, hit_on: int, reroll: int, extra: int) -> np.ndarray:
-    counts = np.zeros(dice_n + extra + 1, dtype=np.int64)
-    for block in chunk.blocks():
-        hits = dice.sample_volley(block.rng("dice"), block.size, dice_n, hit_on, reroll, extra)
-        counts += np.bincount(hits, minlength=counts.size)
-    return counts
-
-
-def _boarding_chunk(chunk: Chunk, a: int, b: int, ea: int, eb: int, ra: int, rb: int) -> np.ndarray:
-    offset = b + eb
-    counts = np.zeros(a + ea + b + eb + 1, dtype=np.int64)
-    for block in chunk.blocks():
-        diff = dice.sample_boarding(block.rng("dice"), block.size, a, b, ea, eb, 3, ra, rb)
-        counts += np.bincount(diff + offset, minlength=counts.size)
-    return counts
-
-
-def _with_mc(values: list[int], exact: list, counts: np.ndarray | None, n: int) -> pd.DataFrame:
-    df = pd.DataFrame({"value": values, "exact": [float(p) for p in exact]})
-    if counts is not None:
-        lo, hi = wilson_interval(counts, n)
-        df["mc"] = counts / n
-        df["mc_ci95_low"] = lo
-        df["mc_ci95_high"] = hi
-        df["z"] = (df["mc"] - df["exact"]) / np.where(
-            proportion_se(counts, n) > 0, proportion_se(counts, n), np.nan
-        )
-    return df
-
-
-def _json(df: pd.DataFrame, method_info: dict, key: str) -> dict:
-    out = dict(method_info)
-    out["probabilities"] = {str(v): p for v, p in zip(df["value"], df["exact"])}
-    out["mean"] = float((df["value"] * df["exact"]).sum())
-    if "mc" in df:
-        out["monte_carlo"] = {
-            str(v): {"p": m, "ci95": [lo, hi]}
-            for v, m, lo, hi in zip(df["value"], df["mc"], df["mc_ci95_low"], df["mc_ci95_high"])
-        }
-    out["outcome"] = key
-    return out
 
 
 @click.group()
@@ -121,41 +69,23 @@ def volley(dice_n, hit_on, reroll_misses, extra_dice, mc, out, seed, jobs, quiet
     """Distribution of hits for DICE d6 hitting on HIT-ON or more."""
     if out is not None:
         ensure_writable_dir(out)
-    exact = dice.volley_pmf(dice_n, hit_on, reroll_misses, extra_dice)
-    counts = None
-    info = {
-        "dice": dice_n,
-        "hit_on": hit_on,
-        "reroll_misses": reroll_misses,
-        "extra_dice": extra_dice,
-        "method": "exact",
-    }
+    res = dice_odds.volley(
+        dice_n,
+        hit_on,
+        reroll_misses=reroll_misses,
+        extra_dice=extra_dice,
+        mc=mc,
+        seed=seed,
+        jobs=jobs,
+        quiet=quiet,
+    )
     if mc:
-        task = functools.partial(
-            _volley_chunk, dice_n=dice_n, hit_on=hit_on, reroll=reroll_misses, extra=extra_dice
-        )
-        run = run_chunks(
-            task,
-            mc,
-            seed=seed,
-            n_jobs=jobs,
-            quiet=quiet,
-            desc="volleys",
-            chunk_size=MC_CHUNK_SIZE,
-            block_size=MC_BLOCK_SIZE,
-            manifest={"command": "odds volley"},
-        )
-        counts = np.sum(run.results, axis=0)
-        replay_note(run.entropy, seed is not None, quiet)
-        info.update(method="exact+monte-carlo", n=mc, seed=run.entropy)
-    df = _with_mc(list(range(len(exact))), list(exact), counts, mc)
-    df = df.rename(columns={"value": "hits"})
-    obj = _json(df.rename(columns={"hits": "value"}), info, "hits")
-    _write_out(out, "volley", df, obj, key=("hits",))
+        replay_note(res.seed, seed is not None, quiet)
+    _write_out(out, "volley", res.table, res.summary, key=("hits",))
     emit(
         fmt,
-        df,
-        obj,
+        res.table,
+        res.summary,
         title=(
             f"{dice_n} dice hitting on {hit_on}+ "
             f"(reroll {reroll_misses} misses, {extra_dice} extra dice)"
@@ -232,57 +162,25 @@ def boarding(
     """Distribution of a Pirates express boarding: boarder's successes minus defender's (3+)."""
     if out is not None:
         ensure_writable_dir(out)
-    exact = dice.boarding_pmf(
-        masts, vs, extra_dice, vs_extra_dice, 3, reroll_misses, vs_reroll_misses
+    res = dice_odds.boarding(
+        masts,
+        vs,
+        extra_dice=extra_dice,
+        vs_extra_dice=vs_extra_dice,
+        reroll_misses=reroll_misses,
+        vs_reroll_misses=vs_reroll_misses,
+        mc=mc,
+        seed=seed,
+        jobs=jobs,
+        quiet=quiet,
     )
-    values = list(range(-(vs + vs_extra_dice), masts + extra_dice + 1))
-    probs = [exact.get(v, 0) for v in values]
-    counts = None
-    info = {
-        "masts": masts,
-        "vs": vs,
-        "extra_dice": extra_dice,
-        "vs_extra_dice": vs_extra_dice,
-        "reroll_misses": reroll_misses,
-        "vs_reroll_misses": vs_reroll_misses,
-        "method": "exact",
-    }
     if mc:
-        task = functools.partial(
-            _boarding_chunk,
-            a=masts,
-            b=vs,
-            ea=extra_dice,
-            eb=vs_extra_dice,
-            ra=reroll_misses,
-            rb=vs_reroll_misses,
-        )
-        run = run_chunks(
-            task,
-            mc,
-            seed=seed,
-            n_jobs=jobs,
-            quiet=quiet,
-            desc="boardings",
-            chunk_size=MC_CHUNK_SIZE,
-            block_size=MC_BLOCK_SIZE,
-            manifest={"command": "odds boarding"},
-        )
-        counts = np.sum(run.results, axis=0)
-        replay_note(run.entropy, seed is not None, quiet)
-        info.update(method="exact+monte-carlo", n=mc, seed=run.entropy)
-    df = _with_mc(values, probs, counts, mc)
-    obj = _json(df, info, "difference")
-    obj["boarder_wins"] = float(sum(p for v, p in exact.items() if v > 0))
-    obj["tie"] = float(exact.get(0, 0))
-    obj["defender_wins"] = float(sum(p for v, p in exact.items() if v < 0))
-    _write_out(
-        out, "boarding", df.rename(columns={"value": "difference"}), obj, key=("difference",)
-    )
+        replay_note(res.seed, seed is not None, quiet)
+    _write_out(out, "boarding", res.table, res.summary, key=("difference",))
     emit(
         fmt,
-        df.rename(columns={"value": "difference"}),
-        obj,
+        res.table,
+        res.summary,
         title=(
             f"boarding: {masts} masts (+{extra_dice}) vs {vs} masts (+{vs_extra_dice}), "
             "success on 3+"

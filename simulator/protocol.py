@@ -38,8 +38,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simulator.errors import UserError
 from simulator.output import SCHEMA_VERSION  # noqa: F401  (re-exported for the rooms)
-from simulator.stats import Z95, wilson_interval
+from simulator.stats import Z95, clustered_wilson_interval, wilson_interval
 
 SEAT_KEY = ("game", "rotation", "seat")
 #: what an output records as its engine when ``--engine`` was not given (each game chose its own)
@@ -48,6 +49,11 @@ SEAT_COLUMNS = ("game", "rotation", "seat", "strategy", "outcome", "score")
 OUTCOMES = ("win", "loss", "draw")
 #: scenario provenance written as columns of every per-seat table (beside ``seed``)
 TABLE_PROVENANCE = ("scenario", "rules_version", "scenario_hash")
+
+#: the columns of :meth:`PlayResult.intervals` after the grouping column (docs/python.md)
+INTERVAL_COLUMNS = ("measure", "games", "n_eff", "estimate", "ci95_low", "ci95_high")
+#: its measures: ``score`` the win share (1/k of a k-way shared win), ``win`` an outright win
+INTERVAL_MEASURES = ("score", "win")
 
 #: what every game module must define (tests/test_protocol.py checks each one)
 PROTOCOL_NAMES = ("GAME", "load", "strategies", "kinds", "default_mix", "player_counts", "play")
@@ -73,6 +79,35 @@ class PlayResult:
     tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     entropy: int = 0
     provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def intervals(self, by: str = "strategy") -> pd.DataFrame:
+        """Win share and outright win rate per group of seats, with 95 % intervals (tidy).
+
+        Args:
+            by: a column of :attr:`seats` to group by: ``"strategy"`` (the default),
+                ``"seat"``, or a game's own column (Pirates express's ``nation``...).
+
+        Returns:
+            One row per group and measure (:data:`INTERVAL_MEASURES`), columns ``by`` then
+            :data:`INTERVAL_COLUMNS`: ``games`` (seat rows in the group), ``n_eff`` (the rows'
+            effective number, smaller when rows of one game, or of one deal's seat rotations,
+            move together), ``estimate`` and its Wilson 95 % interval on ``n_eff``
+            (:func:`simulator.stats.clustered_wilson_interval`; with one row per game it is the
+            summary's interval). Groups in order of first appearance (seats ascending).
+
+        Example:
+            >>> import pandas as pd
+            >>> seats = pd.DataFrame({"game": [0, 0, 1, 1], "rotation": 0, "seat": [1, 2, 1, 2],
+            ...     "strategy": ["a", "b", "a", "b"], "outcome": ["win", "loss", "draw", "draw"],
+            ...     "score": [1.0, 0.0, 0.5, 0.5]})
+            >>> PlayResult("toy", seats, {}).intervals()[["strategy", "measure", "estimate"]]
+              strategy measure  estimate
+            0        a   score      0.75
+            1        a     win      0.50
+            2        b   score      0.25
+            3        b     win      0.00
+        """
+        return play_intervals(self.seats, by)
 
 
 def outcomes_from_scores(score: np.ndarray) -> np.ndarray:
@@ -137,3 +172,36 @@ def score_summary(seats: pd.DataFrame, by: str = "strategy") -> dict[str, dict[s
             "ci95": [lo, hi],
         }
     return out
+
+
+def play_intervals(seats: pd.DataFrame, by: str = "strategy") -> pd.DataFrame:
+    """:meth:`PlayResult.intervals` of a seats table (its ``deal`` column, where a game has one,
+    groups the seat rotations that replay the same dice; else each ``game`` is a cluster)."""
+    if by not in seats.columns:
+        allowed = ", ".join(c for c in seats.columns if c not in ("score", "outcome"))
+        raise UserError(
+            f"intervals by {by!r}: not a column of the seats table (allowed: {allowed})"
+        )
+    cluster = "deal" if "deal" in seats.columns else "game"
+    rows = []
+    groups = seats.groupby(by, sort=by == "seat")
+    for key, grp in groups:
+        clusters = grp[cluster].to_numpy()
+        values = {
+            "score": grp["score"].to_numpy(float),
+            "win": (grp["outcome"] == "win").to_numpy(float),
+        }
+        for measure in INTERVAL_MEASURES:
+            m, n_eff, lo, hi = clustered_wilson_interval(values[measure], clusters)
+            rows.append(
+                {
+                    by: key,
+                    "measure": measure,
+                    "games": len(grp),
+                    "n_eff": n_eff,
+                    "estimate": m,
+                    "ci95_low": lo,
+                    "ci95_high": hi,
+                }
+            )
+    return pd.DataFrame(rows, columns=[by, *INTERVAL_COLUMNS])

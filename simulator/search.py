@@ -364,12 +364,17 @@ class Schedule:
 
 
 def plan(
-    budget: int, players: int, validation_games: int | None = None, starts: int = 1
+    budget: int,
+    players: int,
+    validation_games: int | None = None,
+    starts: int = 1,
+    slice_size: int | None = None,
 ) -> Schedule:
     """The schedule of a search of ``budget`` games (refused with one line when too small);
     ``starts``: the defaults plus the hand-written starting points, each played on the top
-    rung's slices before the first batch."""
-    s = slice_games(players)
+    rung's slices before the first batch; ``slice_size``: games one candidate plays per slice
+    when that is not :func:`slice_games` (a balance search plays several tables per slice)."""
+    s = slice_size or slice_games(players)
     per_batch_unit = sum((BATCH >> r) * (1 if r == 0 else 2 ** (r - 1)) for r in range(RUNGS))
     top_unit = 2 ** (RUNGS - 1) * starts
     minimum = (top_unit + per_batch_unit) * s
@@ -430,7 +435,8 @@ class TuneResult:
         }
 
 
-def _distribution(decl: ParamDecl):
+def distribution(decl: ParamDecl):
+    """The optuna distribution of a declared parameter (its type, range, scale or choices)."""
     from optuna.distributions import (
         CategoricalDistribution,
         FloatDistribution,
@@ -549,7 +555,7 @@ def tune(
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    dists = {p: _distribution(d) for p, d in space.items()}
+    dists = {p: distribution(d) for p, d in space.items()}
     sampler = optuna.samplers.TPESampler(
         seed=derive_seed(entropy, "search") % 2**32,
         multivariate=True,

@@ -1,6 +1,8 @@
-"""``broadside tune`` and ``broadside metagame``: the strategy search and the meta-game commands.
+"""``broadside tune``, ``broadside metagame`` and ``broadside balance``: the strategy search, the
+meta-game and the balance search commands.
 
-No search logic here (see :mod:`simulator.search` and :mod:`simulator.metagame`): options are
+No search logic here (see :mod:`simulator.search`, :mod:`simulator.metagame` and
+:mod:`simulator.balance`): options are
 parsed, the game module is looked up (it must speak :mod:`simulator.protocol`), results printed
 and written. Both commands run through the runner, so ``--jobs``, ``--backend dask``,
 ``--out``/``--resume`` and the progress bar work as for every other run.
@@ -14,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 import pandas as pd
 
 from scenarios.strategies import strategy_hash
@@ -81,7 +82,8 @@ def command_line(ctx: click.Context, seed: int) -> str:
             if value:
                 parts.append(opt)
             continue
-        parts += [opt, str(value)]
+        for item in value if param.multiple else (value,):  # a repeated option, each time
+            parts += [opt, str(item)]
     return shlex.join(parts)
 
 
@@ -263,7 +265,9 @@ def tune(
 @click.option(
     "--population", required=True, metavar="a,b,...", help="2 to 8 strategy names of the scenario."
 )
-@click.option("--players", type=click.IntRange(2, 64), default=None, help="Players per table.")
+@click.option(
+    "--players", type=click.IntRange(2, 8), default=None, help="Players per table (2 to 8)."
+)
 @click.option(
     "-n",
     "games",
@@ -276,11 +280,20 @@ def tune(
 )
 @click.option("--scenario", default=None, metavar="S", help="Scenario file or built-in name.")
 @click.option(
+    "--solver",
+    type=click.Choice(["nash", "alpha-rank"]),
+    default="nash",
+    show_default=True,
+    help="nash: the symmetric equilibrium, checked by its Nash gap; alpha-rank: a ranking "
+    "(never an equilibrium: not saved, no best responses).",
+)
+@click.option(
     "--iterate",
     type=click.IntRange(0, 6),
     default=0,
     show_default=True,
-    help="Grow the population by up to K best responses (tuned against the equilibrium).",
+    help="Grow the population by up to K best responses (tuned against the equilibrium); one "
+    "joins only when its gain is above 0 with 95 % confidence, else the iteration stops.",
 )
 @click.option(
     "--tune-kind",
@@ -298,16 +311,16 @@ def tune(
 @click.option(
     "--epsilon",
     type=click.FloatRange(0.0, 1.0),
-    default=0.005,
-    show_default=True,
-    help="Stop iterating when the best response gains less than this (95 % upper bound).",
+    default=None,
+    help="Also stop iterating when the best response's gain is below this (95 % upper bound). "
+    "Default: stop only when its gain is not above 0 with 95 % confidence.",
 )
 @click.option(
     "--save-population",
     default=None,
     metavar="NAME|PATH.toml",
     help="Save the population and its equilibrium (a bare NAME goes to "
-    "scenarios/<game>/populations/NAME.toml).",
+    "scenarios/<game>/populations/NAME.toml; --solver nash only).",
 )
 @click.option(
     "--out",
@@ -325,6 +338,7 @@ def metagame(
     players,
     games,
     scenario,
+    solver,
     iterate,
     tune_kind,
     tune_budget,
@@ -339,7 +353,7 @@ def metagame(
 ):
     """Payoff table, symmetric equilibrium and regrets of a population of strategies."""
     from scenarios.populations import population_path, population_text
-    from simulator.metagame import SUPPORT_TOL
+    from simulator.metagame import SUPPORT_TOL, NoEquilibriumFound, exploitability_figure
     from simulator.metagame import metagame as run_metagame
 
     ctx = click.get_current_context()
@@ -348,6 +362,11 @@ def metagame(
     scen = _load(mod, scenario)
     names = _names(population, "--population")
     kinds = _names(tune_kind, "--tune-kind") or ()
+    if save_population and solver != "nash":
+        raise UserError(
+            f"--save-population with --solver {solver}: a ranking is never saved as an "
+            "equilibrium (allowed: --solver nash)"
+        )
     if out is not None:
         ensure_writable_dir(out)
     save_path = population_path(save_population, scen.game) if save_population else None
@@ -360,59 +379,73 @@ def metagame(
         ensure_writable_dir(save_path.parent)
     if games < 1:
         raise UserError("-n 0: no games per table (allowed: at least 1)")
-    result = run_metagame(
-        mod,
-        scen,
-        names,
-        games=games,
-        players=players,
-        seed=seed,
-        jobs=jobs,
-        iterate=iterate,
-        tune_kinds=kinds,
-        tune_budget=tune_budget,
-        epsilon=epsilon,
-        on_note=lambda m: note(m, quiet),
-        engine=engine,
-    )
+    try:
+        result = run_metagame(
+            mod,
+            scen,
+            names,
+            games=games,
+            players=players,
+            seed=seed,
+            jobs=jobs,
+            solver=solver,
+            iterate=iterate,
+            tune_kinds=kinds,
+            tune_budget=tune_budget,
+            epsilon=epsilon,
+            on_note=lambda m: note(m, quiet),
+            engine=engine,
+        )
+    except NoEquilibriumFound as exc:
+        raise click.ClickException(str(exc)) from None
     cmd = command_line(ctx, result.entropy)
     table = result.table
+    pop = list(table.population)
     summary = result.summary()
-    summary.update(
+    provenance = {
+        **scen.provenance(),
+        "seed": str(result.entropy),
+        "command": cmd,
+        "engine": engine or ENGINE_DEFAULT,
+        "players": table.players,
+        "games_per_table": table.games_per_table,
+        "multisets": {
+            "used": len(table.opponents),
+            "total": table.total_multisets,
+            "sampled": table.sampled,
+        },
+        "strategy_hashes": _hashes(mod.strategies(scen), pop, result.extra),
+    }
+    title_tail = f"{table.players} players, {table.games_per_table} games per table"
+    if result.eq is None:  # a ranking: printed as one, never saved
+        summary.update({"schema_version": SCHEMA_VERSION, "provenance": provenance})
+        rows = pd.DataFrame(summary["ranking"])
+        if out is not None:
+            out_dir = Path(out)
+            write_table(table.matrix(), out_dir, "payoffs", key=("strategy", "opponents"))
+            write_table(rows, out_dir, "ranking", key=("strategy",))
+            write_text(out_dir / "summary.json", dumps(summary) + "\n")
+        emit(fmt, rows, summary, title=f"{result.verdict} ({title_tail})")
+        replay_note(result.entropy, seed is not None, quiet)
+        return
+    eq = result.eq
+    provenance.update(
         {
-            "method": result.eq.method,
-            "schema_version": SCHEMA_VERSION,
-            "provenance": {
-                **scen.provenance(),
-                "seed": str(result.entropy),
-                "command": cmd,
-                "engine": engine or ENGINE_DEFAULT,
-                "players": table.players,
-                "games_per_table": table.games_per_table,
-                "multisets": {
-                    "used": len(table.opponents),
-                    "total": table.total_multisets,
-                    "sampled": table.sampled,
-                },
-                "starts": result.eq.starts,
-                "not_converged": result.eq.not_converged,
-                "strategy_hashes": _hashes(
-                    mod.strategies(scen), list(table.population), result.extra
-                ),
-            },
+            "solver_starts": eq.starts,
+            "supports": eq.supports,
+            "duplicates": eq.duplicates,
         }
     )
+    summary.update({"schema_version": SCHEMA_VERSION, "provenance": provenance})
     if iterate:
         summary["iterations"] = result.iterations
-    pop = list(table.population)
-    sigma = np.where(result.eq.sigma >= SUPPORT_TOL, result.eq.sigma, 0.0)
-    sigma = sigma / sigma.sum()
     text = population_text(
         scenario=scen,
         players=table.players,
         population=pop,
-        equilibrium=dict(zip(pop, sigma)),
-        method=result.eq.method,
+        equilibrium=dict(zip(pop, eq.sigma)),
+        nash_gap=eq.nash_gap,
+        nash_gap_ci95=result.gap_ci,
         games_per_table=table.games_per_table,
         command=cmd,
         verdict=result.verdict,
@@ -421,7 +454,7 @@ def metagame(
     strat_rows = pd.DataFrame(
         {
             "strategy": pop,
-            "weight": result.eq.sigma,
+            "weight": eq.sigma,
             "regret": result.regret,
             "regret_ci95_low": [result.regret_ci[n][0] for n in pop],
             "regret_ci95_high": [result.regret_ci[n][1] for n in pop],
@@ -433,9 +466,12 @@ def metagame(
                 "iteration": r["iteration"],
                 "population_size": len(r["population"]),
                 "best_response": r["best_response"],
+                "exploitability_lower_bound": r["exploitability_lower_bound"],
+                "ci95_low": r["exploitability_lower_bound_ci95"][0],
+                "ci95_high": r["exploitability_lower_bound_ci95"][1],
+                "gain_se": r["gain_se"],
+                "joined": r["joined"],
                 "exploitability": r["exploitability"],
-                "ci95_low": r["exploitability_ci95"][0],
-                "ci95_high": r["exploitability_ci95"][1],
                 "equilibrium": json.dumps(r["equilibrium"], sort_keys=True),
             }
             for r in result.iterations
@@ -452,16 +488,197 @@ def metagame(
     if save_path is not None:
         write_text(save_path, text)
         note(f"population saved to {save_path}", quiet)
-    title = (
-        f"{result.verdict} ({result.eq.method}; {table.players} players, "
-        f"{table.games_per_table} games per table)"
+    gap = summary["nash_gap"]
+    gap_words = f"Nash gap {gap['value']:.1e}" + (
+        f", bootstrap 95 % [{gap['ci95'][0]:.4f}, {gap['ci95'][1]:.4f}]" if gap["ci95"] else ""
     )
+    title = f"{result.verdict} (symmetric Nash equilibrium, {gap_words}; {title_tail})"
     if fmt == "table":
         if table.players == 2:
             mat = table.matrix().pivot(index="strategy", columns="opponents", values="score")
             mat = mat.loc[pop, pop].reset_index()
             emit("table", mat, None, title="payoffs (row's score against the column)")
+        if len(eq.equilibria) > 1:
+            found = pd.DataFrame(
+                [
+                    {
+                        "equilibrium": i + 1,
+                        "weights": ", ".join(
+                            f"{n} {w:.3f}" for n, w in zip(pop, p.sigma) if w >= SUPPORT_TOL
+                        ),
+                        "reached": p.reached,
+                        "nash_gap": p.nash_gap,
+                        "stable": p.stable,
+                    }
+                    for i, p in enumerate(eq.equilibria)
+                ]
+            )
+            emit(
+                "table",
+                found,
+                None,
+                title=f"equilibria found (reached: of {eq.starts} solver starts; the first is "
+                "reported: the most mixed of the stable ones, or of all if none is stable)",
+            )
         if iterate:
-            emit("table", iters.drop(columns="equilibrium"), None, title="exploitability")
+            emit(
+                "table",
+                iters.drop(columns=["equilibrium", "exploitability"]),
+                None,
+                title=exploitability_figure(result.iterations[0]["searched_kinds"], tune_budget),
+            )
     emit(fmt, strat_rows, summary, title=title)
+    replay_note(result.entropy, seed is not None, quiet)
+
+
+@click.command("balance")
+@click.option("--game", required=True, metavar="G", help="cove, express or hunt.")
+@click.option("--players", type=click.IntRange(2, 8), default=None, help="Players per table.")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="KEY[=LO..HI]",
+    help="A searchable number to change (repeatable), its range narrowed inside the declared "
+    "one; default: every number the game declares (scenarios/<game>/balance/searchable.toml).",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    required=True,
+    metavar="T",
+    help="seat-advantage[=X], strategy-spread[=X], nation-spread[=X], pirate-engagement=X, "
+    "game-length=LO..HI, closeness[=X] (repeatable: several give a Pareto set).",
+)
+@click.option("--budget", type=TRIALS, required=True, help="Games the search may play.")
+@click.option(
+    "--population",
+    default=None,
+    metavar="NAME|PATH.toml",
+    help="Seats drawn from a saved population's equilibrium (default: the game's default mix).",
+)
+@click.option(
+    "--resolve",
+    is_flag=True,
+    help="Solve the population's equilibrium again under each kept candidate's rules.",
+)
+@click.option("--scenario", default=None, metavar="S", help="Scenario file or built-in name.")
+@click.option(
+    "--validation-games",
+    type=TRIALS,
+    default=None,
+    help="Fresh games validating each kept candidate (default: a quarter of the budget).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the overlays, summary.json, history and before_after (CSV + Parquet), the "
+    "figure and chunks (resumable). Without it the overlays go beside the scenario file (the "
+    "current folder for a built-in).",
+)
+@engine_option
+@format_option
+@simulation_options
+def balance(
+    game,
+    players,
+    params,
+    targets,
+    budget,
+    population,
+    resolve,
+    scenario,
+    validation_games,
+    out,
+    engine,
+    fmt,
+    seed,
+    jobs,
+    quiet,
+):
+    """Search the game's own numbers for a balanced game (house-rule overlays, validated)."""
+    from scenarios.loader import ScenarioError
+    from scenarios.overlays import base_reference
+    from scenarios.populations import load_population
+    from simulator.balance import balance as run_balance
+    from simulator.balance import parse_target, write_run
+
+    ctx = click.get_current_context()
+    mod = game_module(ctx, game)
+    check_engine(mod, engine)
+    scen = _load(mod, scenario)  # the rules the overlays extend
+    parsed = [parse_target(t) for t in targets]
+    pop = load_population(population, scen) if population is not None else None
+    out_dir = Path(out) if out is not None else default_overlay_dir(scen)
+    ensure_writable_dir(out_dir)
+    try:  # the overlays must reach their base from out_dir: refused before any game
+        base_reference(scen.path, out_dir, scen.game)
+    except ScenarioError as exc:
+        raise UserError(str(exc)) from None
+    bar, update = _progress(quiet)
+    try:
+        result = run_balance(
+            mod,
+            pop.scenario if pop is not None else scen,  # with the population's own members
+            targets=parsed,
+            budget=budget,
+            params=list(params),
+            players=players,
+            population=pop,
+            population_name=population,
+            resolve=resolve,
+            seed=seed,
+            jobs=jobs,
+            validation_games=validation_games,
+            engine=engine,
+            on_progress=update,
+            on_note=lambda m: note(m, quiet),
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    figure = (ctx.find_object(dict) or {}).get("balance_figure")
+    summary = write_run(
+        result,
+        scen,
+        out_dir,
+        command=command_line(ctx, result.entropy),
+        stem="candidate" if out is not None else f"balance-{scen.game}",
+        tables=out is not None,
+        figure=figure,
+    )
+    rows = []
+    for k, cand in enumerate(result.candidates, start=1):
+        for name, t in cand["targets"].items():
+            rows.append(
+                {
+                    "candidate": k,
+                    "target": name,
+                    "base": result.base[name]["value"],
+                    "value": t["value"],
+                    "ci95_low": t["ci95"][0],
+                    "ci95_high": t["ci95"][1],
+                    "improvement": t["improvement"],
+                    "improvement_low": t["improvement_ci95"][0],
+                    "improvement_high": t["improvement_ci95"][1],
+                    "params": ", ".join(f"{p}={v}" for p, v in cand["params"].items()),
+                }
+            )
+    if not rows:
+        rows = [
+            {"candidate": None, "target": name, "base": b["value"], "value": None}
+            for name, b in result.base.items()
+        ]
+    g = result.games
+    title = (
+        f"balance {scen.game} ({result.players} players, "
+        f"{'population ' + population if population else 'default mix'}): "
+        f"{len(result.candidates)} candidate(s); games: search {g['search']:,}, resolve "
+        f"{g['resolve']:,}, validation {g['validation']:,}"
+    )
+    if result.note:
+        title += f"; {result.note}"
+    emit(fmt, pd.DataFrame(rows), summary, title=title)
     replay_note(result.entropy, seed is not None, quiet)

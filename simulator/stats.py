@@ -113,3 +113,32 @@ def mean_interval_from_moments(total: float, total_sq: float, n: int, confidence
 def z_score(estimate, exact, se):
     """How many standard errors an estimate lies from an exact value."""
     return (np.asarray(estimate, float) - np.asarray(exact, float)) / np.asarray(se, float)
+
+
+def clustered_wilson_interval(values, clusters, confidence: float = 0.95):
+    """Wilson interval for the mean of values in [0, 1] whose rows come in clusters.
+
+    Rows of one cluster (the seats of one game, the seat rotations of one deal that replay the
+    same dice) may move together; treating them as independent would make the interval too
+    narrow. The interval is Wilson's on the *effective* number of rows (Kish's design effect):
+    ``n_eff = m (1 - m) / V``, where ``m`` is the mean and ``V`` the cluster-robust variance of
+    ``m``, ``sum_c (sum_{i in c} (y_i - m))^2 / n^2``; ``n_eff`` is at most ``n`` (never narrower
+    than independent rows; ``n`` also when ``V`` is 0). With one row per cluster and 0/1 values,
+    ``n_eff = n`` exactly and this is :func:`wilson_interval`; with fractional values (shared
+    wins) it is Wilson on the fractional count, as the games' summaries give it.
+
+    Returns:
+        ``(mean, n_eff, low, high)`` floats (NaN mean and ``(0, 1)`` for no rows).
+    """
+    y = np.asarray(values, dtype=float)
+    n = y.size
+    if n == 0:
+        return math.nan, 0.0, 0.0, 1.0
+    _, codes = np.unique(np.asarray(clusters), return_inverse=True)
+    m = float(y.mean())
+    v = float((np.bincount(codes.ravel(), weights=y - m) ** 2).sum()) / n**2
+    n_eff = float(n)
+    if v > 0 and m * (1.0 - m) / v < n * (1.0 - 1e-9):  # rounding at n_eff = n keeps n
+        n_eff = m * (1.0 - m) / v
+    lo, hi = wilson_interval(m * n_eff, n_eff, confidence)
+    return m, n_eff, lo, hi

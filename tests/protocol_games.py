@@ -8,7 +8,11 @@ meta-game can be checked against known answers:
 * a strategy of kind ``matrix`` plays a row of a pairwise win-probability matrix (rock, paper,
   scissors and a dud); at ``P`` players each pair of seats shifts the win share by
   ``2 / (P (P - 1)) * (M[a][b] - 1/2)`` (pairwise-additive, so a table's shares add up to 1);
-* with probability ``draw_rate`` a game is a draw (every seat scores ``1/P``).
+* with probability ``draw_rate`` a game is a draw (every seat scores ``1/P``);
+* the first seat's strength is raised by ``seat_edge`` and the handicapped seat's (first or last,
+  ``handicap_seat``) lowered by ``komi``: the balance search's planted optimum (its searchable
+  numbers are declared in ``tests/data/toy/balance/searchable.toml``; ``seated.toml`` sets the
+  edge, so ``komi = seat_edge`` on the first seat balances the seats exactly).
 
 :func:`expected_scores` gives each seat's exact expected score; :func:`play` samples games with
 the runner's block streams (``Block.rng("dice")``), seats rotated as the protocol says.
@@ -74,6 +78,9 @@ class ToyRules:
     k_star: int = 6
     mode_star: str = "b"
     matrix_strength: float = -2.0  # strength of a matrix strategy at a table with tuners
+    seat_edge: float = field(default=0.0, metadata={"range": (-5.0, 5.0)})  # the first seat's
+    komi: float = field(default=0.0, metadata={"range": (-5.0, 5.0)})  # the handicapped seat's
+    handicap_seat: str = field(default="first", metadata={"choices": ("first", "last")})
     #: row -> column -> probability that row beats column (two players)
     matrix: Mapping[str, Mapping[str, float]] = field(default_factory=FrozenMap)
 
@@ -149,7 +156,10 @@ def win_shares(rules: ToyRules, table: Sequence[str]) -> np.ndarray:
     """Each seat's probability of winning a game of ``table`` that is not a draw."""
     p = len(table)
     prof = [profile(rules, n) for n in table]
-    s = np.array([beta_s for beta_s, _ in prof]) * rules.beta
+    strengths = np.array([beta_s for beta_s, _ in prof])
+    strengths[0] += rules.seat_edge
+    strengths[0 if rules.handicap_seat == "first" else p - 1] -= rules.komi
+    s = strengths * rules.beta
     e = np.exp(s - s.max())
     e /= e.sum()
     c = 2.0 / (p * (p - 1))
@@ -242,6 +252,19 @@ def play(
         entropy=run.entropy,
         provenance=scenario.provenance(),
     )
+
+
+def balance_roster(
+    scenario: Scenario, *, seed: int, jobs: int = 1, effort: int = 0, start: Any = None
+) -> tuple[dict[str, StrategyDecl], int]:
+    """The toy's roster for a balance search's ``nation-spread`` (simulator/balance.py): its
+    tuner strategies as declared (no race: ``seed`` and ``effort`` change nothing)."""
+    rules = scenario.rules
+    return {
+        name: decl
+        for name, decl in rules.strategies.items()
+        if root_kind(rules.kinds, decl.kind) == "tuner"
+    }, 0
 
 
 def _chunk_empty() -> pd.DataFrame:

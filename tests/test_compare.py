@@ -1,10 +1,11 @@
 """`broadside compare`: paired seeds, sequential stopping, Holm, honest "no difference".
 
 The statistics themselves are tested in ``test_sequential.py`` (boundaries against published
-tables, type-I error of 6,000 simulated sequential runs). Here: the whole command path on a
-synthetic game (false-positive rate over repeated seeds, power) and on the real Les Pirates engine
-(identical scenarios give exactly no difference under common random numbers; one-two, which
-shortens games, is decided before the last look).
+tables, exact and simulated type-I error at every size, tables as units). Here: the whole command
+path on a synthetic game (false-positive rate over repeated seeds, power) and on the real Les
+Pirates engine (identical scenarios give exactly no difference under common random numbers;
+one-two, which shortens games, is decided before the last look; the issue's 10-game command
+decides nothing; ``--population`` draws a fresh table every ``players`` games and tests tables).
 """
 
 from __future__ import annotations
@@ -249,24 +250,99 @@ def test_cli_cove_identical_scenarios_table_says_no_difference():
     assert "win-rate:brawler" in res.stdout and "fame:tavern" in res.stdout
 
 
+def _population_file(tmp_path) -> str:
+    """A 2-player hunt population, runner and hunter half and half, in the file format of the
+    checkout (format 1 recorded ``method``; format 2, issue 27's, ``solver`` and ``nash_gap``)."""
+    from scenarios import populations
+
+    if populations.FORMAT == "broadside-population/1":
+        how = 'method = "linprog"\n'
+    else:
+        how = 'solver = "nash"\nnash_gap = 0.0\n'
+    pop = tmp_path / "pop.toml"
+    pop.write_text(
+        f'format = "{populations.FORMAT}"\ngame = "hunt"\nscenario_hash = "x"\nplayers = 2\n'
+        f'population = ["runner", "hunter"]\n{how}command = "broadside metagame (test)"\n'
+        "[equilibrium]\nrunner = 0.5\nhunter = 0.5\n"
+    )
+    return str(pop)
+
+
 def test_population_tables_are_paired_and_identical_rules_show_no_difference(tmp_path):
     """compare --population: seats drawn from an equilibrium mixture, the same draws and dice
     under both rule sets, so identical rules differ by exactly 0; a strategy's own metric is
     refused (the strategies at a table are random)."""
-    pop = tmp_path / "pop.toml"
-    pop.write_text(
-        'format = "broadside-population/1"\ngame = "hunt"\nscenario_hash = "x"\nplayers = 2\n'
-        'population = ["runner", "hunter"]\nmethod = "linprog"\n'
-        "[equilibrium]\nrunner = 0.5\nhunter = 0.5\n"
-    )
+    pop = _population_file(tmp_path)
     res = compare_mod.run_compare(
         "standard", "standard", game="hunt", max_games=300, looks=2, seed=4,
-        population=str(pop), jobs=1,
+        population=pop, jobs=1,
     )  # fmt: skip
     assert res["population"]["equilibrium"] == {"runner": 0.5, "hunter": 0.5}
     assert all(r["difference"] == 0 for r in res["metrics"]) and res["n_games"] == 300
+    assert res["design"]["unit"] == "table" and res["design"]["games_per_unit"] == 2
+    assert all(r["n_units"] == 150 for r in res["metrics"])
     with pytest.raises(compare_mod.UserError, match="with --population"):
         compare_mod.run_compare(
             "standard", "one-two", game="hunt", max_games=100, metrics=["win-rate:runner"],
-            population=str(pop), jobs=1,
+            population=pop, jobs=1,
         )  # fmt: skip
+
+
+def test_population_draws_a_fresh_table_every_players_games(tmp_path):
+    """Each table is one seat draw played once in each seat rotation (2 games at 2 players),
+    so a fresh table comes every 2 games (the issue asks for at least every 20; before, one
+    table played 840 games); the same tables under both rule sets and at any --jobs."""
+    from scenarios.populations import load_population
+
+    eng = compare_mod.engine_of("hunt")
+    scen = eng.resolve("standard")
+    pop = load_population(_population_file(tmp_path), scen, check_hash=False)
+    seats = compare_mod._population_games(eng, pop.scenario, pop, 40, 7, 8, 0, 1)
+    assert sorted(seats["game"].unique()) == list(range(80))
+    tables = seats.groupby(seats["game"] // 2)
+    for _, table in tables:
+        first, second = (
+            g.sort_values("seat")["strategy"].tolist() for _, g in table.groupby("game")
+        )
+        assert second == first[1:] + first[:1]  # the next rotation of the same seats
+    firsts = seats[seats["game"] % 2 == 0]
+    kinds = firsts.groupby("game")["strategy"].agg(lambda s: tuple(sorted(s)))
+    assert set(kinds) == {("hunter", "hunter"), ("hunter", "runner"), ("runner", "runner")}
+    again = compare_mod._population_games(eng, pop.scenario, pop, 40, 7, 8, 0, 2)
+    pd.testing.assert_frame_equal(seats, again)
+
+
+def test_population_refuses_a_max_games_too_small_for_ten_tables(tmp_path):
+    with pytest.raises(compare_mod.UserError) as err:
+        compare_mod.run_compare(
+            "standard", "one-two", game="hunt", max_games=19, population=_population_file(tmp_path)
+        )
+    assert str(err.value) == (
+        "--max-games 19: nothing can be decided before 10 tables of 2 games (20 paired games) "
+        "(allowed: 20 or more)"
+    )
+
+
+def test_the_issue_command_decides_nothing_on_ten_games():
+    """Issue 27: `compare standard standard --game hunt --pairing independent --max-games 10
+    --seed 8` said the variant lowers the first-seat win rate by 100 points (p = 0 after 2
+    games). Now there is one look, at 10 games, and identical rules are not told apart."""
+    args = ["compare", "standard", "standard", "--game", "hunt", "--pairing", "independent"]
+    args += ["--max-games", "10", "--seed", "8", "--jobs", "1", "--quiet", "--format", "json"]
+    res = CliRunner().invoke(cli.cli, args)
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["design"]["looks_at_games"] == [10] and out["design"]["min_games_to_decide"] == 10
+    assert out["n_games"] == 10 and "nothing decided before 10" in out["headline"]
+    for m in out["metrics"]:
+        assert not m["decided"] and m["n_games"] == 10 and math.isfinite(m["z"])
+        assert m["p_value"] > 0.05
+
+
+def test_help_states_the_minimum_before_a_decision():
+    from simulator.sequential import MIN_UNITS
+
+    res = CliRunner().invoke(cli.cli, ["compare", "--help"])
+    text = " ".join(res.output.split())
+    assert f"Nothing is decided before {MIN_UNITS} paired games (with --population: " in text
+    assert f"{MIN_UNITS} tables)" in text

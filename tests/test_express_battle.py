@@ -1,5 +1,6 @@
-"""Pirates express battles: invariants over random battles (replayed from the event trace),
-hand-checked rule cases, seat symmetry and run reproducibility."""
+"""Pirates express battles: invariants over random battles (replayed from the event trace,
+hidden crews revealed at their first use included), hand-checked rule cases, seat symmetry and
+run reproducibility."""
 
 from __future__ import annotations
 
@@ -17,10 +18,15 @@ from simulator.express import api, battle
 from simulator.express.commanders import Admiral, Boarder, Gunline, RandomCommander, Skirmisher
 from simulator.express.core import (
     CAPTAIN,
+    CARPENTER,
     F_X,
     F_Y,
     GUNNER,
+    HELMSMAN,
+    MUSKETEER,
     S_MASTS,
+    S_N,
+    S_REVEALED,
     S_START,
     nation_array,
     pack_rules,
@@ -68,8 +74,20 @@ def expected_hull(rules, nation, masts):
     return {"none": 0, "one": 1, "per_two_masts": -(-masts // 2)}[mode]
 
 
+def _crew_index(fleet, ship):
+    c = fleet.ships[ship].crew
+    return CREW_ROLES.index(c) if c else -1
+
+
 def replay_and_check(rules, fleets, out, trace, si_final):
-    """Check every invariant of one battle from its trace; returns counts of what happened."""
+    """Check every invariant of one battle from its trace; returns counts of what happened.
+
+    Hidden crews (decision D23): a crew is revealed once, by the event that used it (the event
+    just before its ``EV_REVEAL``): a Gunner or Captain by its ship's volley, a Musketeer or
+    Captain by a boarding its ship rolled in with its abilities, a Helmsman by a move longer than
+    the ship's allowance without it, a Carpenter by its repair; every Gunner that fired, every
+    Musketeer that rolled, every Helmsman that sailed beyond and every Carpenter that repaired is
+    revealed; the final state's flags are the trace's."""
     starts = [[s.masts for s in f.ships] for f in fleets]
     hulls = [[expected_hull(rules, f.nation, s.masts) for s in f.ships] for f in fleets]
     masts = [list(x) for x in starts]
@@ -78,11 +96,61 @@ def replay_and_check(rules, fleets, out, trace, si_final):
     vp_mast = [0, 0]
     vp_sink = [0, 0]
     vp_scen = [0, 0]
-    seen = dict.fromkeys(range(1, 12), 0)
+    seen = dict.fromkeys(range(1, 13), 0)
     last = 0  # last event that was not a loss (a sinking follows its fire or boarding)
+    crews = [[_crew_index(f, i) for i in range(len(f.ships))] for f in fleets]
+    revealed = [[False] * len(f.ships) for f in fleets]
+    must_reveal = set()  # ships whose crew was used by an event already replayed
+    cause = None  # the last event that was not a reveal
+    helm_cm = rules.crew.helmsman_bonus_cm
     for ev in trace:
         kind = int(ev[0])
         seen[kind] += 1
+        if kind == battle.EV_REVEAL:
+            _, turn, side, ship, crew, *_ = ev
+            side, ship, crew = int(side), int(ship), int(crew)
+            assert crew == crews[side][ship] >= 0 and not revealed[side][ship]
+            revealed[side][ship] = True
+            ck = int(cause[0])
+            c_side, c_ship = int(cause[2]), int(cause[3])
+            if crew == HELMSMAN:
+                assert ck == battle.EV_MOVE and (c_side, c_ship) == (side, ship)
+                assert cause[4] > cause[7] - helm_cm + 1e-9
+            elif crew == CARPENTER:
+                assert ck == battle.EV_REPAIR and (c_side, c_ship) == (side, ship)
+            elif crew == GUNNER:
+                assert ck == battle.EV_FIRE and (c_side, c_ship) == (side, ship)
+            else:  # Captain (a volley or a boarding) or Musketeer (a boarding)
+                boarders = [(c_side, c_ship)]
+                if rules.boarding.defender_uses_abilities:
+                    boarders.append((1 - c_side, int(cause[4])))
+                ok = ck == battle.EV_BOARD and (side, ship) in boarders
+                if crew == CAPTAIN:
+                    ok = ok or (ck == battle.EV_FIRE and (c_side, c_ship) == (side, ship))
+                assert ok, (crew, cause)
+            continue
+        cause = ev
+        for side, ship in must_reveal:
+            assert revealed[side][ship], ("a used crew stayed hidden", side, ship)
+        must_reveal = set()
+        if kind == battle.EV_MOVE:
+            side, ship = int(ev[2]), int(ev[3])
+            if crews[side][ship] == HELMSMAN and ev[4] > ev[7] - helm_cm + 1e-9:
+                must_reveal.add((side, ship))
+        elif kind == battle.EV_REPAIR:
+            must_reveal.add((int(ev[2]), int(ev[3])))
+        elif kind == battle.EV_FIRE:
+            side, ship = int(ev[2]), int(ev[3])
+            if crews[side][ship] == GUNNER:
+                must_reveal.add((side, ship))
+        elif kind == battle.EV_BOARD:
+            side, ship, target = int(ev[2]), int(ev[3]), int(ev[4])
+            rolled = [(side, ship)]
+            if rules.boarding.defender_uses_abilities:
+                rolled.append((1 - side, target))
+            for s_, i_ in rolled:
+                if crews[s_][i_] == MUSKETEER and masts[s_][i_] > 0:
+                    must_reveal.add((s_, i_))
         if kind not in (battle.EV_LOSS, battle.EV_SINK):
             last = kind
         if kind == battle.EV_MOVE:
@@ -136,6 +204,11 @@ def replay_and_check(rules, fleets, out, trace, si_final):
         for s in range(2):
             for i, m in enumerate(masts[s]):
                 assert 0 <= m <= starts[s][i], "masts above the start"
+    for side, ship in must_reveal:
+        assert revealed[side][ship], ("a used crew stayed hidden", side, ship)
+    for s in range(2):
+        for i in range(len(fleets[s].ships)):
+            assert bool(si_final[s, i, S_REVEALED]) == revealed[s][i]
     for s in range(2):
         assert out[battle.O_MVP0 + s] == vp_mast[s]
         assert out[battle.O_SVP0 + s] == vp_sink[s]
@@ -147,7 +220,20 @@ def replay_and_check(rules, fleets, out, trace, si_final):
     res = out[battle.O_RESULT]
     a, b = out[battle.O_VP0], out[battle.O_VP1]
     assert res == (0 if a > b else 1 if b > a else 2)
-    assert 1 <= out[battle.O_TURNS] <= rules.turns.max_turns
+    convoy = out[battle.O_DEF] >= 0  # the convoy game has its own turn limit ([convoy])
+    max_turns = rules.convoy.max_turns if convoy else rules.turns.max_turns
+    assert 1 <= out[battle.O_TURNS] <= max_turns
+    # the objective columns agree with the trace
+    scen = [int(e[5]) for e in trace if int(e[0]) == battle.EV_SCENARIO]
+    assert out[battle.O_EXITS] == scen.count(2) and (convoy or scen.count(2) == 0)
+    if 1 in scen:
+        assert out[battle.O_TREASURE] == 1 and 0 not in scen
+    elif 0 in scen:
+        assert out[battle.O_TREASURE] == 2
+    else:
+        assert out[battle.O_TREASURE] in (-1, 0)
+    if seen[battle.EV_TREASURE]:
+        assert out[battle.O_TREASURE] >= 0
     return seen
 
 
@@ -197,7 +283,7 @@ def test_invariants_over_random_battles(case):
 def test_random_battles_exercise_every_rule():
     """The invariant test must see moves, losses, sinkings, repairs, boardings and objectives."""
     rng = np.random.default_rng(11)
-    seen = dict.fromkeys(range(1, 12), 0)
+    seen = dict.fromkeys(range(1, 13), 0)
     for k in range(240):
         nats = rng.choice(NATIONS, size=2)
         fleets = [api.mirrored_fleet(STD, n) for n in nats]
@@ -219,6 +305,7 @@ def test_random_battles_exercise_every_rule():
         battle.EV_BOARD,
         battle.EV_DISENGAGE,
         battle.EV_SCENARIO,
+        battle.EV_REVEAL,
     ):
         assert seen[kind] > 0, kind
 
@@ -231,7 +318,7 @@ def _state(fleet_a, fleet_b, rules=STD, pos_a=(10.0, 30.0), pos_b=(13.0, 30.0)):
     fa, fb = parse_fleet(fleet_a, rules), parse_fleet(fleet_b, rules)
     pairing = api.make_pairing(fa, fb, rules, "gunline")
     n = pairing.fleets.shape[1]
-    si = np.zeros((2, n, 15), dtype=np.int64)
+    si = np.zeros((2, n, S_N), dtype=np.int64)
     sf = np.zeros((2, n, 2), dtype=np.float64)
     eng = np.zeros((n, n), dtype=np.bool_)
     tr = np.zeros(5)
@@ -639,3 +726,54 @@ def test_mastless_ship_cannot_fire_even_with_a_gunner():
         rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
     )
     assert tn[0] == 0 and si[1, 0, S_MASTS] == 5 and si[0, 0, 10] == 0
+
+
+def _activate(p, si, sf, eng, tr, edges, vp, trace, tn, rng, act):
+    battle.activate(
+        rng, si, sf, p.nations, vp, tr, eng, edges, 0, 0, act, p.ri, p.rf, p.move_cm,
+        p.hit_on_cm, p.islands, trace, tn, 1,
+    )  # fmt: skip
+
+
+def test_crew_is_revealed_at_its_first_use_and_not_before():
+    """Decision D23, case by case on built states (automatic range: no die decides)."""
+    # Gunner: revealed by its ship's first volley
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:2 gunner@0", "viking:5")
+    assert si[0, 0, S_REVEALED] == 0
+    battle._fire(
+        rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
+    )
+    assert si[0, 0, S_REVEALED] == 1 and si[1, 0, S_REVEALED] == 0
+    kinds = [int(e[0]) for e in trace[: tn[0]]]
+    k = kinds.index(battle.EV_FIRE)
+    assert trace[k + 1].tolist()[:5] == [battle.EV_REVEAL, 1, 0, 0, GUNNER]  # then the losses
+    # Captain: every die hits at automatic range, nothing to reroll: still hidden
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:3 captain@0", "viking:5")
+    battle._fire(
+        rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, p.hit_on_cm, p.islands, trace, tn, 1
+    )
+    assert si[0, 0, S_REVEALED] == 0
+    # Helmsman: a 10 cm move of a 1-mast ship does not need it, 12 cm does
+    for dest, want in ((20.0, 0), (40.0, 1)):
+        p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state(
+            "spain:1 helmsman@0", "viking:1", pos_b=(80.0, 30.0)
+        )
+        act = np.zeros(7)
+        act[4], act[5] = dest, 30.0
+        _activate(p, si, sf, eng, tr, edges, vp, trace, tn, rng, act)
+        assert si[0, 0, S_REVEALED] == want, dest
+    # Carpenter: revealed by its repair
+    p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state("spain:3 carpenter@0", "viking:5")
+    si[0, 0, S_MASTS] = 1
+    act = np.zeros(7)
+    act[0], act[4], act[5] = 1, 10.0, 30.0
+    _activate(p, si, sf, eng, tr, edges, vp, trace, tn, rng, act)
+    assert si[0, 0, S_REVEALED] == 1
+    # Musketeer: revealed by a boarding it rolls in, on either side (decision D5)
+    for side in (0, 1):
+        fleets = (
+            ("spain:2 musketeer@0", "spain:2") if side == 0 else ("spain:2", "spain:2 musketeer@0")
+        )
+        p, si, sf, eng, tr, edges, vp, trace, tn, rng = _state(*fleets, pos_b=(10.5, 30.0))
+        battle._board(rng, si, sf, p.nations, vp, tr, eng, 0, 0, 0, p.ri, trace, tn, 1)
+        assert si[side, 0, S_REVEALED] == 1 and si[1 - side, 0, S_REVEALED] == 0

@@ -35,7 +35,9 @@ def test_presets_moved_into_the_scenario_unchanged():
         assert {k: p.params[k] for k in weights} == weights
     r = make_player(rules, "random")
     assert r.kind == "random" and r.params == {"fire": 0.02}
-    assert rules.default_mix == ("runner", "hunter", "guard", "random")
+    # random is a reference player (reference = true): planner sits in its seat (issue 29)
+    assert rules.default_mix == ("runner", "hunter", "guard", "planner")
+    assert rules.strategies["random"].reference and not rules.strategies["planner"].reference
 
 
 def test_every_parameter_is_declared_with_type_range_default_and_doc():
@@ -70,6 +72,11 @@ def test_every_variant_and_the_double_board_keep_the_strategies():
         ("[kinds.ghost]\ndescription = 'no code'\n", "kinds.ghost", "implemented"),
         ("default_mix = ['runner', 'runer']\n", "default_mix[1]", "did you mean 'runner'"),
         ("default_mix = ['runner']\n", "default_mix", "allowed: one of those lengths"),
+        (
+            "default_mix = ['runner', 'random']\n",
+            "default_mix[1]",
+            "'random' is a reference player",
+        ),
     ],
 )
 def test_bad_strategy_data_is_refused_in_one_line(tmp_path, toml, key, words):

@@ -3,10 +3,14 @@ allowed arrows of docs/DEVELOPING.md.
 
 Rooms and arrows::
 
-    cli.py  ->  reports/  ->  simulator/<game>/  ->  simulator/ (core)  ->  scenarios/
+    cli.py  ->  reports/  ->  simulator/api.py  ->  simulator/<game>/  ->  simulator/ (core)
+        ->  scenarios/
 
 * ``scenarios/`` (the loader and the shared schemas) imports nothing of ours but itself;
 * the core (``simulator/*.py``) never imports a game room or ``reports/``: a game is passed in;
+* ``simulator/api.py``, the public Python API, is the one module under ``simulator/`` that may
+  import every room (a facade above them, as ``cli.py`` is); nothing under ``simulator/`` imports
+  it, and it never imports ``reports/`` (``reports/api.py`` holds what plays through reports);
 * a game room (``simulator/cove``, ``express``, ``hunt``) imports the core, ``scenarios/`` and
   itself, never another room and never ``reports/``; inside a room only its command modules
   (``*commands.py``) import ``click``;
@@ -62,6 +66,8 @@ def layer_of(path: Path) -> str:
     if rel[0] == "cli.py":
         return "cli"
     if rel[0] == "simulator":
+        if rel[1:] == ("api.py",):
+            return "api"
         return "room" if room_of(path) else "core"
     return rel[0]
 
@@ -76,8 +82,14 @@ def violations(path: Path) -> list[str]:
         is_room = target_room in ROOMS
         if layer == "scenarios" and top in ("simulator", "reports", "cli"):
             bad.append(f"{where}: scenarios/ imports nothing of the simulator or the studies")
-        if layer in ("core", "room") and top in ("reports", "cli"):
+        if layer in ("core", "room", "api") and top in ("reports", "cli"):
             bad.append(f"{where}: nothing under simulator/ imports the studies or the CLI")
+        if layer in ("core", "room") and (
+            name == "simulator.api" or name.startswith("simulator.api.")
+        ):
+            bad.append(
+                f"{where}: the public API is a facade above the house: nothing under it imports it"
+            )
         if layer == "core" and is_room:
             bad.append(f"{where}: the shared core never imports a game room")
         if layer == "room" and is_room and target_room != room:
@@ -100,7 +112,7 @@ def test_the_rules_see_every_module_and_room():
     files = modules()
     assert len(files) > 60
     assert {room_of(p) for p in files} >= set(ROOMS)
-    assert {layer_of(p) for p in files} == {"cli", "core", "room", "scenarios", "reports"}
+    assert {layer_of(p) for p in files} == {"cli", "core", "room", "api", "scenarios", "reports"}
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -114,7 +126,10 @@ def test_the_checker_catches_a_forbidden_arrow(tmp_path, monkeypatch):
     room = fake_root / "simulator" / "cove"
     room.mkdir(parents=True)
     bad = room / "players.py"
-    bad.write_text("import click\nfrom reports import html\nfrom simulator.hunt import api\n")
+    bad.write_text(
+        "import click\nfrom reports import html\nfrom simulator.hunt import api\n"
+        "from simulator import api as public\n"
+    )
     monkeypatch.setattr(sys.modules[__name__], "ROOT", fake_root)
     found = violations(bad)
-    assert len(found) == 3, found
+    assert len(found) == 4, found

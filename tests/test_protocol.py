@@ -11,9 +11,11 @@ import pandas as pd
 import pytest
 
 from simulator.cove import api as cove_api
+from simulator.errors import UserError
 from simulator.express import api as express_api
 from simulator.hunt import api as hunt_api
 from simulator.protocol import (
+    INTERVAL_COLUMNS,
     PROTOCOL_NAMES,
     SEAT_COLUMNS,
     PlayResult,
@@ -76,3 +78,35 @@ def test_score_shares_and_outcomes():
         "draw",
         "draw",
     ]
+
+
+@pytest.mark.parametrize("game", ["cove", "hunt"])
+def test_intervals_are_the_summarys_when_games_are_independent(game):
+    """Distinct strategies, no seat rotation: each strategy's rows are one per game, so the
+    tidy intervals equal the summary's (Pirate's Cove: Wilson on the win shares; Les Pirates:
+    Wilson on outright wins) to rounding."""
+    api = GAMES[game]
+    strategies, players, n, _ = RUNS[game]
+    res = api.play(None, strategies, players=players, n=n, seed=7)
+    iv = res.intervals()
+    assert list(iv.columns) == ["strategy", *INTERVAL_COLUMNS]
+    measure = "score" if game == "cove" else "win"
+    for name in dict.fromkeys(strategies):
+        row = iv[(iv["strategy"] == name) & (iv["measure"] == measure)].iloc[0]
+        assert row["games"] == n and row["n_eff"] == n
+        lo, hi = res.summary["strategies"][name]["ci95"]
+        assert (row["ci95_low"], row["ci95_high"]) == pytest.approx((lo, hi), abs=1e-12)
+    seats = res.intervals("seat")
+    assert list(seats["seat"].unique()) == list(range(1, players + 1))
+
+
+def test_intervals_widen_when_rotations_share_their_dice():
+    """Pirate's Cove's seat rotations replay a deal's dice: a strategy's results across the
+    rotations of one deal are one cluster, so its effective size is below its rows where they
+    move together, and never above them."""
+    res = cove_api.play(None, ["plunderer", "brawler", "tavern"], n=60, seed=5, rotate_seats=True)
+    iv = res.intervals()
+    assert (iv["n_eff"] <= iv["games"]).all() and (iv["n_eff"] < iv["games"]).any()
+    assert ((iv["ci95_low"] <= iv["estimate"]) & (iv["estimate"] <= iv["ci95_high"])).all()
+    with pytest.raises(UserError, match="not a column of the seats table"):
+        res.intervals("colour")

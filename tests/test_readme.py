@@ -51,7 +51,9 @@ def readme_commands() -> list[list[str]]:
     """Every ``broadside ...`` command of the README's code blocks, as argument lists."""
     text = README.read_text(encoding="utf-8")
     commands = []
-    for block in re.findall(r"```(?:bash|sh|console)?\n(.*?)```", text, flags=re.S):
+    for lang, block in re.findall(r"^```([\w-]*)\n(.*?)^```", text, flags=re.S | re.M):
+        if lang not in ("bash", "sh", "console", ""):  # a Python example is not a command
+            continue
         joined = re.sub(r"\\\n\s*", " ", block)
         for line in joined.splitlines():
             for part in re.split(r"&&|;", line):

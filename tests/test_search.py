@@ -342,6 +342,7 @@ def test_real_games_once_they_speak_the_protocol(name, tmp_path):
     """Each real game, as soon as its api.py speaks the protocol: a smallest tune and a
     two-strategy meta-game run end to end on the real engine (skipped, saying why, before)."""
     from cli import GAME_APIS
+    from scenarios.populations import MAX_NASH_GAP
     from simulator.metagame import metagame
 
     game = GAME_APIS[name]()
@@ -367,7 +368,7 @@ def test_real_games_once_they_speak_the_protocol(name, tmp_path):
     assert res.validation["n"] > 0 and set(res.params) == set(search_space_of(kinds, kind))
     names = list(game.strategies(scen))[:2]
     mg = metagame(game, scen, names, games=slice_games(players), players=players, seed=1)
-    assert abs(sum(mg.eq.sigma) - 1) < 1e-9
+    assert abs(sum(mg.eq.sigma) - 1) < 1e-9 and mg.eq.nash_gap <= MAX_NASH_GAP
 
 
 def search_space_of(kinds, kind):

@@ -67,3 +67,48 @@ def test_mean_interval_from_moments_matches_direct():
 def test_unknown_method_rejected():
     with pytest.raises(ValueError, match="allowed"):
         stats.proportion_interval(1, 2, method="bogus")
+
+
+def test_clustered_wilson_is_wilson_for_independent_rows():
+    """One row per cluster: 0/1 values give Wilson on (k, n) exactly; shared wins (fractional
+    values) give Wilson on the fractional count, as the games' summaries do."""
+    y = np.array([1, 0, 0, 1, 1, 0, 0, 0, 1, 0], dtype=float)
+    m, n_eff, lo, hi = stats.clustered_wilson_interval(y, np.arange(y.size))
+    assert (m, n_eff) == (0.4, 10.0)
+    assert (lo, hi) == pytest.approx(stats.wilson_interval(4, 10), abs=1e-12)
+    shares = np.array([1, 0, 0.5, 0.5, 1 / 3, 0, 1, 0.25])
+    m, n_eff, lo, hi = stats.clustered_wilson_interval(shares, np.arange(shares.size))
+    assert n_eff == shares.size
+    assert (lo, hi) == pytest.approx(stats.wilson_interval(shares.sum(), shares.size), abs=1e-12)
+
+
+def test_clustered_wilson_counts_a_cluster_of_copies_once():
+    """Every row copied four times in its cluster: the effective size is the number of clusters
+    (the interval is that of the distinct rows), not four times it."""
+    y = np.array([1, 0, 0, 1, 0, 0, 0, 1, 0, 0], dtype=float)
+    m, n_eff, lo, hi = stats.clustered_wilson_interval(np.repeat(y, 4), np.repeat(np.arange(10), 4))
+    assert m == pytest.approx(0.3) and n_eff == pytest.approx(10.0)
+    assert (lo, hi) == pytest.approx(stats.wilson_interval(3, 10), abs=1e-12)
+    assert stats.clustered_wilson_interval([], []) == (pytest.approx(np.nan, nan_ok=True), 0, 0, 1)
+
+
+def test_clustered_wilson_covers_correlated_rotations():
+    """Deals of four seat rotations that share their dice: a deal's chance ``q ~ Beta(1.5, 3.5)``
+    (mean 0.3, intra-deal correlation 0.17) gives each rotation a win with probability ``q``. Over
+    4,000 samples of 150 deals the clustered interval covers 0.3 within 3 SE (0.0034) of 95 %,
+    while Wilson on the 600 rows as if independent covers less than 95 % minus 3 SE (90 %
+    here; the clustered one 94.9 %): the test detects a coverage shortfall of a point."""
+    rng = np.random.default_rng(31)
+    reps, deals, rot = 4000, 150, 4
+    clusters = np.repeat(np.arange(deals), rot)
+    q = rng.beta(1.5, 3.5, size=(reps, deals))
+    wins = (rng.random((reps, deals, rot)) < q[:, :, None]).reshape(reps, -1).astype(float)
+    held = naive = 0
+    for y in wins:
+        _, _, lo, hi = stats.clustered_wilson_interval(y, clusters)
+        held += lo <= 0.3 <= hi
+        lo, hi = stats.wilson_interval(y.sum(), y.size)
+        naive += lo <= 0.3 <= hi
+    se = np.sqrt(0.95 * 0.05 / reps)
+    assert abs(held / reps - 0.95) <= 3 * se, held / reps
+    assert naive / reps < 0.95 - 3 * se, naive / reps

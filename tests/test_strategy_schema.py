@@ -152,3 +152,26 @@ def test_with_strategies_adds_validated_strategies_and_changes_the_hash():
     assert strategy_hash(extra["b2"]) == strategy_hash(replace(extra["b2"]))
     with pytest.raises(ScenarioError, match=r"strategies\.bad\.params\.w"):
         with_strategies(scen, {"bad": StrategyDecl(kind="brawler", params=FrozenMap({"w": 99}))})
+
+
+def test_a_reference_strategy_is_data_and_never_sits_in_the_default_mix():
+    """`reference = true` marks a floor player (random): read from the declaration, left out of
+    the strategy hash (it plays the same), and refused in default_mix in one line naming the
+    key and the real strategies allowed."""
+    from dataclasses import replace
+
+    from scenarios.strategies import is_reference, strategy_hash
+
+    data = _base()
+    data["strategies"]["r"]["reference"] = True
+    data["default_mix"] = ["b", "h"]
+    rules = _load(data)
+    assert is_reference(rules.strategies["r"]) and not is_reference(rules.strategies["b"])
+    r = rules.strategies["r"]
+    assert strategy_hash(r) == strategy_hash(replace(r, reference=False))
+    data["default_mix"] = ["b", "r"]
+    with pytest.raises(ScenarioError) as info:
+        _load(data)
+    msg = str(info.value)
+    assert "default_mix[1]" in msg and "reference player" in msg, msg
+    assert "allowed: b, h" in msg and "\n" not in msg

@@ -35,7 +35,7 @@ def _write(folder, scen, name="rps", equilibrium=None, scenario_hash=None):
         players=2,
         population=["rock", "paper", "scissors"],
         equilibrium=equilibrium or {"rock": 1 / 3, "paper": 1 / 3, "scissors": 1 / 3},
-        method="linprog",
+        nash_gap=0.0,
         games_per_table=64,
         command="broadside metagame --game toy --population rock,paper,scissors",
         verdict="no dominant strategy",
@@ -97,7 +97,7 @@ def test_the_report_part_says_plainly_when_there_is_no_population(tmp_path, monk
     out = strong_play(
         ctx, sec, toy, toy.load(), 1, game="toy", n=64, mix=["rock"], stem_prefix="toy"
     )
-    assert out == {}
+    assert out.claims == {} and out.runs == {} and not sec.claims
     assert "no population saved for this game yet" in sec.strong_play[0][0]
 
 
@@ -117,7 +117,7 @@ def test_a_population_of_another_scenario_is_listed_and_not_used(tmp_path, monke
         mix=["rock"],
         stem_prefix="toy",
     )
-    assert out == {}
+    assert out.claims == {} and out.runs == {} and not sec.claims
     table = sec.tables["toy_populations"]
     assert table["status"].iloc[0].startswith(str(tmp_path / "toy" / "rps.toml"))
     assert "scenario_hash" in table["status"].iloc[0]
@@ -142,21 +142,48 @@ def test_the_report_part_measures_under_a_usable_population(tmp_path, monkeypatc
         mix=["dud"],
         stem_prefix="toy",
     )
-    assert set(out) == {
-        "toy/first-seat/2p",
-        "toy/strategy/2p/rock",
-        "toy/strategy/2p/paper",
-        "toy/strategy/2p/scissors",
-        "toy/strategy/2p/dud",
+    assert set(out.claims) == {
+        ("seat", 2, 1),
+        ("seat", 2, 2),
+        ("strategy", 2, "rock"),
+        ("strategy", 2, "paper"),
+        ("strategy", 2, "scissors"),
+        ("strategy", 2, "dud"),
     }
+    assert set(out.runs) == {2} and out.runs[2][0].name == "rps"
+    claims = {c.key: c for c in sec.claims}
+    assert set(out.claims.values()) <= set(claims)
     seats, gains = sec.tables["toy_strong_seats"], sec.tables["toy_strong_gains"]
-    m, anchor = out["toy/first-seat/2p"]
+    c = claims[out.claims[("seat", 2, 1)]]
     row = seats[(seats["population"] == "rps") & (seats["seat_in_turn_order"] == 1)].iloc[0]
+    m = c.baseline
     assert (m.value, m.ci_low, m.ci_high) == (row["win_rate"], row["ci_low"], row["ci_high"])
-    assert anchor == "tbl-toy_strong_seats"
-    m, _ = out["toy/strategy/2p/dud"]
+    assert (m.crit, m.df) == (row["crit"], row["df"]) and c.anchor == "tbl-toy_strong_seats"
+    m = claims[out.claims[("strategy", 2, "dud")]].baseline
     row = gains[gains["strategy"] == "dud"].iloc[0]
     assert m.value == pytest.approx(row["gain"] + 0.5)
     assert (m.ci_low, m.ci_high) == (row["score_ci_low"], row["score_ci_high"])
+    # the exploitability row is a claim too, with its Bonferroni factor over the 4 strategies
+    ex = claims["toy/strategy/2p/rps/exploitability (by these strategies)"].baseline
+    assert ex.p_factor == 4.0 and ex.crit > m.crit
     line = sec.strong_play[0][0]
-    assert "exploitability by the 4 strategies tried" in line and "rps" in line
+    assert "exploitability by the 4 real strategies tried" in line and "rps" in line
+
+
+def test_the_populations_table_names_the_solver_and_its_gap_and_refuses_an_old_file(
+    tmp_path, monkeypatch
+):
+    """A usable file's rows carry its solver (nash) and Nash gap; a file of the old format
+    (which recorded `method`, possibly α-Rank's ranking) is listed as not used, with the
+    loader's one-line reason."""
+    monkeypatch.setattr(sp, "population_dir", lambda game: tmp_path / game)
+    scen = toy.load()
+    _write(tmp_path / "toy", scen)
+    old = _write(tmp_path / "toy", scen, name="old").read_text()
+    old = old.replace("broadside-population/2", "broadside-population/1")
+    old = old.replace('solver = "nash"', 'method = "alpha-rank"')
+    (tmp_path / "toy" / "old.toml").write_text(old)
+    table = sp.weights_table(sp.find_populations("toy", scen)).set_index("population")
+    assert set(table.loc["rps", "solver"]) == {"nash"} and (table.loc["rps", "nash_gap"] == 0).all()
+    status = table.loc["old", "status"]
+    assert "format" in status and "broadside-population/1" in status and "\n" not in status

@@ -1,5 +1,6 @@
-"""Report section "Pirate's Cove": strategies, seats, fame by source, Legendary Pirates, Tavern
-cards, and balance under strong play.
+"""Report section "Pirate's Cove": seat order, strategies, margins of victory, fame by source,
+Legendary Pirates, Tavern cards, the house rule against the base game, and balance under strong
+play.
 
 Full games come from :func:`simulator.cove.api.play`, the game protocol (seats rotated, so seat and
 strategy effects separate); the exact lethality table from :mod:`simulator.cove.lethality`; the
@@ -17,23 +18,32 @@ from scipy import stats as sps
 
 from reports.html import Section
 from reports.sections.common import (
-    claim,
-    conclusive,
+    DEFAULT,
     describe_strategies,
-    description_column,
-    is_random,
+    distribution_table,
     mean_table,
+    paired,
+    per_game,
     players_words,
     rate_table,
+    reference_names,
+    reference_rows,
+    relative_path,
     scenario_row,
     seat_advantage,
+    share_claims,
+    sizes_of,
+    strategy_table,
     strong_play,
 )
+from reports.sections.common import claim as make_claim
+from reports.verdicts import Axis, Remedy
+from scenarios.loader import SCENARIO_ROOT, FrozenMap
 from simulator.cove import api
 from simulator.cove.lethality import lethality_table
 from simulator.protocol import SEAT_KEY
-from simulator.sequential import holm
-from simulator.stats import Z95, wilson_interval
+from simulator.runner import derive_seed
+from simulator.stats import wilson_interval
 
 GAMES = {"test": 12, "quick": 300, "standard": 5_000, "full": 50_000}  # deals; x players rotations
 #: deals of the per-card study (each played as dealt, then once per Tavern card drawn in it:
@@ -43,6 +53,10 @@ CARD_DEALS = {"test": 2, "quick": 60, "standard": 1_000, "full": 5_000}
 STRONG_GAMES = {"test": 32, "quick": 320, "standard": 4_000, "full": 20_000}
 #: deals replayed with the players' decision records (x rotations), for the engagement table
 ENGAGE_DEALS = {"test": 2, "quick": 50, "standard": 1_000, "full": 5_000}
+#: deals of each house rule, paired with the first deals of the base run (x rotations)
+HOUSE_DEALS = {"test": 4, "quick": 100, "standard": 2_000, "full": 20_000}
+#: games of a reference player per seat it takes (the floor rows; whole deals of rotations)
+REFERENCE_GAMES = {"test": 4, "quick": 40, "standard": 400, "full": 2_000}
 SOURCE_LABELS = {
     "plunder": "plunder",
     "burying": "burying treasure",
@@ -80,9 +94,11 @@ def build(ctx, seed: int) -> Section:
             "house rules with `broadside compare`.",
             "note",
         )
-    mix = list(api.default_mix(scen))
+    refs = reference_names(scen)
+    mix = [m for m in api.default_mix(scen) if m not in refs]
     n_players = len(mix)
     deals = GAMES[ctx.size]
+    engine = ctx.engine_for(api)
     result = api.play(
         scen,
         mix,
@@ -92,87 +108,28 @@ def build(ctx, seed: int) -> Section:
         jobs=ctx.jobs,
         rotate_seats=True,
         quiet=True,
-        engine=ctx.engine_for(api),
+        engine=engine,
     )
     seats, battles = result.seats, result.tables["battles"]
     n_games = int(seats["game"].nunique())
     who = players_words(mix)
+    sizes = {s: GAMES[s] * n_players for s in ("quick", "standard", "full")}
     sec.text(
         f"{n_games:,} full {n_players}-player games ({deals:,} deals, each played under every "
         f"rotation of seats, so a strategy's record does not depend on where it sits) with the "
         f"{who} from scenario '{scen.name}' (rules {scen.rules_version}). "
         "Wins are shared when the top fame is tied and no duel breaks it (a share of 1/k each). "
-        "Intervals are 95% Wilson intervals; fame intervals are normal intervals of the mean. "
-        "conclusive = the interval excludes the fair share (or zero for a difference)."
+        "Intervals are 95% Wilson intervals for rates (with the design effect of the deals: a "
+        "deal's rotations replay its dice, so its games are not independent), normal intervals "
+        "for means and Student t intervals for paired differences; conclusive = the row's "
+        "p-value stays at most 0.05 after Holm's correction over every claim of the page."
     )
-    describe_strategies(sec, scen, mix)
-
-    fair = 1 / n_players
-    strat = rate_table(seats, ["strategy"], "score")
-    strat = strat.merge(
-        seats.groupby("strategy", as_index=False)["fame"]
-        .mean()
-        .rename(columns={"fame": "mean_fame"})
-    )
-    strat["conclusive"] = conclusive(strat, fair)
-    strat["description"] = description_column(scen, strat["strategy"])
-    ctx.figure(
-        sec,
-        "cove_strategy_win_rates",
-        figures.rates_with_intervals(
-            strat,
-            label="strategy",
-            title="Win rate by strategy",
-            xlabel="games won",
-            reference=fair,
-            reference_label=f"fair share (1 in {n_players})",
-        ),
-        caption="How often each strategy wins, with 95% intervals.",
-        csv="cove_strategy_win_rates",
-        n=f"{n_games:,} games, {int(strat['n'].iloc[0]):,} seats per strategy",
-        n_value=n_games,
-        players=who,
-    )
-    sec.table(
-        "cove_strategy_win_rates",
-        strat,
-        "Win rate (share of the win) by strategy.",
-        key=("strategy",),
-        columns=[
-            "strategy",
-            "wins",
-            "n",
-            "win_rate",
-            "ci_low",
-            "ci_high",
-            "conclusive",
-            "mean_fame",
-        ],
-    )
-
-    seat_advantage(
-        ctx,
-        sec,
-        seats,
-        "score",
-        stem="cove_seat_advantage",
-        n_players=n_players,
-        n_games=n_games,
-        title="Win rate by seat (1 = first player)",
-        caption="Does sitting first help? Win rate by seat, strategies rotated through every seat.",
-        table_title="Win rate by seat (1 = first in turn order).",
-        players=who,
-    )
-
-    _fame_by_source(ctx, sec, seats, n_games, who, strat)
-    leth = _lethality(ctx, sec, scen)
-    engage = _engagement(ctx, sec, scen, mix, seed, who)
-    _pirate_record(ctx, sec, scen, battles, n_games, leth, who, engage)
-    tavern = _tavern(ctx, sec, seats, mix, scen, seed, deals, who)
-    cards = _card_values(ctx, sec, scen, mix, seed, who)
-    sec.data("cove_seats", seats, key=SEAT_KEY)
-    sec.data("cove_pirate_battles", battles, key=("game", "battle", "pirate"))
-
+    describe_strategies(sec, scen, [*mix, *sorted(refs)])
+    for name, decl in scen.rules.strategies.items():
+        if name.endswith("-v1"):
+            continue
+        ref = "; a reference player" if getattr(decl, "reference", False) else ""
+        sec.glossary.append((name, f"{decl.description or name} (kind {decl.kind}{ref})."))
     strong = strong_play(
         ctx,
         sec,
@@ -183,194 +140,450 @@ def build(ctx, seed: int) -> Section:
         n=STRONG_GAMES[ctx.size],
         mix=mix,
         stem_prefix="cove",
+        sizes=sizes_of(STRONG_GAMES),
     )
-    seat_tab = sec.tables["cove_seat_advantage"]
-    sec.claims.append(
-        claim(
-            seat_tab,
-            "cove_seat_advantage",
-            {"seat_in_turn_order": 1},
+
+    fair = 1 / n_players
+    floor = reference_rows(
+        api,
+        scen,
+        mix,
+        games_per_seat=REFERENCE_GAMES[ctx.size],
+        seed=seed,
+        jobs=ctx.jobs,
+        engine=engine,
+        players=n_players,
+    )
+    seats = seats.assign(deal=seats["game"] // n_players)  # a deal's rotations share its dice
+    strat = rate_table(seats, ["strategy"], cluster="deal")
+    strat = strat.merge(
+        seats.groupby("strategy", as_index=False)["fame"]
+        .mean()
+        .rename(columns={"fame": "mean_fame"})
+    )
+    strat = strategy_table(strat, floor, scen)
+    ctx.figure(
+        sec,
+        "cove_strategy_win_rates",
+        figures.rates_with_intervals(
+            strat.assign(
+                label=[
+                    f"{s} (reference)" if r else s
+                    for s, r in zip(strat["strategy"], strat["reference"])
+                ]
+            ),
+            label="label",
+            title="Win rate by strategy",
+            xlabel="games won",
+            reference=fair,
+            reference_label=f"fair share (1 in {n_players})",
+        ),
+        caption="How often each strategy of the default mix wins (seats rotated), with 95% "
+        "intervals; the reference player (a floor) took each seat in turn against the others.",
+        csv="cove_strategy_win_rates",
+        n=f"{n_games:,} games, {n_games:,} seats per strategy",
+        n_value=n_games,
+        players=who,
+    )
+    sec.table(
+        "cove_strategy_win_rates",
+        strat,
+        "Win rate (share of the win) by strategy (reference = a floor player, not part of any "
+        "balance share).",
+        key=("strategy",),
+        columns=[
+            "strategy",
+            "reference",
+            "wins",
+            "shared",
+            "n",
             "win_rate",
+            "ci_low",
+            "ci_high",
+            "design_effect",
+            "mean_fame",
+        ],
+    )
+    strat_keys = share_claims(
+        sec,
+        strat,
+        "cove_strategy_win_rates",
+        "strategy",
+        game="cove",
+        what="strategy",
+        players_n=n_players,
+        who=who,
+        population=DEFAULT,
+        sentence=f"At {n_players} players the {{row}} strategy wins {{value}} {{ci}} of its "
+        "{n} games",
+        anchor="fig-cove_strategy_win_rates",
+        sizes=sizes,
+        key_prefix=f"cove/strategy/{n_players}p/default",
+        quantity=f"win share of {{row}} at {n_players} players",
+        strong={s: strong.key("strategy", n_players, s) for s in mix},
+        skip=refs,
+        unit="share of games won by the strategy",
+    )
+    seat_keys = seat_advantage(
+        ctx,
+        sec,
+        seats,
+        "score",
+        stem="cove_seat_advantage",
+        game="cove",
+        n_players=n_players,
+        n_games=n_games,
+        title="Win rate by seat (1 = first player)",
+        caption="Does sitting first help? Win rate by seat, strategies rotated through every seat.",
+        table_title="Win rate by seat (1 = first in turn order).",
+        players=who,
+        sizes=sizes,
+        strong={s: strong.key("seat", n_players, s) for s in range(1, n_players + 1)},
+        cluster="deal",
+    )
+    _fame_margin(ctx, sec, seats, n_games, who)
+    _fame_by_source(ctx, sec, seats, n_games, who, strat[~strat["reference"]])
+    leth = _lethality(ctx, sec, scen)
+    engage = _engagement(ctx, sec, scen, mix, seed, who)
+    _pirate_record(ctx, sec, scen, battles, n_games, leth, who, engage)
+    pirate_keys = _pirate_shares(ctx, sec, scen, battles, n_games, who, sizes)
+    house_sizes = {s: HOUSE_DEALS[s] * n_players for s in ("quick", "standard", "full")}
+    _tavern(ctx, sec, seats, mix, scen, seed, deals, who, house_sizes)
+    card_keys = _card_values(ctx, sec, scen, mix, seed, who)
+    remedies = _house_rules(ctx, sec, scen, mix, seats, seed, strong, who)
+    sec.data("cove_seats", seats, key=SEAT_KEY)
+    sec.data("cove_pirate_battles", battles, key=("game", "battle", "pirate"))
+
+    sec.axes.append(
+        Axis(
             game="cove",
-            claim_key=f"cove/first-seat/{n_players}p",
-            sentence=f"The first player of {n_players} wins {{value}} {{ci}} of {{n}} games",
-            null=fair,
-            null_words=f"the fair share of {fair:.0%}",
-            players=who,
-            n=n_games,
-            anchor="fig-cove_seat_advantage",
-            unit="share of games won by seat 1",
-            strong=strong.get(f"cove/first-seat/{n_players}p"),
+            axis="seat-order",
+            players=n_players,
+            rows=tuple((f"seat {s}", k) for s, k in seat_keys.items()),
+            fair=fair,
+            unit="share of games won by the seat",
+            population=who,
+            size=ctx.size,
+            remedies=tuple(r for p, row, r in remedies if row is None),
         )
     )
-    for name in strat["strategy"]:
-        if is_random(scen, name):  # a reference baseline, not a verdict on the game
-            continue
-        sec.claims.append(
-            claim(
-                strat,
-                "cove_strategy_win_rates",
-                {"strategy": name},
-                "win_rate",
+    sec.axes.append(
+        Axis(
+            game="cove",
+            axis="strategy",
+            players=n_players,
+            rows=tuple(strat_keys.items()),
+            fair=fair,
+            unit="share of games won by the strategy",
+            population=who,
+            size=ctx.size,
+            remedies=tuple(r for p, row, r in remedies if row is not None),
+        )
+    )
+    if pirate_keys:
+        sec.axes.append(
+            Axis(
                 game="cove",
-                claim_key=f"cove/strategy/{n_players}p/{name}",
-                sentence=f"The {name} strategy wins {{value}} {{ci}} of its games ({{n}} seats, "
-                f"against the other strategies of the default mix)",
-                null=fair,
-                null_words=f"the fair share of {fair:.0%}",
-                players=who,
-                n=int(strat.loc[strat["strategy"] == name, "n"].iloc[0]),
-                anchor="fig-cove_strategy_win_rates",
-                unit="share of games won (win share)",
-                strong=strong.get(f"cove/strategy/{n_players}p/{name}"),
+                axis="pirates",
+                players=n_players,
+                rows=tuple((_label(k), v) for k, v in pirate_keys.items()),
+                fair=1 / len(pirate_keys),
+                unit="share of the Legendary Pirate battles",
+                population=who,
+                size=ctx.size,
             )
         )
-    if tavern is not None:
-        for measure, words, unit, scale, short in (
-            ("win rate", "win share", "difference in win share (0..1)", 100.0, " points"),
-            ("final fame", "final fame", "difference in final fame (fame points)", 1.0, " fame"),
-        ):
-            if measure not in set(tavern["measure"]):
-                continue
-            sec.claims.append(
-                claim(
-                    tavern,
-                    "cove_tavern_card_value",
-                    {"measure": measure},
-                    "difference",
-                    game="cove",
-                    claim_key=f"cove/tavern-cards/{measure}",
-                    sentence=f"Buying Tavern cards changes the tavern strategy's {words} by "
-                    "{value} {ci} (same games replayed without buying, {n} pairs)",
-                    null=0.0,
-                    null_words="zero",
-                    players=who,
-                    n=int(tavern["paired_games"].iloc[0]),
-                    anchor="fig-cove_tavern_card_value",
-                    unit=unit,
-                    scale=scale,
-                    unit_short=short,
-                    decimals=1 if scale == 100.0 else 2,
-                )
-            )
-    for r in cards.itertuples():
-        if r.n < 2:
-            continue
-        sec.claims.append(
-            claim(
-                cards,
-                "cove_card_value",
-                {"card": r.card},
-                "win_rate_effect",
+    if card_keys:
+        sec.axes.append(
+            Axis(
                 game="cove",
-                claim_key=f"cove/card/{r.card}",
-                sentence=f"Holding the Tavern card {r.card} changes its holder's win share by "
-                "{value} {ci} (the same deals replayed with a blank card, {n} pairs)",
-                null=0.0,
-                null_words="zero",
-                players=who,
-                n=int(r.n),
-                anchor="fig-cove_card_value",
-                unit="difference in the holder's win share (0..1)",
-                low="ci95_low",
-                high="ci95_high",
-                unit_short=" points",
+                axis="cards",
+                players=n_players,
+                rows=tuple(card_keys.items()),
+                fair=0.0,
+                unit="change in the holder's win share",
+                population=who,
+                size=ctx.size,
             )
         )
     return sec
 
 
-def _card_values(ctx, sec: Section, scen, mix, seed: int, who: str) -> pd.DataFrame:
-    """Each Tavern card's value to its holder: ``cove card-value``'s paired intervention (the
-    first copy drawn replaced by a blank card, the deal replayed on the same streams)."""
+def _fame_margin(ctx, sec: Section, seats: pd.DataFrame, n_games: int, who: str) -> None:
+    """The margin of victory: the winner's fame minus the best other seat's, per game."""
     from reports import figures
-    from simulator.cove.card_value import card_table, card_value
-    from simulator.runner import derive_seed
 
-    deals = CARD_DEALS[ctx.size]
-    pairs, summary = card_value(
-        scen,
-        deals,
-        strategies=mix,
-        seed=derive_seed(seed, "cards"),
-        n_jobs=ctx.jobs,
-        quiet=True,
+    f = seats.sort_values(["game", "fame"], ascending=[True, False])
+    top = f.groupby("game")["fame"].nth(0).to_numpy(float)
+    second = f.groupby("game")["fame"].nth(1).to_numpy(float)
+    g = pd.DataFrame({"game": np.arange(len(top)), "margin": top - second, "table": "all games"})
+    dist = distribution_table(g, "table", "margin")
+    dist["ties"] = int((g["margin"] == 0).sum())
+    ctx.figure(
+        sec,
+        "cove_fame_margin",
+        figures.histogram(
+            g,
+            x="margin",
+            hue=None,
+            title="Margin of victory",
+            xlabel="winner's fame minus the runner-up's",
+            bins=int(max(1, g["margin"].max()) + 1),
+        ),
+        caption="How close the games are: the winner's fame minus the runner-up's, per game "
+        "(0: a tie at the top, settled by a duel or shared).",
+        csv="cove_fame_margin",
+        n=f"{n_games:,} games",
+        n_value=n_games,
+        players=who,
     )
-    table = card_table(pairs, list(summary["cards"]))
-    # 23 cards tested at once: Holm's correction over the cards drawn at least twice
-    se = (table["ci95_high"] - table["ci95_low"]) / (2 * Z95)
-    z = np.where(se > 0, table["win_rate_effect"] / se.where(se > 0, 1.0), 0.0)
-    table["p_value"] = 2 * sps.norm.sf(np.abs(z))
-    tested = (table["n"] >= 2) & (se > 0)
-    table["p_holm"] = np.nan
-    if tested.any():
-        table.loc[tested, "p_holm"] = holm(table.loc[tested, "p_value"].tolist())
-    table["conclusive"] = table["p_holm"] <= 0.05
-    shown = table[table["n"] >= 2]
-    sec.heading("Each Tavern card's value", anchor="cove-cards")
-    sec.text(
-        f"Each Tavern card's effect on the player who draws it, from `cove card-value`: in "
-        f"{deals:,} deals ({summary['games']:,} games) of the default mix, the first copy of each "
-        "card drawn was replaced by a blank card for its drawer and the deal replayed on the same "
-        "random streams; the difference in the holder's win share and fame is the card's value "
-        "to it, with 95% normal intervals over the pairs (n: deals in which the card was drawn; "
-        "changed: pairs whose winner changed; conclusive: Holm-corrected p at most 0.05 over "
-        "the cards, since 23 cards tested at once would show one or two 95% intervals clear "
-        "of zero by chance)."
-    )
-    if not shown.empty:
-        ctx.figure(
-            sec,
-            "cove_card_value",
-            figures.forest(
-                shown,
-                label="card",
-                panels=[
-                    ("win_rate_effect", "ci95_low", "ci95_high", "change in win share (points)"),
-                    ("fame_effect", "fame_ci95_low", "fame_ci95_high", "change in final fame"),
-                ],
-                scale=[100.0, 1.0],
-                title="What each Tavern card is worth to its holder",
-            ),
-            caption="Each card's effect on its holder: the same deal with the card and with a "
-            "blank card in its place (95% intervals; zero = worth nothing).",
-            csv="cove_card_value",
-            n=f"{deals:,} deals, {summary['games']:,} games",
-            n_value=int(summary["games"]),
-            players=who,
-        )
-    never_changed = table[(table["n"] >= 2) & (table["changed"] == 0)]
-    if len(never_changed):
-        names = ", ".join(never_changed["card"])
-        sec.text(
-            f"{names}: drawn in {int(never_changed['n'].min()):,} or more deals, yet no replay "
-            "with a blank card in its place changed the winner: at this n the players never "
-            "made it decide a game (their fame moved by "
-            + ", ".join(f"{r.card} {r.fame_effect:+.2f}" for r in never_changed.itertuples())
-            + ").",
-            "explain",
-            anchor="cove-cards-unchanged",
-        )
     sec.table(
-        "cove_card_value",
-        table,
-        "Each Tavern card's effect on its holder (paired replays with a blank card).",
-        key=("card",),
+        "cove_fame_margin",
+        dist,
+        "Margin of victory in fame: mean (95% interval), quantiles and ties at the top.",
+        key=("table",),
         columns=[
-            "card",
-            "n",
-            "win_rate_effect",
-            "ci95_low",
-            "ci95_high",
-            "p_holm",
-            "conclusive",
-            "fame_effect",
-            "fame_ci95_low",
-            "fame_ci95_high",
-            "changed",
+            "table",
+            "games",
+            "mean",
+            "ci_low",
+            "ci_high",
+            "p10",
+            "p25",
+            "p50",
+            "p75",
+            "p90",
+            "ties",
         ],
+        phone=("mean", "p10", "p50", "p90"),
     )
-    return table
+
+
+def _pirate_shares(ctx, sec: Section, scen, battles, n_games: int, who: str, sizes) -> dict:
+    """The pirates axis: each Legendary Pirate's share of the battles fought against Legendary
+    Pirates (fair: 1/k each), with a Wilson interval whose counts are discounted by the design
+    effect of games holding several battles (the largest of the pirates' clustered variances
+    over their binomial ones, at least 1)."""
+    pirates = list(scen.rules.pirates)
+    b = battles[battles["pirate"].isin(pirates)]
+    total = len(b)
+    if total == 0 or len(pirates) < 2:
+        return {}
+    per = b.groupby(["game", "pirate"]).size().unstack(fill_value=0)
+    per = per.reindex(index=range(n_games), columns=pirates, fill_value=0)
+    tot = per.sum(axis=1).to_numpy(float)
+    deff = 1.0
+    for p in pirates:
+        x = per[p].to_numpy(float)
+        r = x.sum() / total
+        if 0 < r < 1:
+            resid = x - r * tot
+            var_cl = (resid**2).sum() * n_games / (n_games - 1) / total**2
+            deff = max(deff, var_cl / (r * (1 - r) / total))
+    rows = []
+    for p in pirates:
+        k = int(per[p].sum())
+        lo, hi = wilson_interval(k / deff, total / deff)
+        rows.append(
+            {
+                "pirate": p,
+                "opponent": _label(p),
+                "battles": k,
+                "legendary_battles": total,
+                "share": k / total,
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "design_effect": deff,
+            }
+        )
+    df = pd.DataFrame(rows)
+    sec.table(
+        "cove_pirate_shares",
+        df,
+        f"Each Legendary Pirate's share of the {total:,} battles fought against Legendary "
+        f"Pirates in {n_games:,} games (fair: 1 in {len(pirates)}); 95% Wilson intervals with "
+        f"the counts divided by the design effect {deff:.2f} (games hold several battles).",
+        key=("pirate",),
+        columns=["opponent", "battles", "legendary_battles", "share", "ci_low", "ci_high"],
+    )
+    return share_claims(
+        sec,
+        df,
+        "cove_pirate_shares",
+        "pirate",
+        game="cove",
+        what="pirate",
+        players_n=len(pirates),
+        who=who,
+        population=DEFAULT,
+        sentence="{row} draws {value} {ci} of the battles against Legendary Pirates",
+        label=_label,
+        anchor="tbl-cove_pirate_shares",
+        sizes=sizes,
+        key_prefix="cove/pirate-share/default",
+        quantity="share of the Legendary Pirate battles against {row}",
+        value="share",
+        unit="share of the battles against Legendary Pirates",
+        n_unit="games",
+    )
+
+
+def _house_rules(ctx, sec: Section, scen, mix, seats, seed: int, strong, who: str) -> list:
+    """Each house rule of ``scenarios/cove/`` against the base game: the first deals of the base
+    run replayed under it (same seeds), under the default mix and under the equilibrium
+    population. Returns ``(players, strategy or None, Remedy)``."""
+    from reports import strong_play as sp
+    from scenarios.loader import ScenarioError, load_scenario
+    from scenarios.populations import load_population
+    from simulator.cove.rules import CoveRules
+
+    files = sorted(p for p in (SCENARIO_ROOT / "cove").glob("*.toml") if p.stem != "standard")
+    if not files or ctx.scenarios.get("cove"):
+        return []
+    P = len(mix)
+    k = HOUSE_DEALS[ctx.size] * P
+    engine = ctx.engine_for(api)
+    base = per_game(seats[seats["game"] < k], list(mix))
+    base_all = per_game(seats, list(mix))
+    rows, specs, remedies = [], [], []
+    for path in files:
+        try:
+            house = load_scenario(path, CoveRules)
+        except ScenarioError as exc:
+            sec.text(f"{path.name}: not played ({str(exc).splitlines()[0]})", "note")
+            continue
+        sec.scenarios.append(scenario_row(house))
+        var = per_game(
+            api.play(
+                house,
+                mix,
+                n=k,
+                players=P,
+                seed=seed,
+                jobs=ctx.jobs,
+                rotate_seats=True,
+                quiet=True,
+                engine=engine,
+            ).seats,
+            list(mix),
+        )
+        measures = [("first-seat", "first-seat win share", "first_seat_won")] + [
+            (f"share-{s}", f"win share of {s}", f"score:{s}") for s in mix
+        ]
+        pop_pair = None
+        if P in strong.runs:
+            found, s_seats, s_seed, s_n = strong.runs[P]
+            try:
+                pop = load_population(found.path, house, check_hash=False)
+                pv = per_game(
+                    sp.play_under(api, pop, n=s_n, seed=s_seed, jobs=ctx.jobs, engine=engine)
+                )
+                pop_pair = (found.name, pv, per_game(s_seats), sp.mixture_words(pop))
+            except ScenarioError as exc:
+                sec.text(f"{house.name}: not measured under {found.name} ({exc})", "note")
+        for key, measure, col in measures:
+            d = paired(base[col].to_numpy(), var[col].to_numpy(), per_unit=P)  # deals as units
+            rows.append(_house_row(house.name, P, DEFAULT, measure, d, float(var[col].mean())))
+            ck = f"cove/house-rule/default/{house.name}/{key}"
+            sk = None
+            if pop_pair is not None and key == "first-seat":
+                pname, pv, pb, words = pop_pair
+                m = min(len(pv), len(pb))
+                dp = paired(pb[col].to_numpy()[:m], pv[col].to_numpy()[:m], sp.slice_games(P))
+                rows.append(_house_row(house.name, P, pname, measure, dp, float(pv[col].mean())))
+                sk = f"cove/house-rule/{pname}/{house.name}/{key}"
+                pop_words = f"equilibrium population {pname} ({words})"
+                bv = float(pb[col].mean())
+                specs.append(
+                    (sk, house.name, P, pname, pop_words, measure, key, bv, None, False, dp["df"])
+                )
+            specs.append(
+                (ck, house.name, P, DEFAULT, who, measure, key, float(base_all[col].mean()), sk,
+                 True, d["df"])
+            )  # fmt: skip
+            if key == "first-seat":
+                remedies.append((P, None, Remedy(house.name, "house-rule", ck, measure)))
+            else:
+                s = key.removeprefix("share-")
+                remedies.append((P, s, Remedy(house.name, "house-rule", ck, measure, row=s)))
+    if not rows:
+        return []
+    table = pd.DataFrame(rows)
+    sec.heading("House rules against the base game", anchor="cove-house-rules")
+    sec.text(
+        f"Each house rule of scenarios/cove/ ({', '.join(relative_path(p) for p in files)}), "
+        f"played on the first {k:,} games of the base run ({k // P:,} deals, the same seeds and "
+        "players), and under the equilibrium population on the strong-play games' seeds; "
+        "differences are house rule minus base with Student t 95% intervals over the paired "
+        "deals (a deal's rotations replay its dice) or slices (a slice shares one draw of "
+        "seats)."
+    )
+    sec.table(
+        "cove_house_rules",
+        table,
+        "Each house rule against the base game (paired games; difference = house rule minus base).",
+        key=("house_rule", "population", "measure"),
+        columns=[
+            "house_rule",
+            "population",
+            "measure",
+            "games",
+            "house_rule_value",
+            "difference",
+            "ci_low",
+            "ci_high",
+        ],
+        phone=("measure", "difference", "conclusive"),
+    )
+    for sk, name, p, pop, words, measure, key, bv, strong_key, finding, dfree in specs:
+        n = int(
+            table.loc[(table["house_rule"] == name) & (table["population"] == pop), "games"].iloc[0]
+        )
+        sec.claims.append(
+            make_claim(
+                table,
+                "cove_house_rules",
+                {"house_rule": name, "population": pop, "measure": measure},
+                "difference",
+                game="cove",
+                claim_key=sk,
+                quantity=f"change in {measure} under {name}",
+                sentence=f"The house rule {name} changes the {measure} by {{value}} {{ci}} "
+                f"({{n}} paired games, {p} players)",
+                null=0.0,
+                null_words="zero",
+                players=words,
+                population=pop,
+                n=n,
+                anchor="tbl-cove_house_rules",
+                unit=f"difference in {measure}",
+                crit=float(sps.t.isf(0.025, dfree)),
+                df_t=dfree,
+                table_players=p,
+                effect="relative",
+                base_value=bv,
+                sizes={s: HOUSE_DEALS[s] * p for s in ("quick", "standard", "full")},
+                strong=strong_key,
+                finding=finding,
+                family=f"house-rule/{'share' if key.startswith('share-') else key}",
+                unit_short=" points",
+            )
+        )
+    return remedies
+
+
+def _house_row(name, p, population, measure, d, value) -> dict:
+    return {
+        "house_rule": name,
+        "players": p,
+        "population": population,
+        "measure": measure,
+        "games": d["pairs"],
+        "house_rule_value": value,
+        "difference": d["difference"],
+        "ci_low": d["ci_low"],
+        "ci_high": d["ci_high"],
+    }
 
 
 def _fame_by_source(ctx, sec: Section, seats, n_games: int, who: str, strat) -> pd.DataFrame:
@@ -714,7 +927,7 @@ def _pirate_record(
                 fought,
                 label="opponent",
                 rate="beaten_rate",
-                title="In-game record: how often the pirate is sunk (or the Cacafuego taken)",
+                title="Battles the players won, by opponent",
                 xlabel="battles the players won",
             ),
             caption="Share of battles against each Legendary Pirate / the Royal Navy that the "
@@ -814,31 +1027,128 @@ def _attack_thresholds(scen) -> dict[str, float]:
     return out
 
 
-def _paired_row(label: str, a: np.ndarray, b: np.ndarray) -> dict:
-    d = a - b
-    n = d.size
-    mean = float(d.mean())
-    se = float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-    if se > 0 and math.isfinite(se):
-        tq = float(sps.t.isf(0.025, n - 1))
-        p = float(2 * sps.t.sf(abs(mean / se), n - 1))
-    else:
-        tq, p, se = 0.0, (1.0 if mean == 0 else 0.0), 0.0
-    lo, hi = mean - tq * se, mean + tq * se
-    return {
-        "measure": label,
-        "buying_cards": float(a.mean()),
-        "never_buying": float(b.mean()),
-        "difference": mean,
-        "ci_low": lo,
-        "ci_high": hi,
-        "p_value": p,
-        "conclusive": bool(lo > 0 or hi < 0),
-        "paired_games": n,
-    }
+def _card_values(ctx, sec: Section, scen, mix, seed: int, who: str) -> dict:
+    """Each Tavern card's value to its holder: ``cove card-value``'s paired intervention (the
+    first copy drawn replaced by a blank card, the deal replayed on the same streams); every
+    card drawn at least twice is a claim (the cards axis: fair is zero). Returns
+    ``{card in words: claim key}``."""
+    from reports import figures
+    from reports.display import card as card_name
+    from simulator.cove.card_value import card_table, card_value
+
+    deals = CARD_DEALS[ctx.size]
+    pairs, summary = card_value(
+        scen,
+        deals,
+        strategies=mix,
+        seed=derive_seed(seed, "cards"),
+        n_jobs=ctx.jobs,
+        quiet=True,
+    )
+    table = card_table(pairs, list(summary["cards"]))
+    table["n"] = table["n"].astype(int)
+    table["changed"] = table["changed"].astype(int)
+    tested = table[(table["n"] >= 2) & table["ci95_low"].notna()]
+    sec.heading("Each Tavern card's value", anchor="cove-cards")
+    sec.text(
+        f"Each Tavern card's effect on the player who draws it, from `cove card-value`: in "
+        f"{deals:,} deals ({summary['games']:,} games) of the default mix, the first copy of each "
+        "card drawn was replaced by a blank card for its drawer and the deal replayed on the same "
+        "random streams; the difference in the holder's win share and fame is the card's value "
+        "to it, with 95% normal intervals over the pairs (n: deals in which the card was drawn; "
+        "changed: pairs whose winner changed). The cards verdict asks whether any card moves "
+        "its holder's win share by more than 3 points."
+    )
+    if not tested.empty:
+        ctx.figure(
+            sec,
+            "cove_card_value",
+            figures.forest(
+                tested.assign(label=[card_name(c) for c in tested["card"]]),
+                label="label",
+                panels=[
+                    ("win_rate_effect", "ci95_low", "ci95_high", "win share (points)"),
+                    ("fame_effect", "fame_ci95_low", "fame_ci95_high", "final fame"),
+                ],
+                scale=[100.0, 1.0],
+                title="What each Tavern card is worth to its holder",
+            ),
+            caption="Each card's effect on its holder: the same deal with the card and with a "
+            "blank card in its place (95% intervals; zero = worth nothing).",
+            csv="cove_card_value",
+            n=f"{deals:,} deals, {summary['games']:,} games",
+            n_value=int(summary["games"]),
+            players=who,
+        )
+    never_changed = tested[tested["changed"] == 0]
+    if len(never_changed):
+        names = ", ".join(card_name(c) for c in never_changed["card"])
+        sec.text(
+            f"{names}: drawn in {int(never_changed['n'].min()):,} or more deals, yet no replay "
+            "with a blank card in its place changed the winner: at this n the players never "
+            "made it decide a game (their fame moved by "
+            + ", ".join(
+                f"{card_name(r.card)} {r.fame_effect:+.2f}" for r in never_changed.itertuples()
+            )
+            + ").",
+            "explain",
+            anchor="cove-cards-unchanged",
+        )
+    sec.table(
+        "cove_card_value",
+        table,
+        "Each Tavern card's effect on its holder (paired replays with a blank card).",
+        key=("card",),
+        columns=[
+            "card",
+            "n",
+            "win_rate_effect",
+            "ci95_low",
+            "ci95_high",
+            "fame_effect",
+            "fame_ci95_low",
+            "fame_ci95_high",
+            "changed",
+        ],
+        phone=("win_rate_effect", "ci95_low", "ci95_high", "conclusive"),
+    )
+    out = {}
+    per_deal = {s: CARD_DEALS[s] for s in ("quick", "standard", "full")}
+    for r in tested.itertuples():
+        k = f"cove/card/default/{r.card}"
+        share = r.n / deals
+        sec.claims.append(
+            make_claim(
+                table,
+                "cove_card_value",
+                {"card": r.card},
+                "win_rate_effect",
+                low="ci95_low",
+                high="ci95_high",
+                game="cove",
+                claim_key=k,
+                quantity=f"change in the holder's win share from the card {r.card}",
+                sentence=f"Holding the Tavern card {card_name(r.card)} changes its holder's win "
+                "share by {value} {ci} (the same deals replayed with a blank card, {n} pairs)",
+                null=0.0,
+                null_words="zero",
+                players=who,
+                n=int(r.n),
+                n_unit="deals with the card",
+                anchor="fig-cove_card_value",
+                unit="difference in the holder's win share (0..1)",
+                table_players=len(mix),
+                effect="score",
+                sizes={s: int(v * share) for s, v in per_deal.items()},
+                family="cards",
+                unit_short=" points",
+            )
+        )
+        out[card_name(r.card)] = k
+    return out
 
 
-def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str):
+def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str, sizes):
     """Value of Tavern cards to the card-buying strategy: the same games with it never buying any.
 
     The 'tavern' strategy is replayed on the same seeds (same deals, same seats, same dice
@@ -849,8 +1159,9 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
     from reports import figures
     from scenarios.strategies import StrategyDecl, with_strategies
 
-    t = mean_table(seats, ["strategy"], "fame_fame_cards") if "fame_fame_cards" in seats else None
-    if t is not None:
+    if "fame_fame_cards" in seats:
+        t = mean_table(seats, ["strategy"], "fame_fame_cards")
+        t["n"] = t["n"].astype(int)
         sec.table(
             "cove_tavern_fame_cards",
             t,
@@ -860,14 +1171,10 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
     if "tavern" not in mix or "tavern" not in scen.rules.strategies:
         return None
     tav = scen.rules.strategies["tavern"]
-    if "buy_cards" not in tav.params:
-        sec.text(
-            "Tavern card value: the tavern strategy has no buy_cards parameter; not estimated.",
-            "note",
-        )
+    if "buy_cards" not in tav.params and "buy_cards" not in _space(scen, tav.kind):
         return None
     name = "tavern-no-cards"
-    params = {**dict(tav.params), "buy_cards": 0}
+    params = FrozenMap({**dict(tav.params), "buy_cards": 0})
     no_cards = with_strategies(
         scen,
         {
@@ -879,6 +1186,8 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
         },
     )
     mix2 = [name if m == "tavern" else m for m in mix]
+    deals = min(deals, HOUSE_DEALS[ctx.size])  # the first deals of the base run, replayed
+    seats = seats[seats["game"] < deals * len(mix)]
     seats2 = api.play(
         no_cards,
         mix2,
@@ -891,7 +1200,11 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
         engine=ctx.engine_for(api),
     ).seats
     sec.scenarios.append(
-        {**scenario_row(no_cards), "name": f"{scen.name} + {name}", "path": str(scen.path)}
+        {
+            **scenario_row(no_cards),
+            "name": f"{scen.name} + {name}",
+            "path": relative_path(scen.path),
+        }
     )
     key = ["game", "rotation", "seat"]
     a = seats[seats["strategy"] == "tavern"].set_index(key).sort_index()
@@ -900,46 +1213,52 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
     opp_a = seats[seats["strategy"] != "tavern"].groupby("game")["fame"].mean()
     opp_b = seats2[seats2["strategy"] != name].groupby("game")["fame"].mean()
     games = a.index.get_level_values("game")
-    rows = [
-        _paired_row("win rate", a["score"].to_numpy(float), b["score"].to_numpy(float)),
-        _paired_row("final fame", a["fame"].to_numpy(float), b["fame"].to_numpy(float)),
-    ]
+    measures = [("win share", a["score"], b["score"]), ("final fame", a["fame"], b["fame"])]
     for src, label in SOURCE_LABELS.items():
         col = f"fame_{src}"
         if col in a:
-            rows.append(
-                _paired_row(f"fame from {label}", a[col].to_numpy(float), b[col].to_numpy(float))
-            )
-    rows.append(
-        _paired_row(
-            "opponents' mean final fame",
-            opp_a.loc[games].to_numpy(float),
-            opp_b.loc[games].to_numpy(float),
+            measures.append((f"fame from {label}", a[col], b[col]))
+    measures.append(("opponents' mean final fame", opp_a.loc[games], opp_b.loc[games]))
+    rows = []
+    for measure, x, y in measures:
+        # buying minus never buying; a deal's rotations replay its dice: the deal is the unit
+        d = paired(y.to_numpy(float), x.to_numpy(float), per_unit=len(mix))
+        rows.append(
+            {
+                "measure": measure,
+                "buying_cards": float(np.mean(x)),
+                "never_buying": float(np.mean(y)),
+                "difference": d["difference"],
+                "ci_low": d["ci_low"],
+                "ci_high": d["ci_high"],
+                "paired_games": d["pairs"],
+            }
         )
-    )
     value = pd.DataFrame(rows)
     v = value.set_index("measure")
     opp = v.loc["opponents' mean final fame"]
-    wr, ff = v.loc["win rate"], v.loc["final fame"]
+    wr, ff = v.loc["win share"], v.loc["final fame"]
     sources = v[v.index.str.startswith("fame from ")]
     moved = ", ".join(
-        f"{m.removeprefix('fame from ')} {r.difference:+.2f}"
+        f"{m.removeprefix('fame from ')} {r.difference:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
         for m, r in sources.sort_values("difference").iterrows()
-        if r.conclusive
+        if r.ci_low > 0 or r.ci_high < 0
     )
+    sec.heading("Buying Tavern cards", anchor="cove-tavern")
     sec.text(
         f"Tavern cards, by a paired replay: the same {len(a):,} games were replayed with the "
         "tavern strategy never buying Tavern cards (same deals, seats and dice streams until the "
         "games diverge); the difference is what buying and playing cards is worth to that "
-        "strategy, with 95% intervals from the paired games (each card's own value is below)."
+        "strategy, with Student t 95% intervals over the paired deals (a deal's rotations "
+        "replay its dice; each card's own value is below)."
     )
     sec.text(
         f"Buying cards moves the tavern strategy's win share by {wr['difference']:+.1%} "
         f"[{wr['ci_low']:+.1%}, {wr['ci_high']:+.1%}] and its final fame by "
         f"{ff['difference']:+.2f} [{ff['ci_low']:+.2f}, {ff['ci_high']:+.2f}]; the "
-        f"fame moves between sources ({moved or 'no source changes conclusively'}), and its "
-        f"opponents' mean final fame moves by {opp['difference']:+.2f} "
-        f"[{opp['ci_low']:+.2f}, {opp['ci_high']:+.2f}]: the win "
+        f"fame moves between sources (those whose 95% interval excludes zero: "
+        f"{moved or 'none'}), and its opponents' mean final fame moves by "
+        f"{opp['difference']:+.2f} [{opp['ci_low']:+.2f}, {opp['ci_high']:+.2f}]: the win "
         "share depends on fame relative to the table, not on fame alone.",
         "explain",
         anchor="cove-explain-tavern",
@@ -950,12 +1269,12 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
         figures.forest(
             value.assign(what=value["measure"]).iloc[:1],
             label="what",
-            panels=[("difference", "ci_low", "ci_high", "change in win rate (points)")],
+            panels=[("difference", "ci_low", "ci_high", "change in win share (points)")],
             scale=[100.0],
-            title="What buying Tavern cards is worth to the tavern strategy",
+            title="Buying Tavern cards (tavern strategy)",
         ),
-        caption="Win rate of the tavern strategy buying cards minus never buying them, same games "
-        "(95% interval).",
+        caption="Win share of the tavern strategy buying cards minus never buying them, same "
+        "games (95% interval).",
         csv="cove_tavern_card_value",
         n=f"{len(a):,} paired games",
         n_value=len(a),
@@ -964,7 +1283,7 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
     sec.table(
         "cove_tavern_card_value",
         value,
-        "Tavern strategy with and without buying Tavern cards (paired).",
+        "Tavern strategy with and without buying Tavern cards (paired games).",
         key=("measure",),
         columns=[
             "measure",
@@ -973,8 +1292,48 @@ def _tavern(ctx, sec: Section, seats, mix, scen, seed: int, deals: int, who: str
             "difference",
             "ci_low",
             "ci_high",
-            "conclusive",
             "paired_games",
         ],
+        phone=("difference", "ci_low", "ci_high", "conclusive"),
     )
+    n = len(a)
+    dfree = max(n // len(mix) - 1, 1)
+    for r in value.itertuples():
+        share = r.measure == "win share"
+        sec.claims.append(
+            make_claim(
+                value,
+                "cove_tavern_card_value",
+                {"measure": r.measure},
+                "difference",
+                game="cove",
+                claim_key=f"cove/tavern-cards/default/{r.measure}",
+                quantity=f"change in the tavern strategy's {r.measure} from buying cards",
+                sentence=f"Buying Tavern cards changes the tavern strategy's {r.measure} by "
+                "{value} {ci} (the same games replayed without buying, {n} pairs)",
+                null=0.0,
+                null_words="zero",
+                players=who,
+                n=n,
+                anchor="tbl-cove_tavern_card_value",
+                unit=f"difference in {r.measure}" + (" (0..1)" if share else " (fame points)"),
+                crit=float(sps.t.isf(0.025, dfree)),
+                df_t=dfree,
+                table_players=len(mix),
+                effect="relative",
+                base_value=float(r.never_buying),
+                sizes=sizes,
+                family="tavern",
+                finding=r.measure in ("win share", "final fame"),
+                scale=100.0 if share else 1.0,
+                unit_short=" points" if share else " fame",
+                decimals=1 if share else 2,
+            )
+        )
     return value
+
+
+def _space(scen, kind: str) -> dict:
+    from scenarios.strategies import param_space
+
+    return param_space(scen.rules.kinds, kind)

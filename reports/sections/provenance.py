@@ -43,7 +43,7 @@ def build(
         "Everything needed to reproduce this page. Passing the root seed back with --seed replays "
         "every number exactly (results never depend on --jobs). Each section draws its own seed "
         "from the root seed by a fixed position, so adding or removing a game leaves the others "
-        "unchanged."
+        "unchanged. Scenario paths are relative to the project folder."
     )
     sec.table("provenance_run", run, "The run.", key=("item",))
     timing = pd.DataFrame(
@@ -79,15 +79,18 @@ def build(
     )
     figs = pd.DataFrame([row for s in sections for row in s.figures_n])
     if figs.empty:
-        figs = pd.DataFrame(columns=["section", "figure", "n", "n_in_words", "method", "table"])
+        figs = pd.DataFrame(
+            columns=["section", "figure", "n", "n_in_words", "method", "table", "min_text_px"]
+        )
     figs["n"] = figs["n"].astype("Int64")
     sec.table(
         "provenance_figures",
         figs,
-        "What each figure rests on (n), how its numbers were computed and which players produced "
-        "them.",
+        "What each figure rests on (n), how its numbers were computed, which players produced "
+        "them, and its smallest text (pixels of the PNG; a phone shows it at about 346 px "
+        "wide).",
         key=("figure",),
-        columns=["figure", "n", "method", "players", "table"],
+        columns=["figure", "n", "method", "players", "table", "min_text_px"],
     )
     sec.table(
         "provenance_packages",

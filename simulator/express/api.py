@@ -245,6 +245,62 @@ def outcome_summary(rows: np.ndarray) -> dict:
     return out
 
 
+#: what can happen in a battle, in the words of the warning (``outcome_counts`` keys)
+OUTCOME_WORDS = {
+    "a_win": "a win of fleet A",
+    "b_win": "a win of fleet B",
+    "draw": "a draw",
+    "defender_win": "a win of the convoy's defender",
+    "attacker_win": "a win of the convoy's attacker",
+    "convoy_exit": "a convoy exit",
+    "treasure_held": "the treasure held at the end",
+    "treasure_home": "the treasure brought home",
+}
+
+
+def outcome_counts(rows: np.ndarray, scenario_name: str) -> dict[str, int]:
+    """Battles (rows of ``battle.OUT_COLUMNS``) in which each outcome happened: a win of either
+    fleet and a draw; in a convoy game also a win of the defender and of the attacker and a convoy
+    exit (at least one convoy ship left); in a treasure game the token held at the end and
+    brought home."""
+    res = rows[:, battle.O_RESULT]
+    out = {"a_win": int((res == 0).sum()), "b_win": int((res == 1).sum())}
+    out["draw"] = int((res == 2).sum())
+    if scenario_name == "convoy":
+        d = rows[:, battle.O_DEF]
+        out["defender_win"] = int((res == d).sum())  # result 0 is A's win, defender 0 is A
+        out["attacker_win"] = int((res == 1 - d).sum())
+        out["convoy_exit"] = int((rows[:, battle.O_EXITS] > 0).sum())
+    elif scenario_name == "treasure":
+        out["treasure_held"] = int((rows[:, battle.O_TREASURE] == 1).sum())
+        out["treasure_home"] = int((rows[:, battle.O_TREASURE] == 2).sum())
+    return out
+
+
+def never_happened(counts: dict[str, int]) -> list[str]:
+    """The outcomes of :func:`outcome_counts` that no battle of the run had."""
+    return [k for k, v in counts.items() if v == 0]
+
+
+def never_happened_text(missing: list[str], n: int) -> str | None:
+    """A sentence naming the outcomes no battle of a run of ``n`` had, with the 95 % upper bound
+    on their rate that the run gives (Wilson, 0 of n); None when every outcome happened."""
+    if not missing:
+        return None
+    words = ", ".join(OUTCOME_WORDS[k] for k in missing)
+    upper = wilson_interval(0, n)[1]
+    return (
+        f"never happened in {n:,} battles: {words} (0 of {n:,}: each below {upper:.1%} at 95% "
+        "confidence; nothing of this run measures them)"
+    )
+
+
+def never_happened_warning(missing: list[str], n: int) -> str | None:
+    """The warning line ``express battle`` prints on stderr (None when every outcome happened)."""
+    text = never_happened_text(missing, n)
+    return None if text is None else f"warning: {text}; the JSON lists them in never_happened"
+
+
 def _mean_ci(values) -> dict:
     v = np.asarray(values, dtype=float)
     n = v.size
@@ -305,10 +361,13 @@ def battle_stats(
     rows, run = run_pairings([pairing], n, seed=seed, jobs=jobs, quiet=quiet, chunk_size=chunk_size)
     rows = rows[0]
     summary = outcome_summary(rows)
+    counts = outcome_counts(rows, scenario_name or rules.scenario)
     summary.update(
         fleet_a=fa.spec(),
         fleet_b=fb.spec(),
         commanders=[commander_name(c) for c in cmd],
+        outcomes=counts,
+        never_happened=never_happened(counts),
         provenance=_provenance(sc, run, scenario_name),
         seed=run.entropy,
     )
@@ -431,9 +490,12 @@ def nation_matrix(
         pairings, n, seed=seed, jobs=jobs, quiet=quiet, chunk_size=chunk_size, desc="matrix battles"
     )
     df, matrix = _matrix_frame(nations, rows)
+    counts = outcome_counts(rows.reshape(-1, rows.shape[-1]), scenario_name or rules.scenario)
     summary = {
         "nations": nations,
         "matrix": matrix,
+        "outcomes": counts,
+        "never_happened": never_happened(counts),
         "fleets": {nat: chosen[nat].spec() for nat in nations},
         "fleet_mode": fleets,
         "n": n,
@@ -1201,3 +1263,69 @@ def play(
         "provenance": prov,
     }
     return PlayResult(game=GAME, seats=table, summary=summary, entropy=run.entropy, provenance=prov)
+
+
+def balance_roster(
+    scenario=None,
+    *,
+    seed: int,
+    jobs: int = 1,
+    effort: int = 0,
+    start=None,
+) -> tuple[dict, int]:
+    """The roster of a balance search's ``nation-spread`` (:mod:`simulator.balance`): each matrix
+    nation as a seat, the default mix's first commander (the admiral) with the nation and a
+    fleet.
+
+    ``effort`` 0 plays nothing: each nation keeps ``start``'s fleet (a roster found earlier) when
+    it is legal under these rules, else fields its study fleet (:func:`mirrored_fleet`; the
+    plain mirrored fleet when the study fleet is not legal either). ``effort`` N finds each
+    nation's best fleet under these rules: :func:`fleet_search` races N fleets (the study fleet
+    and a seeded sample of the legal full fleets) against the six other nations' study fleets,
+    nation ``k`` on ``derive_seed(seed, "roster-nation", k)``.
+
+    Returns:
+        (nation -> its seat declaration, battles played).
+    """
+    sc = load(scenario)
+    rules = sc.rules
+    template = rules.strategies[rules.default_mix[0]]
+    nations = list(rules.matrix_nations)
+    start = dict(start or {})
+    out, battles = {}, 0
+    for k, nat in enumerate(nations):
+        fleet = None
+        if effort > 0:
+            _rungs, info = fleet_search(
+                nat,
+                rules=rules,
+                opponents=[o for o in nations if o != nat],
+                candidates=effort,
+                n0=14,
+                validate_n=1,
+                seed=derive_seed(seed, "roster-nation", k),
+                jobs=jobs,
+            )
+            fleet = info["fleet"]
+            battles += int(info["race_battles"]) + 2 * int(info["validation"]["n"])
+        else:
+            for spec in [getattr(start.get(nat), "fleet", None), "study", "mirrored"]:
+                try:
+                    if spec == "study":
+                        fleet = mirrored_fleet(rules, nat).spec()
+                    elif spec == "mirrored":
+                        fleet = parse_fleet(rules.studies.mirrored_fleet, rules, nat).spec()
+                    elif spec is not None:
+                        fleet = parse_fleet(spec, rules, nat).spec()
+                except UserError:
+                    continue
+                if fleet is not None:
+                    break
+        out[nat] = dataclasses.replace(
+            template,
+            description=f"{nat} under the {template.kind} (balance roster)",
+            nation=nat,
+            fleet=fleet,
+            tuned=None,
+        )
+    return out, battles

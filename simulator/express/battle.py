@@ -20,7 +20,10 @@ Rules covered (notes numbers from ``../shared/rules/pirates-express.md``):
   cap 3+, automatic against mastless ships (notes 8);
 * VP: masts / hull points removed, ships sunk (+ Spain), scenario points; treasure and convoy
   objectives (notes 12); the game ends after the last turn or when a side has no ship that can
-  still move or fire (notes 11).
+  still move or fire (notes 11);
+* hidden crews (seed "Équipage": assigned face down): a crew is revealed the first time it is used
+  (``S_REVEALED``, event ``EV_REVEAL``; decision D23) and a commander decides from
+  :func:`core.observe`, which hides the enemy's unrevealed crews (``commanders.orders``).
 
 One generator rolls every die (``rng``); commanders that randomise get their own (``prng``).
 """
@@ -32,7 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from simulator.express.commanders import decide
+from simulator.express.commanders import orders
 from simulator.express.core import (
     A_ATTACK,
     A_DISENGAGE,
@@ -50,12 +53,14 @@ from simulator.express.core import (
     F_X,
     F_Y,
     GUNNER,
+    HELMSMAN,
     MUSKETEER,
     NA_DIS_CAP,
     NA_EXTRA_VP_SINK,
     NA_REROLL_BOARD,
     NA_REROLLS,
     RF_CONTACT,
+    RF_CONVOY_START,
     RF_D,
     RF_DEPLOY_DEPTH,
     RF_EXIT_ZONE,
@@ -79,6 +84,7 @@ from simulator.express.core import (
     RI_DIS_AUTO,
     RI_DIS_CAP,
     RI_END_IDLE,
+    RI_HELM_CM,
     RI_MAX_TURNS,
     RI_SCENARIO,
     RI_SINK_RULE,
@@ -102,6 +108,7 @@ from simulator.express.core import (
     S_OARS,
     S_PIR_USED,
     S_REPAIRED,
+    S_REVEALED,
     S_START,
     S_STATUS,
     ST_ABSENT,
@@ -145,6 +152,8 @@ OUT_COLUMNS = (
     "masts_left_b",
     "convoy_defender",  # -1 (not convoy), 0: A, 1: B
     "first_edge",  # which fleet deployed on edge 0 (x=0 or y=0)
+    "convoy_exits",  # convoy ships that left by the far edge (0 outside the convoy scenario)
+    "treasure_end",  # -1 (not treasure), 0: token on the table, 1: held at the end, 2: brought home
 )
 (
     O_VP0,
@@ -163,6 +172,8 @@ OUT_COLUMNS = (
     O_LEFT1,
     O_DEF,
     O_EDGE,
+    O_EXITS,
+    O_TREASURE,
 ) = range(len(OUT_COLUMNS))
 N_OUT = len(OUT_COLUMNS)
 
@@ -178,6 +189,7 @@ EV_SCENARIO = 8  # turn, side, ship, VP, 0 treasure home / 1 treasure held / 2 c
 EV_INITIATIVE = 9  # turn, winner
 EV_ACTIVATE = 10  # turn, side, ship
 EV_TREASURE = 11  # turn, side, ship, 0 picked up / 1 taken in a boarding / 2 dropped (sunk)
+EV_REVEAL = 12  # turn, side, ship, crew index: its crew's first use (public from now on)
 TRACE_WIDTH = 8
 
 VP_MAST, VP_SINK, VP_SCEN = 0, 1, 2
@@ -196,6 +208,29 @@ def _log(trace, tn, e, a, b, c, d, f, g, h):
         trace[k, 6] = g
         trace[k, 7] = h
     tn[0] = k + 1
+
+
+@njit(cache=True)
+def _reveal(si, s, i, trace, tn, turn):
+    """Ship (s, i)'s crew is turned face up (its first use; decision D23)."""
+    if si[s, i, S_REVEALED] == 0:
+        si[s, i, S_REVEALED] = 1
+        _log(trace, tn, EV_REVEAL, turn, s, i, si[s, i, S_CREW], 0, 0, 0)
+
+
+@njit(cache=True)
+def _reveal_if_used(si, s, i, trace, tn, turn):
+    """Reveal ship (s, i)'s Captain, Musketeer, Gunner or Carpenter once its once-per-turn flag
+    says it was used (the flags are set only where the crew's effect applies)."""
+    c = si[s, i, S_CREW]
+    used = (
+        (c == CAPTAIN and si[s, i, S_CAPT_USED] == 1)
+        or (c == MUSKETEER and si[s, i, S_MUSK_USED] == 1)
+        or (c == GUNNER and si[s, i, S_GUN_USED] == 1)
+        or (c == CARPENTER and si[s, i, S_CARP_USED] == 1)
+    )
+    if used:
+        _reveal(si, s, i, trace, tn, turn)
 
 
 @njit(cache=True)
@@ -297,6 +332,7 @@ def _fire(rng, si, sf, na, vp, tr, eng, s, i, j, ri, hit_on_cm, islands, trace, 
         si[s, i, S_PIR_USED] = 1
     r = int(math.ceil(dist(sf[s, i, F_X], sf[s, i, F_Y], sf[o, j, F_X], sf[o, j, F_Y]) - 1e-9))
     _log(trace, tn, EV_FIRE, turn, s, i, j, r, dice, hits)
+    _reveal_if_used(si, s, i, trace, tn, turn)
     for _ in range(hits):
         if _take_loss(si, na, vp, tr, s, o, j, ri, trace, tn, turn, True):
             _clear_engagements(eng, o, j)
@@ -339,6 +375,8 @@ def _board(rng, si, sf, na, vp, tr, eng, s, i, j, ri, trace, tn, turn):
     sb = _boarding_roll(rng, si, na, o, j, ri, ri[RI_DEF_ABIL] == 1)
     _set_engaged(eng, s, i, j)
     _log(trace, tn, EV_BOARD, turn, s, i, j, sa, sb, 0)
+    _reveal_if_used(si, s, i, trace, tn, turn)
+    _reveal_if_used(si, o, j, trace, tn, turn)
     if sa == sb:
         return
     if sa > sb:
@@ -374,6 +412,9 @@ def _move(si, sf, na, vp, tr, eng, edges, s, i, px, py, allow, ri, rf, islands, 
     sf[s, i, F_X] = px
     sf[s, i, F_Y] = py
     _log(trace, tn, EV_MOVE, turn, s, i, moved, si[s, i, S_MASTS], si[s, i, S_REPAIRED], allow)
+    if si[s, i, S_CREW] == HELMSMAN and moved > allow - ri[RI_HELM_CM] + 1e-9:
+        # the Helmsman is used when the ship sails further than it could without it
+        _reveal(si, s, i, trace, tn, turn)
     sc = ri[RI_SCENARIO]
     if sc == 1:
         if tr[TR_STATE] == 0 and dist(px, py, tr[TR_X], tr[TR_Y]) <= rf[RF_TR_PICKUP]:
@@ -439,6 +480,7 @@ def activate(
         si[s, i, S_REPAIRED] = 1
         repairing = True
         _log(trace, tn, EV_REPAIR, turn, s, i, si[s, i, S_MASTS], si[s, i, S_START], 0, 0)
+        _reveal_if_used(si, s, i, trace, tn, turn)
     allow = allowance(si, na, s, i, ri, move_cm, repairing)
     attack = int(act[A_ATTACK])
     if repairing:
@@ -611,6 +653,12 @@ def _setup(rng, si, sf, eng, tr, edges, fleets, ri, rf):
                         best = i
             if best >= 0:
                 si[defender, best, S_CONVOY] = 1
+                # the convoy ships start on their own line ([convoy].convoy_start_cm)
+                start = rf[RF_CONVOY_START]
+                if ri[RI_DEPLOY] == 0:
+                    sf[defender, best, F_X] = start if edges[defender] == 0 else w - start
+                else:
+                    sf[defender, best, F_Y] = start if edges[defender] == 0 else dpt - start
     return defender, first
 
 
@@ -628,6 +676,7 @@ def play_battle(
     hit_on_cm,
     islands,
     si,
+    obs,
     sf,
     eng,
     tr,
@@ -641,6 +690,7 @@ def play_battle(
 ):
     """Play one battle; fill ``out`` (one row of :data:`OUT_COLUMNS`).
 
+    ``obs`` (shaped like ``si``) receives each commander's observation before it decides;
     ``pmft`` is the admiral's table of volley odds (:func:`admiral.pmf_table`)."""
     defender, first = _setup(rng, si, sf, eng, tr, edges, fleets, ri, rf)
     for s in range(2):
@@ -686,11 +736,12 @@ def play_battle(
                 break
             si[s, i, S_ACTED] = 1
             _log(trace, tn, EV_ACTIVATE, turn, s, i, 0, 0, 0, 0)
-            decide(
+            orders(
                 act,
                 kinds[s],
                 params[s],
                 si,
+                obs,
                 sf,
                 eng,
                 nations,
@@ -738,10 +789,14 @@ def play_battle(
             else:
                 side = s
     # treasure held at the end
+    out[O_TREASURE] = -1
+    if ri[RI_SCENARIO] == 1:
+        out[O_TREASURE] = 2 if tr[TR_STATE] == 2 else 0
     if ri[RI_SCENARIO] == 1 and tr[TR_STATE] == 1:
         s = int(tr[TR_SIDE])
         if si[s, int(tr[TR_SHIP]), S_STATUS] == ST_AFLOAT:
             vp[s, VP_SCEN] += ri[RI_TR_HELD]
+            out[O_TREASURE] = 1
             _log(trace, tn, EV_SCENARIO, turn, s, int(tr[TR_SHIP]), ri[RI_TR_HELD], 1, 0, 0)
     for s in range(2):
         out[O_VP0 + s] = vp[s, VP_MAST] + vp[s, VP_SINK] + vp[s, VP_SCEN]
@@ -766,6 +821,12 @@ def play_battle(
         out[O_RESULT] = 2
     out[O_DEF] = defender
     out[O_EDGE] = first
+    exits = 0
+    if defender >= 0:
+        for i in range(n_ships):
+            if si[defender, i, S_STATUS] == ST_EXITED:
+                exits += 1
+    out[O_EXITS] = exits
 
 
 @njit(cache=True)
@@ -775,6 +836,7 @@ def play_many(
     """Play ``n`` battles of the same pairing; returns int64[n, N_OUT]."""
     n_ships = fleets.shape[1]
     si = np.zeros((2, n_ships, S_N), dtype=np.int64)
+    obs = np.zeros((2, n_ships, S_N), dtype=np.int64)
     sf = np.zeros((2, n_ships, F_N), dtype=np.float64)
     eng = np.zeros((n_ships, n_ships), dtype=np.bool_)
     tr = np.zeros(TR_N, dtype=np.float64)
@@ -798,6 +860,7 @@ def play_many(
             hit_on_cm,
             islands,
             si,
+            obs,
             sf,
             eng,
             tr,
@@ -819,6 +882,7 @@ def play_traced(
     """Play one battle recording every event; returns (out row, trace, events, final ship state)."""
     n_ships = fleets.shape[1]
     si = np.zeros((2, n_ships, S_N), dtype=np.int64)
+    obs = np.zeros((2, n_ships, S_N), dtype=np.int64)
     sf = np.zeros((2, n_ships, F_N), dtype=np.float64)
     eng = np.zeros((n_ships, n_ships), dtype=np.bool_)
     tr = np.zeros(TR_N, dtype=np.float64)
@@ -841,6 +905,7 @@ def play_traced(
         hit_on_cm,
         islands,
         si,
+        obs,
         sf,
         eng,
         tr,

@@ -1,27 +1,32 @@
 """Commanders: the policies that choose each ship's activation (issue 5, item 4).
 
-A commander sees the battle state (read only) and fills one action (:data:`core.A_*` slots): repair
-or not, attack kind and target, order of move and attack, destination, disengage. It never
-changes the state; the engine (:mod:`simulator.express.battle`) checks and applies the action and
-rolls every die. Each commander is a frozen dataclass with parameters (a strategy of the scenario:
-``[strategies.*]`` names a ``[kinds.*]`` and its values) that packs into ``(kind, params)`` for the
-compiled engine:
+A commander sees what a player at the table sees (:func:`orders` hands it :func:`core.observe`'s
+view: the enemy's crews stay hidden until first used, decision D23) and fills one action
+(:data:`core.A_*` slots): repair or not, attack kind and target, order of move and attack,
+destination, disengage. It never changes the state; the engine (:mod:`simulator.express.battle`)
+checks and applies the action and rolls every die. Each commander is a frozen dataclass with
+parameters (a strategy of the scenario: ``[strategies.*]`` names a ``[kinds.*]`` and its values)
+that packs into ``(kind, params)`` for the compiled engine:
 
 * ``gunline``  — picks the enemy ship and range band that maximise its expected hits minus
   ``enemy_weight`` times that ship's expected hits back (a duel value; ties go to the closer range,
   so an even duel is fought, not avoided), holds that range, and fires before or after moving,
-  whichever gives the better shot. With ``keep_line`` a ship that has no shot this turn does not
-  run ahead of the slowest ship of its fleet (the line arrives in range together).
+  whichever gives the better shot. The enemy's dice are its masts, plus its Gunner's die only once
+  that Gunner has been revealed (a hidden crew counts as none). With ``keep_line`` a ship that has
+  no shot this turn does not run ahead of the slowest ship of its fleet (the line arrives in range
+  together).
 * ``boarder``  — closes and boards when the exact expected VP swing of the boarding (VP scored minus
   VP conceded, over both sides' success distributions) is at least ``min_edge``; otherwise closes
-  and fires.
+  and fires. The defender's Musketeer and Captain count only once revealed (a hidden crew counts
+  as none).
 * ``skirmisher`` — focus-fires the weakest enemy ship from ``stand_off_cm``; disengages when its
   masts trail the engaged enemy's by more than ``losing_margin``.
 * ``random``   — a random legal action (its own generator, never the engine's dice).
 * ``admiral``  — scores every move, volley, boarding, repair and disengagement in expected VP
   (:mod:`simulator.express.admiral`); it plays the objectives through the same scores.
 
-The first four (kept unchanged, so old results can be compared) play the scenario objective first
+The first four (kept as they were, except that ``gunline`` and ``boarder`` no longer see the
+enemy's hidden crews, issue 27) play the scenario objective first
 (treasure: the nearest ship fetches the token, the carrier runs home; convoy: convoy ships run for
 the far edge, attackers target convoy ships). A Carpenter repairs a mastless ship, or one that has
 lost ``repair_at_lost`` masts when the repair costs no shot this turn (``random``: with a
@@ -91,6 +96,7 @@ from simulator.express.core import (
     engaged_with,
     hit_on_range,
     is_engaged,
+    observe,
     p_success,
 )
 from simulator.express.rules import COMMANDER_NAMES, KIND_PARAMS, ExpressRules
@@ -798,7 +804,10 @@ def decide(
     turn,
     pmft,
 ):
-    """Fill ``act`` for ship i of side s with commander ``kind`` (the state is read only)."""
+    """Fill ``act`` for ship i of side s with commander ``kind`` (``si`` read only).
+
+    ``si`` is side s's observation (:func:`orders` passes :func:`core.observe`'s view): every
+    read of an enemy ship's crew below sees a revealed crew or none."""
     if kind == ADMIRAL:
         admiral(
             act,
@@ -839,3 +848,56 @@ def decide(
         _skirmisher(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr)
     else:
         _random(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, move_cm, tr, prng)
+
+
+@njit(cache=True)
+def orders(
+    act,
+    kind,
+    params,
+    si,
+    obs,
+    sf,
+    eng,
+    na,
+    s,
+    i,
+    ri,
+    rf,
+    hit_on_cm,
+    islands,
+    move_cm,
+    tr,
+    edges,
+    prng,
+    turn,
+    pmft,
+):
+    """The engine's call: ship i of side s gets its orders from what side s sees.
+
+    ``obs`` (shaped like ``si``) receives :func:`core.observe` of the state (the enemy's crews
+    still face down are hidden) and :func:`decide` reads only that; positions (``sf``),
+    engagements, nations, the treasure and the turn are public.
+    """
+    observe(si, s, obs)
+    decide(
+        act,
+        kind,
+        params,
+        obs,
+        sf,
+        eng,
+        na,
+        s,
+        i,
+        ri,
+        rf,
+        hit_on_cm,
+        islands,
+        move_cm,
+        tr,
+        edges,
+        prng,
+        turn,
+        pmft,
+    )

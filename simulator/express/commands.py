@@ -19,6 +19,7 @@ from simulator.clitools import (
 from simulator.express import api
 from simulator.express.rules import COMMANDER_NAMES, SCENARIO_NAMES
 from simulator.output import dumps, emit, ensure_writable_dir, write_table, write_text
+from simulator.stats import wilson_interval
 
 scenario_file_option = click.option(
     "--scenario",
@@ -145,7 +146,12 @@ def fleets(nation, full_only, oars, limit, scenario, out, quiet, fmt):
 @click.option("--vs", "vs", required=True, help="Fleet B, same syntax.")
 @battle_run_options
 def battle_cmd(fleet, vs, commanders, scenario_name, scenario, n, seed, jobs, quiet, out, fmt):
-    """Play N battles of fleet A against fleet B; win / loss / draw (A's view) and mean VP."""
+    """Play N battles of fleet A against fleet B; win / loss / draw (A's view) and mean VP.
+
+    The scenario's sides and objectives are counted too (convoy: the defender's and the
+    attacker's wins and the games with a convoy exit; treasure: the token held at the end and
+    brought home). An outcome that never happened in the run is named in one warning line on
+    stderr and in the JSON's ``never_happened``."""
     if out:
         ensure_writable_dir(out)
     df, s = api.battle_stats(
@@ -160,6 +166,9 @@ def battle_cmd(fleet, vs, commanders, scenario_name, scenario, n, seed, jobs, qu
         quiet=quiet,
     )
     replay_note(s["seed"], seed is not None, quiet or fmt == "json")
+    warning = api.never_happened_warning(s["never_happened"], n)
+    if warning:
+        click.echo(warning, err=True)  # even with --quiet: it qualifies every number of the run
     rows = []
     for key in ("win", "loss", "draw"):
         rows.append(
@@ -169,6 +178,19 @@ def battle_cmd(fleet, vs, commanders, scenario_name, scenario, n, seed, jobs, qu
                 "p": s[key]["p"],
                 "ci95_low": s[key]["ci95"][0],
                 "ci95_high": s[key]["ci95"][1],
+            }
+        )
+    for key, k in s["outcomes"].items():
+        if key in ("a_win", "b_win", "draw"):
+            continue  # the rows above
+        lo, hi = wilson_interval(k, n)
+        rows.append(
+            {
+                "outcome": key.replace("_", " "),
+                "count": k,
+                "p": k / n,
+                "ci95_low": lo,
+                "ci95_high": hi,
             }
         )
     for side in ("a", "b"):

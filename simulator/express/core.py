@@ -5,7 +5,8 @@ The battle engine is compiled with numba, so the frozen
 (:func:`pack_rules`). Every index below says what a slot holds.
 The functions here are pure and side-effect free: movement allowance (seed "Mouvements", notes 6,
 crew Helmsman / Carpenter), gunnery difficulty by range (seed "Difficulté des tirs"), line of fire
-and island shores (notes 1 switch), distances.
+and island shores (notes 1 switch), distances, and what a side sees of the state
+(:func:`observe`: the enemy's crews are face down until used, seed "Équipage", decision D23).
 """
 
 from __future__ import annotations
@@ -112,7 +113,8 @@ RF_TR_Y = 5
 RF_TR_PICKUP = 6
 RF_TR_HOME_ZONE = 7
 RF_EXIT_ZONE = 8
-RF_N = 9
+RF_CONVOY_START = 9  # the convoy ships' start line (cm from their edge; convoy scenario)
+RF_N = 10
 
 # ---- nation array NA[side, k]
 NA_EXTRA_VP_SINK = 0
@@ -139,7 +141,10 @@ S_CARP_USED = 11
 S_ACTED = 12  # activated this turn
 S_CONVOY = 13  # a convoy ship (convoy scenario)
 S_REPAIRED = 14  # repaired this turn
-S_N = 15
+S_REVEALED = 15  # 1: its crew has been used once and is public for the rest of the game
+S_N = 16
+
+NO_CREW = -1  # S_CREW of a ship without crew, and of an enemy ship whose crew is still hidden
 
 ST_AFLOAT = 0
 ST_SUNK = 1
@@ -188,10 +193,16 @@ class PackedRules:
 
 
 def pack_rules(rules: ExpressRules, scenario_name: str | None = None) -> PackedRules:
-    """Pack the frozen rules into arrays (``scenario_name`` overrides ``rules.scenario``)."""
+    """Pack the frozen rules into arrays (``scenario_name`` overrides ``rules.scenario``).
+
+    The convoy scenario plays on its own table depth, start lines and turn limit (``[convoy]``):
+    they replace ``[table]``'s distance between the fleets' edges and deployment depth and
+    ``[turns].max_turns`` in the packed arrays."""
+    name = scenario_name or rules.scenario
+    convoy = name == "convoy"
     ri = np.zeros(RI_N, dtype=np.int64)
     rf = np.zeros(RF_N, dtype=np.float64)
-    ri[RI_MAX_TURNS] = rules.turns.max_turns
+    ri[RI_MAX_TURNS] = rules.convoy.max_turns if convoy else rules.turns.max_turns
     ri[RI_ACTIVATION] = 1 if rules.turns.activation == "alternate" else 0
     ri[RI_END_IDLE] = int(rules.turns.end_when_side_idle)
     b = rules.boarding
@@ -217,7 +228,7 @@ def pack_rules(rules: ExpressRules, scenario_name: str | None = None) -> PackedR
     ri[RI_VP_MAST] = v.vp_per_mast
     ri[RI_VP_HULL] = v.vp_per_hull_point
     ri[RI_VP_SINK] = v.vp_per_sink
-    ri[RI_SCENARIO] = SCENARIO_CODES[scenario_name or rules.scenario]
+    ri[RI_SCENARIO] = SCENARIO_CODES[name]
     ri[RI_TR_HELD] = rules.treasure.vp_held_at_end
     ri[RI_TR_HOME] = rules.treasure.vp_brought_home
     ri[RI_CONVOY_N] = rules.convoy.num_convoy_ships
@@ -229,6 +240,11 @@ def pack_rules(rules: ExpressRules, scenario_name: str | None = None) -> PackedR
     rf[RF_W] = rules.table.width_cm
     rf[RF_D] = rules.table.depth_cm
     rf[RF_DEPLOY_DEPTH] = rules.table.deployment_depth_cm
+    if convoy:
+        # the fleets' edges are the short edges (x = 0, W) or the long edges (y = 0, D)
+        rf[RF_W if ri[RI_DEPLOY] == 0 else RF_D] = rules.convoy.table_depth_cm
+        rf[RF_DEPLOY_DEPTH] = rules.convoy.deployment_depth_cm
+        rf[RF_CONVOY_START] = rules.convoy.convoy_start_cm
     rf[RF_CONTACT] = b.contact_cm
     rf[RF_TR_X] = rules.treasure.x_cm
     rf[RF_TR_Y] = rules.treasure.y_cm
@@ -272,6 +288,32 @@ def hit_on_at(range_cm: int, hit_on_cm: np.ndarray) -> int:
 
 # ----------------------------------------------------------------------------------------------
 # Compiled helpers
+
+
+@njit(cache=True)
+def observe(si, s, obs):
+    """Write into ``obs`` the ship state as side ``s`` sees it: its commander's observation.
+
+    Crews are assigned face down before the game (seed "Équipage"); a crew becomes public the
+    first time it is used (``S_REVEALED``, set by the engine; decision D23). Side ``s`` sees its
+    own ships as they are and every public field of the enemy's (position aside: ``sf`` is public
+    as a whole), but of an enemy ship whose crew is still hidden it sees no crew (``NO_CREW``) and
+    no once-per-turn crew flag (they are 0 anyway until the crew is used). Nations, and so the
+    Pirates' reroll flag, are public.
+    """
+    for a in range(si.shape[0]):
+        for j in range(si.shape[1]):
+            for k in range(si.shape[2]):
+                obs[a, j, k] = si[a, j, k]
+    o = 1 - s
+    for j in range(si.shape[1]):
+        if si[o, j, S_REVEALED] == 0:
+            obs[o, j, S_CREW] = NO_CREW
+            obs[o, j, S_CAPT_USED] = 0
+            obs[o, j, S_MUSK_USED] = 0
+            obs[o, j, S_GUN_USED] = 0
+            obs[o, j, S_CARP_USED] = 0
+            obs[o, j, S_REPAIRED] = 0
 
 
 @njit(cache=True)

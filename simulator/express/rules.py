@@ -256,13 +256,38 @@ class Convoy:
     defender: Literal["roll", "first", "second"] = "roll"
     #: a convoy ship ending its move this close to the far edge leaves the table
     exit_zone_cm: float = field(default=1.0, metadata={"range": (0.0, 100.0)})
+    #: the convoy game's own table and length (notes 12 fix only what a convoy scores; these are
+    #: our numbers, issue 27): the distance between the two fleets' edges (the table's width with
+    #: short-edge deployment, its depth with long-edge deployment; the other side of the table is
+    #: [table]'s), both fleets' start line and the convoy ships' own start line (cm from their
+    #: edge), and the turn limit
+    table_depth_cm: float = field(default=90.0, metadata={"range": (20.0, 1000.0)})
+    deployment_depth_cm: float = field(default=20.0, metadata={"range": (0.0, 100.0)})
+    convoy_start_cm: float = field(default=20.0, metadata={"range": (0.0, 1000.0)})
+    max_turns: int = field(default=10, metadata={"range": (1, 100)})
+
+    def validate(self) -> None:
+        if 2 * self.deployment_depth_cm >= self.table_depth_cm:
+            raise ScenarioError(
+                None,
+                ".deployment_depth_cm",
+                f"{self.deployment_depth_cm} leaves the fleets no sea between them "
+                f"(allowed: less than half of table_depth_cm = {self.table_depth_cm})",
+            )
+        if self.convoy_start_cm + self.exit_zone_cm >= self.table_depth_cm:
+            raise ScenarioError(
+                None,
+                ".convoy_start_cm",
+                f"{self.convoy_start_cm} starts the convoy in its exit zone (allowed: less than "
+                f"table_depth_cm - exit_zone_cm = {self.table_depth_cm - self.exit_zone_cm})",
+            )
 
 
 @dataclass(frozen=True, slots=True)
 class ExpressStrategy:
     """A seat of Pirates express: a commander (a kind plus parameter values), a nation and a fleet.
 
-    ``kind``, ``description``, ``params`` and ``tuned`` are those of
+    ``kind``, ``description``, ``params``, ``tuned`` and ``reference`` are those of
     :class:`scenarios.strategies.StrategyDecl`; ``nation`` and ``fleet`` (a fleet list as
     ``express battle --fleet`` takes it, the nation prefix optional) default to the studies'
     mirror: ``studies.mirror_nation`` and that nation's study fleet.
@@ -272,6 +297,7 @@ class ExpressStrategy:
     description: str = ""
     params: Mapping[str, bool | float | str] = field(default_factory=FrozenMap)
     tuned: TunedInfo | None = None
+    reference: bool = False  # a reference player (scenarios/strategies.py): never in default_mix
     nation: str | None = None
     fleet: str | None = None
 
