@@ -1,16 +1,15 @@
-"""The full game, compiled: mirror of :class:`simulator.cove.game.Game` and ``fight``.
+"""The full game: setup, the twelve months and the end (the one engine of Pirate's Cove).
 
 Rules: ``../shared/rules/pirates-cove.md`` (all of it), readings in ``docs/rules-cove.md``. Setup
 (shuffles, black ships, starting cards, the secret initial arming), the twelve months of six
 phases (Treasure with the Treasure map and Plunder cards; Navigation with Lookout, the Royal Navy,
 the Letter of marque and Sneak away; Combat through :mod:`simulator.cove.fast.battle`; Plunder;
 island effects in speed order: Tavern, shipyards, Treasure Island, the Cove, Artisans and the
-Shipwright; black ships and cargo) and the end (fame cards, the tie duel). Each function is the
-readable engine's method of the same name, in the same order, so both engines take the same
-decisions with the same dice: every random number comes from the deal's runner streams through
-:mod:`simulator.cove.fast.rng` -- the dice stream (row 0 of ``rs``: d6 faces in blocks of 256 as
-``GameDice`` draws them, shuffles as ``Generator.permutation``) and each seat's players stream
-(row ``1 + seat``).
+Shipwright; black ships and cargo) and the end (fame cards, the tie duel), each phase a function
+of its own, in the rules' order. Every random number comes from the deal's runner streams through
+:mod:`simulator.cove.fast.rng` -- the dice stream (row 0 of ``rs``: d6 faces in blocks of 256,
+``Generator.integers(1, 7, size=256)``; shuffles as ``Generator.permutation``) and each seat's
+players stream (row ``1 + seat``).
 
 State: the tuple ``gs = (g, st, dk, rec, blog, tr, rs, pp, dice, dctx)`` (layouts in
 :mod:`simulator.cove.fast.packed`); static tables ``tab`` (``Tables.arrays()``); the players' odds
@@ -513,7 +512,8 @@ def _rec_drawn(gs, seat, code):
 
 @njit(cache=True)
 def _rec_close(gs, seat, code, fate):
-    """The oldest open row of that card of that seat gets its fate (``CardRecord._close``)."""
+    """The oldest open row of that card of that seat gets its fate (copies of a card are
+    indistinguishable in a hand)."""
     g, rec = gs[0], gs[3]
     if not g[G_RECORD]:
         return

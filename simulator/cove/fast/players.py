@@ -1,19 +1,19 @@
-"""The scripted players, compiled: mirror of :class:`simulator.cove.players.HeuristicPlayer`.
+"""The issue-13 baseline players (``*-v1`` kinds, root ``heuristic-v1``) and ``random``, and the
+decisions every kind shares (the expected-value kinds' own are :mod:`.players_ev`,
+:mod:`.players_ev_battle` and :mod:`.rollout`; each decision here dispatches to them).
 
-Every kind of :mod:`simulator.cove.players` (``plunderer``, ``brawler``, ``tavern``,
-``balanced``: one heuristic player with different parameters; ``random``) takes the same decision
-here as there, with the same numbers from the same generator (the seat's ``players`` stream,
-drawn through :mod:`simulator.cove.fast.rng` in the same order): the island scores are the same
-float expressions evaluated in the same order, the duel odds come from
-:func:`simulator.cove.fast.odds.win_probability` (the same floats), ties are broken by the same
-``Generator.integers`` draws.
+Rules: ``../shared/rules/pirates-cove.md``; ``docs/rules-cove.md``, "Players". The v1 players are
+the code of the round before issue 13, kept as baselines (one heuristic player with different
+parameters per kind); their island scores are float expressions evaluated in a fixed order, the
+duel odds come from :func:`simulator.cove.fast.odds.win_probability`, ties are broken by
+``Generator.integers`` draws on the seat's own ``players`` stream (:mod:`simulator.cove.fast.rng`).
 
 What a player reads: its own row of ``pp`` (its parameters), its own hand, and the public board
 -- rings, gold, chests, fame, hand sizes, parrots, Artisans and locations of every ship, the
 face-up Treasure cards, the black ships and their pirates, the Royal Navy, the Treasure maps and
-the islands announced (``S_CHOSEN``) -- never a deck's order or another seat's hand (the
-readable players see the same through :class:`~simulator.cove.observation.Observation`). In a
-battle it reads the battle's public state (the readable ``BattleView``) and its own battle cards.
+the islands announced (``S_CHOSEN``) -- never a deck's order or another seat's hand
+(``tests/cove_readable/test_cove_players_see.py``). In a battle it reads the battle's public
+state and its own battle cards.
 
 Decisions return the choice (``NONE`` for ``None``); the game checks it is legal and records it.
 

@@ -1,9 +1,8 @@
-"""The expected-value players' battle policy, compiled: mirror of the battle half of
-:class:`simulator.cove.heuristic.HeuristicPlayer` (kinds with root ``heuristic``: ``plunderer``,
-``brawler``, ``tavern``, ``balanced``).
+"""The expected-value players' battle policy (kinds with root ``heuristic``: ``plunderer``,
+``brawler``, ``tavern``, ``balanced``; the search player's battles too).
 
 Rules: "Combat" and "Non-player ships" of ``../shared/rules/pirates-cove.md``; what the player
-decides is the readable player's (``heuristic.py``, "battle policy"): the battle cards
+decides: the battle cards
 (:func:`battle_card`: alone against a non-player ship the exact lone plan of
 :func:`simulator.cove.fast.lone.lone_plan` with the battle's state; with company Smoke, then
 Favourable wind when it changes the speed order, Grapple when it adds more dice to us than to
