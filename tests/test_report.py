@@ -43,6 +43,9 @@ CHROMIUM_FLAGS = [
     "--disable-dev-shm-usage",
     "--hide-scrollbars",
 ]
+#: every test of this file on one worker (``--dist loadgroup``, pyproject.toml): the report the
+#: session fixture builds is built once, not once per worker
+pytestmark = pytest.mark.xdist_group("report")
 SEED = 20261130
 ARTIFACTS = Path(os.environ.get("BROADSIDE_ARTIFACTS", "/tmp/broadside-artifacts")) / "report"
 #: screenshots: (file name, window width, window height)
