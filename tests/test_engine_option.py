@@ -45,7 +45,7 @@ COVE_V1 = "plunderer-v1,brawler-v1,random"
         + ["--strategies", COVE_V1],
         ["metagame", "--game", "cove", "--population", "plunderer-v1,brawler-v1,random"]
         + ["--players", "3", "-n", "6"],
-        ["compare", "standard", "one-two", "--game", "hunt", "--max-games", "20", "--looks", "1"],
+        ["compare", "standard", "one-two", "--game", "hunt", "--max-games", "10", "--looks", "1"],
     ],
     ids=["compare-cove", "metagame-cove", "compare-hunt"],
 )

@@ -398,3 +398,33 @@ def test_planner_weights_mean_what_they_say():
     hunt = _values(t, _player("planner", hunt=1.0), [free], 0)[0]
     assert hunt == pytest.approx(brute_chance(t, free, [0], N(t, 4, 5)), abs=1e-12)
     assert 0 < hunt < 1 and exposure < 0 and risk < 0
+
+
+def test_an_edited_source_drops_the_compiled_cache(tmp_path):
+    """numba keys its cache by a function's own file: an edit to packed.py (whose index constants
+    are frozen into plan.py's and game.py's machine code) must drop every cache file of the
+    package, and leave its other files; a run on the stale cache used to crash."""
+    import shutil
+    from pathlib import Path
+
+    import simulator.hunt as hunt
+
+    src = Path(hunt.__file__).resolve().parent
+    for name in hunt.COMPILED_MODULES:
+        shutil.copy(src / f"{name}.py", tmp_path / f"{name}.py")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    files = ("plan._reach-256.py311.nbi", "plan._reach-256.py311.1.nbc")
+    for f in (*files, "plan.cpython-311.pyc"):
+        (cache / f).write_text("x")
+    assert hunt.drop_stale_cache(tmp_path)  # no stamp yet: dropped
+    assert not any((cache / f).exists() for f in files)
+    assert (cache / "plan.cpython-311.pyc").exists()
+    for f in files:
+        (cache / f).write_text("x")
+    assert not hunt.drop_stale_cache(tmp_path)  # same sources: kept
+    assert all((cache / f).exists() for f in files)
+    with open(tmp_path / "packed.py", "a") as f:
+        f.write("\nP_NEW = 99\n")
+    assert hunt.drop_stale_cache(tmp_path)
+    assert not any((cache / f).exists() for f in files)

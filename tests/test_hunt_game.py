@@ -64,6 +64,38 @@ def test_seat_order_and_first_player():
     assert seats_played(short, ["random:fire=0"] * 4, 3) == [0, 1, 2, 3, 0, 1, 2, 3]
 
 
+def test_opening_handicap_rolls_fewer_dice_on_the_first_players_first_turns():
+    """House rule ``opening`` (``game.handicap_dice``): the first player's first
+    ``handicap_turns`` turns roll ``handicap_dice`` dice; every other turn, and every turn of the
+    other seats, the full roll. With ``handicap_turns = 0`` (as printed) every roll has two dice."""
+
+    def dice_per_roll(rules, seed):
+        t = build_tables(rules, 2)
+        pols = [make_player(t.rules, "random:fire=0")] * 2
+        _, trace = trace_game(t, initial_position(t), pols, [0, 1], seed, seed + 1)
+        cols = slice(game.T_DICE, game.T_DICE + 2)  # two dice per roll (unused: -1)
+        rolls = [r for r in trace if r[game.T_KIND] == game.T_ROLL]
+        return [(int(r[game.T_SEAT]), int((r[cols] >= 1).sum())) for r in rolls]
+
+    rules = with_(STANDARD.rules, max_turns=10, opening={"handicap_turns": 3, "handicap_dice": 1})
+    for seed in range(5):
+        rolls = dice_per_roll(rules, seed)
+        assert [s for s, _ in rolls] == [0, 1] * 5
+        assert [n for _, n in rolls] == [1, 2, 1, 2, 1, 2, 2, 2, 2, 2]
+        printed = dice_per_roll(with_(STANDARD.rules, max_turns=10), seed)
+        assert [n for _, n in printed] == [2] * 10
+
+
+def test_opening_handicap_and_dice_per_roll_are_checked_on_load():
+    from scenarios.loader import ScenarioError
+
+    with pytest.raises(ScenarioError, match=r"opening\.handicap_dice.*allowed: 1\.\.2"):
+        with_(STANDARD.rules, opening={"handicap_turns": 1, "handicap_dice": 3}).validate()
+    cyclone = {"enabled": True, "extra_dice": 3}
+    with pytest.raises(ScenarioError, match=r"num_dice.*9 dice per roll.*allowed: at most 8"):
+        with_(STANDARD.rules, num_dice=6, cyclone=cyclone).validate()
+
+
 def test_stalemate_at_max_turns():
     t = build_tables(with_(STANDARD.rules, max_turns=7), 2)
     pols = [make_player(t.rules, "random")]

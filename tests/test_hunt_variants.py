@@ -74,12 +74,12 @@ def test_variant_plays_1000_games_without_an_illegal_state(variant):
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["", "cyclone", "fire-ship"])
 def test_readable_engine_plays_the_first_games_of_the_compiled_run(variant):
-    """The engine with the JIT off (``--engine python``) plays the first 30 games of the
+    """The engine with the JIT off (``--engine python``) plays the first 12 games of the
     compiled 1,000 exactly: a block's games draw their seeds in order, whatever ``-n``."""
-    _, games, _, summary = run(variant, "python", 30)
+    _, games, _, summary = run(variant, "python", 12)
     _, fast, _, _ = run(variant)
-    assert summary["n_games"] == 30
-    head = fast[fast["game"] < 30].reset_index(drop=True)
+    assert summary["n_games"] == 12
+    head = fast[fast["game"] < 12].reset_index(drop=True)
     pd.testing.assert_frame_equal(games.drop(columns="seed"), head.drop(columns="seed"))
 
 

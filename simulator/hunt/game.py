@@ -333,10 +333,11 @@ def play_roll(A, P, G, wreck, wreck_before, seat, ptype, w, dice, prng, WB, out,
 
 
 @njit(cache=True)
-def play_turn(A, P, G, wreck, wreck_before, seat, ptype, w, drng, prng, dice, WB, out, trace):
-    """One player turn: the fire ship (variant 5), then a roll (into ``dice``), again after a
-    1-2 (variant 6); a cyclone (variant 2) first takes a ship, then the roll is played
-    (decision, switch ``cyclone.play_roll_after_loss``). Returns True when the game is over."""
+def play_turn(A, P, G, wreck, wreck_before, seat, ptype, w, drng, prng, dice, nd, WB, out, trace):
+    """One player turn: the fire ship (variant 5), then a roll of ``nd`` dice (into ``dice``),
+    again after a 1-2 (variant 6); a cyclone (variant 2) first takes a ship, then the roll is
+    played (decision, switch ``cyclone.play_roll_after_loss``). Returns True when the game is
+    over."""
     if P[pk.P_FIRE] == 1:
         fired = fire_ship(P, G, wreck, wreck_before, seat, ptype, w, drng, prng, out, trace)
         if fired == 1:
@@ -344,26 +345,38 @@ def play_turn(A, P, G, wreck, wreck_before, seat, ptype, w, drng, prng, dice, WB
         if fired == 0 and P[pk.P_FIRE_ENDS] == 1:
             return False
     first_roll = True
+    roll = dice[:nd]
     while True:
-        for i in range(dice.shape[0]):
-            dice[i] = 1 + randint(drng, P[pk.P_SIDES])
-        if P[pk.P_CYC] == 1 and cyclone_strikes(P, dice):
+        for i in range(nd):
+            roll[i] = 1 + randint(drng, P[pk.P_SIDES])
+        if P[pk.P_CYC] == 1 and cyclone_strikes(P, roll):
             victim = cyclone_victim(A, P, G, seat)
             save_before(P, G, wreck, wreck_before)
             remove_ship(P, G, wreck, victim, False)
-            trace_event(P, G, trace, out, T_CYCLONE, seat, victim, -1, dice)
+            trace_event(P, G, trace, out, T_CYCLONE, seat, victim, -1, roll)
             out[O_CYCLONE] += 1
             count_losses(P, G, -1, out)
             if checked(P, G, wreck, wreck_before, out) or game_over(P, G, out):
                 return True
             if P[pk.P_CYC_PLAY] == 0 or afloat(P, G, NOW, seat) == 0:
                 return False
-        if play_roll(A, P, G, wreck, wreck_before, seat, ptype, w, dice, prng, WB, out, trace):
+        if play_roll(A, P, G, wreck, wreck_before, seat, ptype, w, roll, prng, WB, out, trace):
             return True
-        if not rolls_again(P, dice, first_roll):
+        if not rolls_again(P, roll, first_roll):
             return False
         first_roll = False
         out[O_REROLLS] += 1
+
+
+@njit(cache=True)
+def handicap_dice(P, turn):
+    """House rule ``opening`` (not printed; ``handicap_turns = 0`` as printed): the first player's
+    first ``handicap_turns`` turns (``turn`` counts them from 1) roll ``handicap_dice`` dice, every
+    other turn the full roll. A handicap turn's 1-2 reroll (variant 6) rolls as many; its fire
+    ship (variant 5) is unchanged."""
+    if turn <= P[pk.P_OPEN_TURNS]:
+        return P[pk.P_OPEN_DICE]
+    return P[pk.P_NDICE]
 
 
 @njit(cache=True)
@@ -382,18 +395,23 @@ def play_one(
     dice = np.empty(P[pk.P_NDICE], dtype=np.int64)
     out[:] = 0
     out[O_WINNER], out[O_END], out[O_MAXFLEET] = -1, END_STALEMATE, 1
-    seat, turns = 0, 0
+    seat, turns, first_turns = 0, 0, 0
     over = checked(P, G, wreck, wreck_before, out)
     while not over:
         if turns >= P[pk.P_MAXTURNS]:
             break
         if afloat(P, G, NOW, seat) > 0:
             turns += 1
+            nd = P[pk.P_NDICE]
+            if seat == 0:
+                first_turns += 1
+                nd = handicap_dice(P, first_turns)
             pol = seat_pol[seat]
             w = weights[pol]
             over = play_turn(
-                A, P, G, wreck, wreck_before, seat, ptypes[pol], w, drng, prng, dice, WB, out, trace
-            )
+                A, P, G, wreck, wreck_before, seat, ptypes[pol], w, drng, prng, dice, nd, WB, out,
+                trace,
+            )  # fmt: skip
         seat = (seat + 1) % P[pk.P_NSEATS]
     out[O_TURNS] = turns
     out[O_WRECKS] = np.sum(wreck)

@@ -19,8 +19,9 @@ from numba import njit
 
 from simulator.hunt import packed as pk
 from simulator.hunt.board import ANCHORAGE, DIRS, SEA
+from simulator.hunt.rules import MAX_DICE
 
-MAX_DEPTH = 8  # legs in one turn (one per die, at most)
+MAX_DEPTH = MAX_DICE  # legs in one turn (one per die, at most; the rules refuse more dice)
 MAX_STEPS = 4096  # legs available from one position
 MAX_LEAVES = 1 << 15  # distinct outcomes of one roll
 HASH_SIZE = 1 << 16  # hash table slots: twice the most outcomes / positions kept

@@ -56,6 +56,8 @@ from simulator.hunt.board import Board, bfs, compute_legs, parse_board
     P_NPORTS,
     P_NROLLS,  # distinct rolls of the planning tables (0 when no planner plays)
     P_NWORDS,  # uint64 words per reach bit set
+    P_OPEN_TURNS,  # opening.handicap_turns: the first player's turns rolled with fewer dice
+    P_OPEN_DICE,  # opening.handicap_dice: the dice rolled on those turns
     # where each int64 table starts in P
     P_AT_KIND,  # node -> board.SEA..STRAIT
     P_AT_LEG_PTR,  # (node * 2 + kind) * (maxl + 1) + length -> first leg (kind 0 single, 1 sum)
@@ -82,7 +84,7 @@ from simulator.hunt.board import Board, bfs, compute_legs, parse_board
     P_AT_CARRY_TURNS,  # in A_FLOAT: [port, node] expected rolls of a carrier to its anchor
     P_AT_FETCH_TURNS,  # in A_FLOAT: [port, island, node] expected rolls to fetch and go home
     P_HEADER,  # the tables start here
-) = range(52)
+) = range(54)
 
 # A[...]: the tables that are not int64
 A_DIST = 0  # int16 [row, node]: rows 0..nodes-1 step distances ignoring ships, then the island
@@ -198,6 +200,7 @@ def _pack_p(board: Board, rules, num_players, owner, home, seat_ships) -> tuple:
     P[P_CYC_PLAY] = cyc.play_roll_after_loss
     P[P_FIRE], P[P_FIRE_HALF], P[P_FIRE_ENDS] = fire.enabled, fire.radius == "half", fire.ends_turn
     P[P_ONETWO], P[P_ONETWO_CHAIN] = rules.one_two.enabled, rules.one_two.chain
+    P[P_OPEN_TURNS], P[P_OPEN_DICE] = rules.opening.handicap_turns, rules.opening.handicap_dice
     P[P_MAXTURNS], P[P_ROWS], P[P_COLS] = rules.max_turns, board.rows, board.cols
     P[P_NISLANDS], P[P_NPORTS] = len(board.islands), len(board.anchor_node)
     P[P_HOME_SQUARES_WIDTH] = width
