@@ -1,8 +1,9 @@
 """The company estimate per call: Python (``simulator.cove.odds.company_odds``) vs compiled
 (``simulator.cove.fast.company.company_odds_art``), on the same situations in the same run.
 
-The situations are the ones the default players ask about in seeded default-mix games (recorded
-by wrapping ``heuristic.company_odds``). Each is estimated by both, without any memo (a fresh
+The situations are random companies (one to four other ships, random rings, Artisans and parrots)
+against each fighting non-player ship, drawn from a fixed seed (``--games`` sets how many: 40 per
+unit). Each is estimated by both, without any memo (a fresh
 compiled memo per call), then by the compiled one through one shared memo (its hit time); the
 compiled code is compiled (or loaded from numba's cache) before any timing. ``equal`` counts the
 situations whose three floats are the same; ``kernel_run_ms_per_estimate`` is the time the Python
@@ -25,27 +26,28 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from simulator.cove import combat_kernel, heuristic, odds  # noqa: E402
-from simulator.cove.api import load, mix_for, play_one  # noqa: E402
+from simulator.cove import combat_kernel, odds  # noqa: E402
+from simulator.cove.api import load  # noqa: E402
 from simulator.cove.fast import company as fc  # noqa: E402
-from simulator.runner import Block  # noqa: E402
 
 
 def _record(rules, games: int) -> list[tuple]:
-    asked: list[tuple] = []
-    python = heuristic.company_odds
+    """``40 * games`` distinct random situations (the company key's form)."""
+    rng = np.random.default_rng(20261201)
+    npcs = [k for k, p in rules.pirates.items() if p.fights] + ["royal_navy"]
+    parrots = [None, *rules.parrots]
+    top = rules.ship_mat.num_positions
 
-    def record(r, key):
-        asked.append(key)
-        return python(r, key)
+    def view():
+        ring = tuple(int(x) for x in rng.integers(1, top + 1, size=4))
+        arts = ((int(rng.integers(4)), int(rng.integers(2))),) if rng.random() < 0.3 else ()
+        return ring, arts, parrots[int(rng.integers(len(parrots)))], 0
 
-    heuristic.company_odds = record
-    try:
-        for g in range(games):
-            play_one(rules, mix_for(rules, 3 + g % 3), Block(g, g, 1, 20261201))
-    finally:
-        heuristic.company_odds = python
-    return list(dict.fromkeys(asked))  # distinct situations, in the order asked
+    asked = []
+    for _ in range(40 * games):
+        others = tuple(sorted(view() for _ in range(int(rng.integers(1, 5)))))
+        asked.append((npcs[int(rng.integers(len(npcs)))], view(), others))
+    return list(dict.fromkeys(asked))
 
 
 def _rows(rules, key):

@@ -53,7 +53,6 @@ def _job(task: str):
             specs=specs,
             rotate=False,
             check=False,
-            engine="fast",
         )
         return fn, 2_000, 100, "games"
     if task == "volley":

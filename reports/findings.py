@@ -245,6 +245,8 @@ class Claim:
         return f"{v * self.scale:{sign},.{self.decimals}f}{self.unit_short}"
 
     def interval(self, m: Measure) -> str:
+        if m.ci_low == m.ci_high == m.value:  # no spread: every paired game gave the same
+            return "(the same in every game measured: no spread to give an interval)"
         signed = self.null == 0.0 and self.effect != "share"
         return f"[{self.fmt(m.ci_low, signed)}, {self.fmt(m.ci_high, signed)}]"
 

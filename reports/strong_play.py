@@ -76,7 +76,9 @@ def find_populations(game: str, scenario: Any) -> list[Found]:
         try:
             out.append(Found(path, load_population(path, scenario)))
         except ScenarioError as exc:
-            out.append(Found(path, None, str(exc).splitlines()[0]))
+            # the reason names the file; the page names it from the project (no checkout path)
+            root = str(SCENARIO_ROOT.parent.resolve()) + "/"
+            out.append(Found(path, None, str(exc).splitlines()[0].replace(root, "")))
     return out
 
 

@@ -331,10 +331,9 @@ def engine_option(func):
         "--engine",
         type=click.Choice(ENGINE_CHOICES),
         default=None,
-        help="fast: the compiled engine; python: the readable reference (Pirate's Cove and Les "
-        "Pirates have both, Pirates express is compiled only). Pirate's Cove's engines play the "
-        "same games die for die; Les Pirates' draw other dice for the same seed. Default: each "
-        "game's own (Pirate's Cove: fast when every kind at the table is compiled).",
+        help="fast: the compiled engine; python: the same source run with numba's JIT off, the "
+        "readable reference (Pirate's Cove and Les Pirates; Pirates express is compiled only). "
+        "Both play the same games die for die: only the time changes. Default: fast.",
     )(func)
 
 

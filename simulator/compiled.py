@@ -26,6 +26,7 @@ Cove game's time and never changes a result. :func:`index_without_wraparound` an
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import sys
@@ -34,6 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -52,8 +54,11 @@ class CompiledEngine:
 
 
 def is_cached(dispatcher: Any) -> bool:
-    """True when ``dispatcher`` is compiled in this process or has machine code in the cache."""
-    if getattr(dispatcher, "signatures", None):
+    """True when ``dispatcher`` is compiled in this process or has machine code in the cache
+    (always, with the JIT off: nothing is compiled, :mod:`simulator.engine_mode`)."""
+    from simulator.engine_mode import jit_disabled
+
+    if jit_disabled() or getattr(dispatcher, "signatures", None):
         return True
     cache = getattr(dispatcher, "_cache", None)
     impl = getattr(cache, "_cache_file", None)
@@ -67,8 +72,10 @@ def ensure_compiled(
     engine: CompiledEngine, warm: Callable[[], Any], *, quiet: bool = False, stream=None
 ) -> float | None:
     """Compile ``engine`` here if it is not cached yet (``warm`` runs a tiny job); returns the
-    seconds spent, or ``None`` when everything was cached."""
-    if all(is_cached(d) for d in engine.dispatchers):
+    seconds spent, or ``None`` when everything was cached (or the JIT is off)."""
+    from simulator.engine_mode import jit_disabled
+
+    if jit_disabled() or all(is_cached(d) for d in engine.dispatchers):
         return None
     stream = stream or sys.stderr
     if not quiet:
@@ -110,8 +117,10 @@ def compile_waves(engine: CompiledEngine, workers: int | None = None) -> int:
     of a script again: guard it with ``if __name__ == "__main__"``); they stop at the end. A
     failure in a worker is raised here as it was raised there. Only the time changes: the
     machine code is the same whichever process compiled it (numba's cache is keyed by each
-    function's source and argument types)."""
-    if not engine.waves or engine.build is None:
+    function's source and argument types); nothing with the JIT off."""
+    from simulator.engine_mode import jit_disabled
+
+    if not engine.waves or engine.build is None or jit_disabled():
         return 0
     widest = max(len(wave) for wave in engine.waves)
     workers = min(workers or available_cores(), widest)
@@ -175,6 +184,67 @@ def compile_nested_calls_once() -> bool:
     get_call_template._house_unliteral = True
     get_call_template.__wrapped__ = original
     cls.get_call_template = get_call_template
+    return True
+
+
+def _sources_digest(here: Path, modules: Sequence[str], external: Sequence[Path]) -> str:
+    h = hashlib.sha256()
+    for name in modules:
+        h.update(name.encode())
+        h.update((here / f"{name}.py").read_bytes())
+    for path in external:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _is_cache_file(f: Path, modules: Sequence[str] | None = None) -> bool:
+    """A numba cache file (index or data), of one of ``modules`` if given."""
+    if f.suffix not in (".nbi", ".nbc"):
+        return False
+    return modules is None or f.name.split(".", 1)[0] in modules
+
+
+def drop_stale_cache(
+    here: Path,
+    modules: Sequence[str],
+    external_sources: Sequence[Path] = (),
+    external_callers: Sequence[str] = (),
+) -> bool:
+    """Delete the numba cache files of the package at ``here`` when its compiled sources changed
+    since they were written; True when it deleted (or started) it.
+
+    numba's on-disk cache (``@njit(cache=True)``, in ``__pycache__``) is keyed by each function's
+    own source file, not by the module constants it reads at compile time nor by the callees it
+    freezes into its machine code: an edit to a module of index constants alone would leave the
+    cached code of the modules that read them indexing the old layout (a crash, or wrong numbers).
+    So a compiled package keeps a digest of ``modules`` (its ``<name>.py`` files) and of
+    ``external_sources`` beside its cache (``numba-sources.sha256``), and on a change deletes
+    its cache files, and those of ``external_callers`` (modules of the parent package whose cached
+    code calls the package's) in the parent's ``__pycache__``. The next run compiles again, and
+    says so on stderr. A read-only install is left alone (numba then caches elsewhere or not at
+    all)."""
+    cache = here / "__pycache__"
+    stamp = cache / "numba-sources.sha256"
+    digest = _sources_digest(here, modules, external_sources)
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    try:
+        cache.mkdir(exist_ok=True)
+        for f in cache.iterdir():
+            if _is_cache_file(f):
+                f.unlink(missing_ok=True)
+        callers = here.parent / "__pycache__"
+        if external_callers and callers.is_dir():
+            for f in callers.iterdir():
+                if _is_cache_file(f, external_callers):
+                    f.unlink(missing_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass
     return True
 
 

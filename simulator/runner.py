@@ -47,6 +47,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from simulator.compiled import CompiledEngine, ensure_compiled
+from simulator.engine_mode import readable_results
 
 DEFAULT_CHUNK_SIZE = 10_000
 MAX_TRIALS = 10**10  # refused above this up front: a bigger job should be split into studies
@@ -510,13 +511,18 @@ def _iter_results(
     *,
     n_jobs: int,
     backend: str | None,
+    readable: bool = False,
 ) -> Iterator[tuple[int, int, Any]]:
     """``(index, size, result)`` for every chunk, as each finishes (any order)."""
     settings = _EXECUTION.get()
     chosen = backend if backend is not None else (settings.backend if settings else None)
     wrapped = _Indexed(task)
     try:
-        if chosen == "dask":
+        if readable:  # the JIT off, in worker processes of its own (simulator.engine_mode)
+            if chosen == "dask":
+                raise RunError("--engine python runs on this machine (allowed: --backend loky)")
+            yield from readable_results(wrapped, chunks, min(n_jobs, n_chunks))
+        elif chosen == "dask":
             from joblib import parallel_config
 
             client = settings.dask_client() if settings is not None else None
@@ -553,6 +559,7 @@ def run_chunks(
     manifest: dict[str, Any] | None = None,
     compiled: CompiledEngine | None = None,
     consume: Callable[[int, Any, int], Any] | None = None,
+    readable: bool = False,
 ) -> RunResult:
     """Run ``task`` over ``n`` trials in seeded chunks; results come back in chunk order.
 
@@ -580,6 +587,8 @@ def run_chunks(
         compiled: the numba engine the task runs, if any: when it is not cached yet, one line on
             stderr says it is being compiled (and how long that takes), and it is compiled once
             here before the workers start (see :mod:`simulator.compiled`).
+        readable: run the task with numba's JIT off (``--engine python``), in worker processes
+            started so when this one's JIT is on (:mod:`simulator.engine_mode`).
         manifest: what identifies the job besides seed and size (scenario provenance, command
             options); recorded in the result and in checkpoints so a resume can refuse a mismatch.
         consume: ``consume(index, result, entropy)`` is called once per chunk in chunk order
@@ -619,7 +628,7 @@ def run_chunks(
         entropy = fresh_entropy() if seed is None else int(seed)
         results = {}
     done = frozenset(results)
-    if compiled is not None and len(done) < n_chunks and n > 0:
+    if compiled is not None and not readable and len(done) < n_chunks and n > 0:
         first = next(
             iter_chunks(
                 min(n, block_size), block_size, entropy, block_size=block_size, offset=offset
@@ -645,7 +654,7 @@ def run_chunks(
     try:
         todo = iter_chunks(n, chunk_size, entropy, skip=done, block_size=block_size, offset=offset)
         for index, size, res in _iter_results(
-            task, todo, n_chunks - len(done), n_jobs=jobs, backend=backend
+            task, todo, n_chunks - len(done), n_jobs=jobs, backend=backend, readable=readable
         ):
             if saved is not None:
                 saved.save(index, size, res)

@@ -56,9 +56,9 @@ NO_COVE_GAME = frozenset(
         "test_cove_combat_support.py",
         "test_cove_duel.py",
         "test_cove_duel_cards.py",
-        "test_cove_fast_company.py",  # compiles only the company estimate (and the kernel)
         "test_cove_fast_lone.py",  # compiles only the lone solver
         "test_cove_odds.py",
+        "test_cove_readable.py",  # runs the readable engine in a process of its own
         "test_cove_rule_core.py",  # compiles only the rule core
         "test_cove_fast_views.py",  # compiles only the players' view functions
         "test_dice.py",
@@ -66,7 +66,9 @@ NO_COVE_GAME = frozenset(
         "test_express_commanders.py",
         "test_express_fleets.py",
         "test_express_racing.py",
-        "test_hunt_fast.py",
+        "test_engine_mode.py",
+        "test_hunt_engine.py",
+        "test_hunt_golden.py",
         "test_hunt_moves.py",
         "test_hunt_plan.py",
         "test_hunt_variants.py",

@@ -1,25 +1,32 @@
 """The per-seat Tavern card record of the full game (simulator.cove.card_record) and the card value
-by paired intervention (simulator.cove.card_value, ``broadside cove card-value``)."""
+by paired intervention (simulator.cove.card_value, ``broadside cove card-value``), played by the
+compiled engine."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from scenarios import load_scenario
-from simulator.cove.api import play_games_tables, play_one
+from simulator.cove.api import play_games_tables
 from simulator.cove.card_record import BLANK, card_name, tavern_card_names
 from simulator.cove.card_value import card_value
-from simulator.cove.game import BATTLE_CARDS, VOLLEY_CARDS
+from simulator.cove.fast.engine import FastGames
+from simulator.cove.fast.packed import C_BLANK, FATE_HELD, RC_CODE, RC_DRAW, RC_FATE, RC_SEAT
 from simulator.cove.rules import CoveRules
+from simulator.errors import UserError
 from simulator.runner import Block
 from tests.test_cove_combat_cli import run
-from tests.test_cove_game_cards import Script, give, on_top, put, table
 
 RULES = load_scenario(None, CoveRules).rules
 MIX = list(RULES.default_mix)
+#: the pinned sample: pairs recorded from the readable implementation (the Python game with
+#: ``card_swap``) before the card value moved onto the compiled engine (issue 28)
+CARD_VALUE_CASE = {"n": 3, "seed": 5}
+PAIRS_DATA = Path(__file__).resolve().parent / "data" / "cove_card_value_pairs.json"
 
 
 def test_tavern_card_names_are_the_scenarios():
@@ -30,34 +37,11 @@ def test_tavern_card_names_are_the_scenarios():
     assert card_name("parrot:flint") == "flint" and card_name("fame:2") == "fame_2"
 
 
-def test_the_record_follows_each_card_drawn_played_returned_and_held():
-    g = table([Script(parrot_swap=False), Script(), Script()], faces=[])
-    s = put(g, 0, 0, fame=3)
-    on_top(g, "parrot:flint")
-    g.draw_tavern(s, 1)  # taken on board: played
-    on_top(g, "parrot:billy_bones")
-    g.draw_tavern(s, 1)  # refused: returned
-    on_top(g, "shipwright")
-    g.draw_tavern(s, 1)
-    g.play_card(s, "shipwright")
-    on_top(g, "fame:3")
-    g.draw_tavern(s, 1)  # held to the end
-    give(g, 0, "smoke")  # put into the hand without a draw
-    g.card_record.played(0, "smoke", g.month, "combat")
-    g.card_record.finish(12)
-    rows = [tuple(r) for r in g.card_record.rows]
-    assert rows == [
-        (0, 0, "flint", 1, "setup", "played", 1, "setup"),
-        (0, 1, "billy_bones", 1, "setup", "returned", 1, "setup"),
-        (0, 2, "shipwright", 1, "setup", "played", 1, "setup"),
-        (0, 3, "fame_3", 1, "setup", "held", 12, "end"),
-        (0, 4, "smoke", None, "unrecorded", "played", 1, "combat"),
-    ]
-
-
 def test_every_card_drawn_in_whole_games_is_accounted_for():
     """200 games: the key (game, rotation, seat, draw) is unique and dense, the held rows are the
     final hands, the played battle and volley cards those the battles played."""
+    from simulator.cove.tables import BATTLE_CARDS, VOLLEY_CARDS
+
     tables, _ = play_games_tables(None, MIX, 4, 200, seed=3, n_jobs=1)
     cards = tables["cards"]
     key = ["game", "rotation", "seat", "draw"]
@@ -66,12 +50,20 @@ def test_every_card_drawn_in_whole_games_is_accounted_for():
     assert (dense["min"] == 0).all() and (dense["max"] == dense["count"] - 1).all()
     assert set(cards.card) <= set(tavern_card_names(RULES))
     assert (cards[cards.fate == "returned"].card.isin(RULES.tavern.parrots)).all()
-    # one game replayed with its Game object: held rows == the final hands
-    game, res = play_one(RULES, MIX, Block(0, 0, 1, 11))
-    rows = pd.DataFrame(res.cards, columns=["seat", "draw", "card", "m", "p", "fate", "mo", "po"])
-    for s in game.seats:
-        held = sorted(rows[(rows.seat == s.index) & (rows.fate == "held")].card)
-        assert held == sorted(card_name(c) for c in s.hand)
+    # one game played alone: the held rows are its final hands
+    from simulator.cove import golden
+    from simulator.cove.fast.engine import FastGames
+
+    eng = FastGames(RULES, MIX)
+    ch = eng.play([MIX], [Block(0, 0, 1, 11)], record=True)
+    rows = pd.DataFrame(
+        [r[3:] for r in eng.card_rows(ch, [0], [0], [MIX])],
+        columns=["seat", "draw", "card", "m", "p", "fate", "mo", "po"],
+    )
+    final = golden.final_state(eng, ch)
+    for s, seat in enumerate(final["seats"]):
+        held = sorted(rows[(rows.seat == s) & (rows.fate == "held")].card)
+        assert held == sorted(card_name(c) for c in seat["hand"])
     combat = rows[rows.card.isin(BATTLE_CARDS + VOLLEY_CARDS) & (rows.fate == "played")]
     assert (combat.po == "combat").all()
 
@@ -112,23 +104,39 @@ def test_card_value_cli_json_files_and_errors(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_the_pinned_pairs_are_played_again():
+    """The pinned sample (3 seat-rotated deals of the default mix, the readable implementation's
+    pairs): the compiled card value gives the same pairs table, row for row."""
+    data = json.loads(PAIRS_DATA.read_text())
+    assert data["case"] == CARD_VALUE_CASE
+    pairs, summary = card_value(None, **CARD_VALUE_CASE)
+    want = pd.DataFrame([tuple(r) for r in data["pairs"]], columns=data["columns"])
+    pd.testing.assert_frame_equal(pairs, want)
+    assert summary["games"] == CARD_VALUE_CASE["n"] + len(want)
+
+
+def test_a_kind_the_engine_does_not_play_is_refused_in_one_line(monkeypatch):
+    from simulator.cove.fast import packed
+
+    monkeypatch.setattr(packed, "COMPILED_ROOTS", ("heuristic-v1", "random", packed.EV_ROOT))
+    with pytest.raises(UserError, match=r"kinds rollout are not compiled") as err:
+        card_value(None, 1, strategies=["rollout", "brawler", "tavern"], seed=1)
+    assert "\n" not in str(err.value)
+
+
 @pytest.mark.parametrize("card", ["smoke", "flint", "artisan"])
 def test_the_blank_replaces_exactly_the_first_copy_its_holder_draws(card):
     """Same block streams, one copy swapped: the two card records agree up to that draw, where
     the holder gets the blank; the blank is held to the end."""
-    from simulator.cove.card_value import _play
-    from simulator.cove.game import ScenarioTables
-    from simulator.cove.players import PlayerFactory
-    from simulator.runner import Block
-
     block = Block(index=0, start=0, size=1, entropy=99)
-    tables, factory = ScenarioTables(RULES), PlayerFactory(RULES, {})
-    _, base = _play(RULES, tables, factory, tuple(MIX), block, None)
-    k = next(i for i, r in enumerate(base.cards) if r[2] == card)
-    holder, draw = base.cards[k][0], base.cards[k][1]
-    game, alt = _play(RULES, tables, factory, tuple(MIX), block, (holder, card))
-    assert game.card_swaps_done == 1
-    assert [r[:5] for r in alt.cards[:k]] == [r[:5] for r in base.cards[:k]]
-    swapped = alt.cards[k]
-    assert (swapped[0], swapped[1], swapped[2], swapped[5]) == (holder, draw, BLANK, "held")
-    assert BLANK in game.seats[holder].hand
+    eng = FastGames(RULES, MIX)
+    base = eng.play([MIX], [block], record=True).rec[:, 1:]
+    names = eng.tables.card_names
+    k = next(i for i, r in enumerate(base) if names[r[RC_CODE]] == card)
+    holder, draw = int(base[k, RC_SEAT]), int(base[k, RC_DRAW])
+    alt = eng.play([MIX], [block], record=True, swap=(holder, card)).rec[:, 1:]
+    assert (alt[:k, : RC_CODE + 1] == base[:k, : RC_CODE + 1]).all()
+    swapped = alt[k]
+    assert (swapped[RC_SEAT], swapped[RC_DRAW], swapped[RC_CODE]) == (holder, draw, C_BLANK)
+    assert swapped[RC_FATE] == FATE_HELD and names[C_BLANK] == BLANK
+    assert int((alt[:, RC_CODE] == C_BLANK).sum()) == 1

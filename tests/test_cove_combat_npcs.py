@@ -1,7 +1,7 @@
 """One battle with several non-player ships (a Legendary Pirate and the Royal Navy), and who did
 what: every hit and rout attributed to the ship whose broadside or special caused it. Scripted
-dice force each outcome (simulator.cove.battle); the full game's side (simulator.cove.fight) and
-its record are checked on constructed positions and on whole games.
+dice force each outcome (simulator.cove.battle); the full game's side is checked on constructed
+positions (tests/cove_readable/test_cove_npcs_game.py) and here on whole games.
 
 Mat (standard): hull/sails 4 5 6 7 8 9 10 12; crew/cannons 2 2 3 3 4 4 5 5; start position 2.
 Speeds: Royal Navy 20, Captain Hook 18.
@@ -18,10 +18,8 @@ from scenarios import load_scenario
 from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat import dispatch, simulate_battles
 from simulator.cove.combat_policies import RulePolicy, ScriptedPolicy, npc_target
-from simulator.cove.game import COVE
 from simulator.cove.rules import CoveRules
 from tests.test_cove_combat_support import ScriptedDice
-from tests.test_cove_game_cards import Script, done, put, table
 
 RULES = load_scenario(None, CoveRules).rules
 STAND = RulePolicy()
@@ -200,64 +198,15 @@ def test_aiming_at_a_chosen_non_player_ship_and_bad_battles_are_refused():
 
 
 # ---------------------------------------------------------------- the full game's side
-def _pirate_and_navy(order: str, faces):
-    rules = dataclasses.replace(
-        RULES, decisions=dataclasses.replace(RULES.decisions, pirate_and_navy_order=order)
-    )
-    g = table([Script(), Script(), Script()], faces=faces, rules=rules)
-    s = put(g, 0, 1, ring=[8, 8, 8, 2])  # 5 dice, hull 12, speed 5
-    put(g, 1, 3)
-    put(g, 2, 2)
-    g.black_ships = [[1, "captain_hook", False]]
-    g.rn_island, g.rn_controller = 1, 2
-    g.phase_combat()
-    return g, s
-
-
-def test_the_game_fights_a_pirate_and_the_navy_as_one_battle_by_default():
-    assert RULES.decisions.pirate_and_navy_order == "one_battle"
-    # RN, Hook, A: RN and Hook miss; A sinks the Navy, then Hook
-    faces = [1, 1, 1, 1, 3, 3, 3, 5, 5, 5, 5, 1, 3, 3, 3, 5, 5, 5, 5, 5]
-    g, s = _pirate_and_navy("one_battle", faces)
-    rows = g.battle_log
-    assert [r["pirate"] for r in rows] == list(HOOK_AND_NAVY)
-    assert all(r["battle_npcs"] == "captain_hook+royal_navy" for r in rows)
-    assert all(r["outcome"] == "sunk" and r["player_ships_routed"] == 0 for r in rows)
-    assert s.battles == 1 and s.pirates_fought == 1 and s.pirates_sunk == 1
-    assert s.fame_src["combat"] == 4 and s.fame_src["pirates"] == 3
-    assert g.black_ships[0][2] and g.rn_island is None and s.location == 1
-    done(g)
-    # the old reading: two battles, the pirate first
-    faces = [3, 3, 3, 5, 5, 5, 5, 5] + [1, 1, 1, 1, 5, 5, 5, 5, 1]
-    g, s = _pirate_and_navy("pirate_first", faces)
-    assert [r["battle_npcs"] for r in g.battle_log] == ["captain_hook", "royal_navy"]
-    assert s.battles == 2 and s.fame == 7
-    done(g)
-
-
-def test_routs_by_players_at_the_cacafuegos_island_are_not_the_cacafuegos():
-    g = table([Script(), Script(), Script()], faces=[5, 6, 4])
-    a = put(g, 0, 2, ring=[2, 2, 2, 3])
-    b = put(g, 1, 2)
-    put(g, 2, 3)
-    g.black_ships = [[2, "cacafuego", False]]
-    g.phase_combat()
-    (row,) = g.battle_log
-    assert row["pirate"] == "cacafuego" and row["outcome"] == "captured"
-    assert row["player_ships_routed"] == 0 and row["routed_by_players"] == 1
-    assert row["player_ships_routed_in_battle"] == 1
-    assert b.location == COVE and a.pirates_sunk == 1 and a.fame_src["pirates"] == 4
-    done(g)
-
-
+# (constructed positions: tests/cove_readable/test_cove_npcs_game.py)
 def test_the_record_adds_up_over_whole_games():
     """400 four-player games of the default mix: per non-player ship, the routs attributed to it
     never exceed the ships that fought it, the Cacafuego routs nobody, and each battle's routs are
     those of its non-player ships plus those of player broadsides."""
     from simulator.cove.api import play_games
 
-    _, battles, summary = play_games(None, list(RULES.default_mix), 4, 400, seed=7, engine="python")
-    assert len(battles) > 300 and summary["battle_engine"] == "scalar"
+    _, battles, summary = play_games(None, list(RULES.default_mix), 4, 400, seed=7)
+    assert len(battles) > 300
     assert (battles.player_ships_routed <= battles.ships).all()
     assert (battles[battles.pirate == "cacafuego"].player_ships_routed == 0).all()
     key = ["game", "rotation", "month", "island"]

@@ -1,4 +1,5 @@
-"""The compiled company estimate (``simulator/cove/fast/company.py``) against the Python one.
+"""The compiled company estimate (``simulator/cove/fast/company.py``) against the Python one
+(``simulator/cove/odds.py``).
 
 Everything is compared exactly (``==``, never a tolerance): numpy's SeedSequence, PCG64 seeding
 and ``integers(1, 7, size, dtype=np.int8)`` against their compiled ports, the runner's
@@ -6,12 +7,13 @@ and ``integers(1, 7, size, dtype=np.int8)`` against their compiled ports, the ru
 tables against the ones built in numba, and ``odds.company_odds(rules, company_key(...))``
 against :func:`company_odds_art` on sampled situations (2-4 ships, every non-player ship, the
 Royal Navy, Artisans, parrots, wounded ones) and on the situations the default players asked
-about in seeded games.
+about in seeded games of the compiled engine (read back from its memo).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -19,17 +21,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scenarios import load_scenario
-from simulator.cove import heuristic, odds
-from simulator.cove.api import load, mix_for, play_one
+from simulator.cove import odds
+from simulator.cove.api import load, mix_for
 from simulator.cove.battle import TREASURE_ISLAND, BattleShip, _Battle
 from simulator.cove.combat_kernel import _card_tables, _duel_table, _tables
 from simulator.cove.combat_policies import BattlePolicy
 from simulator.cove.fast import company as fc
 from simulator.cove.fast import seedseq
 from simulator.cove.fast.rng import d6_bulk_int8, integers, state_of
-from simulator.cove.heuristic import _Facts
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.runner import Block, derive_seed
+
+
+class _Facts(NamedTuple):
+    """The public facts of a ship a company estimate reads (``odds.company_key``)."""
+
+    ring: tuple[int, ...]
+    artisans: tuple[tuple[int, int], ...]
+    parrot: str | None
+    parrot_wounds: int
+
 
 RULES = load_scenario(None, CoveRules).rules
 CT = fc.tables(RULES)
@@ -326,26 +337,41 @@ def test_a_small_memo_full_again_and_again_never_changes_a_value():
     assert big[2][0] == len({odds.company_key(m, o, n) for n, m, o in cases})
 
 
-def test_company_odds_is_pythons_on_the_default_players_situations(monkeypatch):
-    """Every estimate the default mix asked for in six seeded games (3, 4 and 5 players, two
-    deals each; recorded by wrapping ``heuristic.company_odds``: observation views and battle
-    views both): the compiled estimate gives the same floats."""
-    asked = []
-    python = heuristic.company_odds
+def _situation(rules: CoveRules, words) -> tuple:
+    """The company key of an estimate's seed words (``odds.company_seed_words`` read back)."""
+    npcs = [*rules.pirates, "royal_navy"]
+    parrots = list(rules.parrots)
+    ships = []
+    for i in range(1, len(words), 10):
+        w = [int(x) for x in words[i : i + 10]]
+        arts = tuple((sec, w[4 + sec] - 1) for sec in range(4) if w[4 + sec])
+        ships.append(_Facts(tuple(w[:4]), arts, parrots[w[8] - 1] if w[8] else None, w[9]))
+    return npcs[int(words[0])], ships[0], ships[1:]
 
-    def record(rules, key):
-        got = python(rules, key)
-        asked.append((key, got))
-        return got
 
-    monkeypatch.setattr(heuristic, "company_odds", record)
+def test_company_odds_is_pythons_on_the_default_players_situations():
+    """Every estimate the default mix asked for in six seeded games of the compiled engine (3, 4
+    and 5 players, two deals each; read back from the engine's memo, which holds every
+    estimate made): the Python estimate of the same situation gives the same floats."""
+    from simulator.cove.fast.engine import FastGames
+
     rules = load(None).rules
+    names = tuple(rules.default_mix)
+    eng = FastGames(rules, names)
     for deal in range(6):
-        play_one(rules, mix_for(rules, 3 + deal % 3), Block(deal, deal, 1, 20261201))
-    assert len({key[0] for key, _ in asked}) >= 3, "too few kinds of non-player ship asked about"
-    rng = np.random.default_rng(6)
-    for (npc, mine, theirs), want in asked:
-        assert _compiled(npc, _Facts(*mine), [_Facts(*t) for t in theirs], rng) == tuple(want)
+        eng.play([mix_for(rules, 3 + deal % 3)], [Block(deal, deal, 1, 20261201)])
+    keys, vals, count = eng.oc[7]
+    slots = np.flatnonzero(keys[:, 0])
+    assert len(slots) == count[0] > 0  # never emptied: every estimate is there
+    npcs = set()
+    for h in slots:
+        words = keys[h, 1 : 1 + keys[h, 0]]
+        npc, mine, theirs = _situation(rules, words)
+        key = odds.company_key(mine, theirs, npc)
+        assert odds.company_seed_words(rules, key) == words.tolist()
+        assert tuple(odds.company_odds(rules, key)) == tuple(vals[h]), key
+        npcs.add(npc)
+    assert len(npcs) >= 3, "too few kinds of non-player ship asked about"
 
 
 @pytest.mark.parametrize("npc", NPCS)
@@ -376,3 +402,26 @@ def test_what_the_kernel_refuses_is_refused():
     six = [_Facts((2, 2, 2, 2), (), None, 0)] * 6
     with pytest.raises(ValueError, match="1-5 ships"):
         _compiled("captain_hook", six[0], six[1:], np.random.default_rng(0))
+
+
+def test_an_estimate_never_reads_past_its_dice():
+    """Regression (issue 28): an exchange whose speed roll-offs took the dice its bound left read
+    its last broadside past the bulk, so the same situation's estimate depended on what the
+    previous call left in memory. Now such a battle is replayed from a longer bulk: the estimate
+    is a function of the situation alone (and the same with the JIT off, where the old read
+    raised IndexError)."""
+    from simulator.cove.fast import company
+
+    ct = company.tables(RULES)
+    npc = list(RULES.pirates).index("flying_dutchman")
+    s10 = np.array([[3, 3, 1, 3, 2, 0, 0], [4, 4, 4, 5, 1, 0, 0]])
+    a10 = np.array([[0, -1, -1, -1], [-1, -1, -1, -1]])
+    s14 = np.array([[3, 3, 3, 4, 0, 0, 0], [4, 4, 4, 5, 1, 0, 0]])
+    a14 = np.array([[-1, 0, -1, -1], [-1, -1, -1, -1]])
+
+    def estimate(s, a):
+        return tuple(company.company_odds_art(ct, company.new_memo(), npc, s, a, 2))
+
+    first = estimate(s14, a14)
+    estimate(s10, a10)
+    assert estimate(s14, a14) == first

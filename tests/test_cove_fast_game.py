@@ -1,16 +1,17 @@
-"""The compiled Pirate's Cove game (simulator.cove.fast) die for die against the readable engine.
+"""The one Pirate's Cove engine (simulator.cove.fast): the games it plays, compiled and readable.
 
-Every check here is exact: the same deal (the runner's block streams) played by both engines
-must give the same decisions, the same results and leave every random stream in the same state.
-The 10,000-table run is ``python -m simulator.cove.fast.compare -n 10000`` (reported in
-docs/rules-cove.md, "Engines"); this file runs a sample of it, the v1 golden playthroughs, the
-``api.play(engine=...)`` wiring and the engine choice.
+The games themselves are checked against the recorded fingerprints
+(``tests/test_cove_fingerprints.py``) and the goldens (``tests/test_cove_golden.py``); here: the
+cache digest, the API's engine option (``--engine python`` is the same source with numba's JIT
+off, run in worker processes started with ``NUMBA_DISABLE_JIT=1``: the same tables at any jobs
+and chunk size), the engine choice and the compiled game's allocations.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -18,28 +19,18 @@ import pytest
 
 from cli import main
 from scenarios.loader import load_scenario
-from simulator.cove import fast, golden
+from simulator.cove import fast
 from simulator.cove.api import choose_engine, play
-from simulator.cove.fast import game as fg
-from simulator.cove.fast.compare import (
-    SCENARIOS,
-    compare_many,
-    compiled_strategies,
-    fast_result,
-    first_difference,
-    python_result,
-    random_tables,
-)
 from simulator.cove.fast.engine import FastGames
 from simulator.cove.fast.packed import compiled_kinds
 from simulator.cove.rules import CoveRules
 from simulator.errors import UserError
 from simulator.runner import Block
 
+ROOT = Path(__file__).resolve().parent.parent
 RULES = load_scenario(None, CoveRules).rules
 V1 = ("plunderer-v1", "brawler-v1", "tavern-v1", "balanced-v1")
 EV = ("plunderer", "brawler", "tavern", "balanced")  # root "heuristic" (fast/players_ev.py)
-SAMPLE_N, SAMPLE_SEED = 60, 1616
 
 
 def test_an_edited_source_drops_the_compiled_cache(tmp_path):
@@ -62,65 +53,18 @@ def test_an_edited_source_drops_the_compiled_cache(tmp_path):
     assert not (cache / "game.play_chunk-1.py311.nbi").exists()
 
 
-def test_compiled_kinds_are_the_ev_kinds_the_v1_baselines_and_random():
-    assert set(compiled_strategies(RULES)) == {*EV, *V1, "random"}
-    assert set(compiled_kinds(RULES)) == {"heuristic", *EV, "heuristic-v1", *V1, "random"}
+def test_every_kind_is_played_by_the_engine_and_a_missing_one_is_refused(monkeypatch):
+    from simulator.cove.fast import packed
 
-
-def test_ci_sample_of_random_tables_is_die_for_die():
-    """60 random tables (the 10,000-table script's draw with another seed): same decisions,
-    results and stream states on both engines. The sample covers what the script covers: the
-    expected-value kinds, the v1 baselines and random, 3-5 players, both Artisan switches."""
-    tables = list(random_tables(SAMPLE_N, SAMPLE_SEED, compiled_strategies(RULES)))
-    assert {len(names) for _, names in tables} == {3, 4, 5}
-    assert {scen for scen, _ in tables} == set(range(len(SCENARIOS)))
-    assert {nm for _, names in tables for nm in names} == {*EV, *V1, "random"}
-    rep = compare_many(SAMPLE_N, SAMPLE_SEED)
-    assert rep.games == SAMPLE_N and rep.decisions > 100 * SAMPLE_N
-    assert rep.mismatches == []
-
-
-def test_the_comparison_sees_one_changed_stream():
-    """The check can fail: the same table dealt from the next block differs from the readable
-    engine's game (and the same block does not)."""
-    names = ("tavern-v1", "random", "brawler-v1")
-    deal = Block(index=3, start=3, size=1, entropy=99)
-    eng = FastGames(RULES, names)
-    py = python_result(RULES, names, deal)
-    assert first_difference(py, fast_result(eng, names, deal)) is None
-    other = Block(index=4, start=4, size=1, entropy=99)
-    assert first_difference(py, fast_result(eng, names, other)) is not None
-
-
-@pytest.mark.parametrize(
-    "name", [n for n, (_, names, _) in golden.CASES.items() if set(names) <= {*EV, *V1, "random"}]
-)
-def test_compiled_game_replays_the_goldens(name):
-    """The golden playthroughs of the compiled kinds (the v1 ones and the improved players'
-    ``four_players_improved``; not the rollout one): the compiled game, seeded as the recording
-    was, takes every recorded decision and ends in the recorded state."""
-    data = json.loads(golden.path_for(name).read_text())
-    rules = golden._rules(data["scenario"])
-    names = tuple(data["strategies"])
-    deal = Block(index=0, start=0, size=1, entropy=data["seed"])
-    fast = fast_result(FastGames(rules, names), names, deal)
-    assert fast["trace"] == data["decisions"]
-    final = data["final"]
-    assert fast["battles"] == [tuple(b.values()) for b in final["battles"]]
-    assert (fast["tie"], fast["duel"]) == (final["tie"], final["duel"])
-    for s, want in enumerate(final["seats"]):
-        got = fast["seats"][s]
-        assert got[0] == want["fame"]
-        assert list(got[1:7]) == list(want["fame_src"].values())
-        assert (got[fg.SR_GOLD], got[fg.SR_CHESTS]) == (want["gold"], want["chests"])
-        assert (got[fg.SR_BATTLES], got[fg.SR_ROUTED], got[fg.SR_FLED]) == (
-            want["battles"],
-            want["routed"],
-            want["fled"],
-        )
-        assert got[fg.SR_SUNK] == want["pirates_sunk"]
-    winners = [s for s in range(len(names)) if fast["seats"][s][-1] > 0]
-    assert winners == final["winners"]
+    assert set(compiled_kinds(RULES)) == set(RULES.kinds)  # the search player included
+    assert choose_engine(None, RULES, V1)[0] == "fast"
+    assert choose_engine("fast", RULES, EV)[0] == "fast"
+    assert choose_engine("python", RULES, (*EV, "random"))[0] == "python"
+    with pytest.raises(UserError, match=r"allowed: fast, python"):
+        choose_engine("numba", RULES, V1)
+    monkeypatch.setattr(packed, "COMPILED_ROOTS", ("heuristic-v1", "random", packed.EV_ROOT))
+    with pytest.raises(UserError, match=r"kinds rollout have no player in the engine"):
+        choose_engine(None, RULES, ("brawler", "random", "rollout"))
 
 
 def _frames(res):
@@ -131,13 +75,13 @@ def test_play_fast_equals_python_at_any_jobs_and_chunk_size():
     """api.play: the same seed gives the same tables on both engines, with --check, rotated
     seats, the card record, two jobs and any chunk size."""
     mix = ["tavern-v1", "random", "balanced", "brawler-v1", "plunderer"]
-    kw = {"n": 23, "seed": 7, "rotate_seats": True, "cards": True, "check": True}
+    kw = {"n": 9, "seed": 7, "rotate_seats": True, "cards": True, "check": True}
     py = play(None, mix, engine="python", chunk_size=4, **kw)
     fast = play(None, mix, engine="fast", chunk_size=3, jobs=2, **kw)
     auto = play(None, mix, chunk_size=None, **kw)
     assert py.summary["engine"] == "python" and fast.summary["engine"] == "fast"
     assert auto.summary["engine"] == "fast" and auto.provenance["engine"] == "fast"
-    assert len(py.seats) == 23 * 5
+    assert len(py.seats) == 9 * 5
     for a, b in zip(_frames(py), _frames(fast), strict=True):
         pd.testing.assert_frame_equal(a, b)
     for a, b in zip(_frames(fast), _frames(auto), strict=True):
@@ -146,18 +90,6 @@ def test_play_fast_equals_python_at_any_jobs_and_chunk_size():
     assert {k: v for k, v in py.summary.items() if k not in skip} == {
         k: v for k, v in fast.summary.items() if k not in skip
     }
-
-
-def test_engine_choice_and_refusal():
-    assert choose_engine(None, RULES, V1)[0] == "fast"
-    assert choose_engine(None, RULES, EV) == ("fast", "every kind at the table is compiled")
-    eng, why = choose_engine(None, RULES, ("plunderer", "rollout", "tavern-v1"))
-    assert (eng, why) == ("python", "kinds rollout are not compiled")
-    assert choose_engine("python", RULES, V1) == ("python", "asked for")
-    with pytest.raises(UserError, match=r"--engine fast: kinds rollout are not compiled"):
-        choose_engine("fast", RULES, ("brawler", "random", "rollout"))
-    with pytest.raises(UserError, match=r"allowed: fast, python"):
-        choose_engine("numba", RULES, V1)
 
 
 def _cli(capsys, *args):
@@ -169,31 +101,16 @@ def _cli(capsys, *args):
     return code, out.out, out.err
 
 
-def test_cli_engine_note_and_exit_2(capsys):
-    code, out, err = _cli(
-        capsys, "cove", "play", "-n", "4", "--seed", "2", "--engine", "fast",
-        "--strategies", "rollout,brawler,random",
-    )  # fmt: skip
-    assert code == 2 and out == ""
-    line = err.strip().splitlines()
-    assert len(line) == 1
-    assert "kinds rollout are not compiled" in line[0]
-    assert "compiled kinds: heuristic, plunderer, brawler, tavern, balanced, random" in line[0]
+def test_cli_engine_note_and_refusal(capsys):
     args = ["cove", "play", "-n", "4", "--seed", "2", "--strategies", ",".join(V1)]
     code, out, _ = _cli(capsys, *args)
-    assert code == 0
-    assert "engine fast (every kind at the table is compiled)" in out
-    code, out, _ = _cli(capsys, "cove", "play", "-n", "4", "--seed", "2", "--players", "3")
-    assert code == 0
-    assert "engine fast (every kind at the table is compiled)" in out  # the default mix
-    code, out, _ = _cli(
-        capsys, "cove", "play", "-n", "1", "--seed", "2", "--strategies", "rollout,random,random"
-    )
-    assert code == 0
-    assert "engine python (kinds rollout are not compiled)" in out
+    assert code == 0 and "engine fast (compiled)" in out
+    code, out, err = _cli(capsys, *args, "--engine", "numba")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     code, out, _ = _cli(capsys, *args, "--format", "json")
     summary = json.loads(out)
     assert summary["engine"] == "fast" and summary["provenance"]["engine"] == "fast"
+    assert summary["battle_engine"] == "compiled"
 
 
 def test_compiled_games_release_every_array_they_allocate():
@@ -204,7 +121,6 @@ def test_compiled_games_release_every_array_they_allocate():
     counts. The house's functions borrow their arguments (``simulator.compiled.
     borrow_arguments``): a missing release would leak, an extra one free a buffer in use."""
     import gc
-    import sys
 
     from numba.core.runtime import _nrt_python, rtsys
 

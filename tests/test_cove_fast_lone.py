@@ -9,7 +9,6 @@ the compiled players take the readable players' decisions die for die.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import numpy as np
 import pytest
@@ -17,12 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from scenarios.loader import load_scenario
-from simulator.cove import heuristic
-from simulator.cove.api import mix_for, play_one
 from simulator.cove.fast import lone
 from simulator.cove.odds import PirateOdds, lone_pirate_odds
 from simulator.cove.rules import CoveRules
-from simulator.runner import Block
 
 RULES = load_scenario(None, CoveRules).rules
 NO_ABSORB = dataclasses.replace(
@@ -273,85 +269,3 @@ def test_a_non_fighting_npc_is_refused():
         p.po.p_sink("cacafuego", (3, 3, 3, 3, 0, 0, 0, 0, 0))
     with pytest.raises(ValueError, match="fighting"):
         compiled_p_sink(p, "cacafuego", (3, 3, 3, 3, 0, 0, 0, 0, 0), None, None, 0, 0, 0, 0, 0)
-
-
-# --------------------------------------------------------------------------------- recorded games
-GAMES = ((4, 1601), (4, 1602), (5, 1603), (3, 1604))  # (players, deal entropy)
-
-
-def record_queries(monkeypatch, games=GAMES) -> dict[str, list]:
-    """Play seeded default-mix games on the readable engine and record every query the players
-    make of the exact solver: lone_pirate_odds (through heuristic), PirateOdds.p_sink and
-    best_volley (from the players and from inside lone_pirate_odds), with their answers."""
-    rec: dict[str, list] = {"lone": [], "p_sink": [], "best_volley": []}
-    orig_lone = heuristic.lone_pirate_odds
-    orig_p, orig_bv = PirateOdds.p_sink, PirateOdds.best_volley
-    sig_lone = inspect.signature(lone_pirate_odds)
-    sig_p, sig_bv = inspect.signature(orig_p), inspect.signature(orig_bv)
-
-    def rec_lone(*a, **kw):
-        got = orig_lone(*a, **kw)
-        b = sig_lone.bind(*a, **kw)
-        b.apply_defaults()
-        rec["lone"].append((dict(b.arguments), got))
-        return got
-
-    def rec_p(self, *a, **kw):
-        got = orig_p(self, *a, **kw)
-        b = sig_p.bind(self, *a, **kw)
-        b.apply_defaults()
-        rec["p_sink"].append((dict(b.arguments), got))
-        return got
-
-    def rec_bv(self, *a, **kw):
-        got = orig_bv(self, *a, **kw)
-        b = sig_bv.bind(self, *a, **kw)
-        b.apply_defaults()
-        rec["best_volley"].append((dict(b.arguments), got))
-        return got
-
-    monkeypatch.setattr(heuristic, "lone_pirate_odds", rec_lone)
-    monkeypatch.setattr(PirateOdds, "p_sink", rec_p)
-    monkeypatch.setattr(PirateOdds, "best_volley", rec_bv)
-    for n_players, entropy in games:
-        deal = Block(index=0, start=0, size=1, entropy=entropy)
-        play_one(RULES, mix_for(RULES, n_players), deal)
-    monkeypatch.undo()
-    return rec
-
-
-def check_recorded(rec: dict[str, list], p: Pair) -> int:
-    """Each recorded query asked of the compiled solver; returns how many were checked."""
-    for q, want in rec["lone"]:
-        got = compiled_lone_plan(
-            p, q["npc"], q["st"], q["parrot"], tuple(q["hand"]), q["chests"], q["chest_value"],
-            q["stake"], q["hull"], q["extra_speed"], q["smoke_on"], q["grapple_on"],
-        )  # fmt: skip
-        assert got == plan_tuple(want), q
-    for q, want in rec["p_sink"]:
-        assert q["volley"] == "optimal"
-        got = compiled_p_sink(
-            p, q["npc"], q["st"], q["parrot"], q["hull"], q["grapeshot"], q["powder_keg"],
-            q["smoke"], q["extra_speed"], q["grapple"],
-        )  # fmt: skip
-        assert got == want, q
-    for q, (names, v) in rec["best_volley"]:
-        got = compiled_best_volley(
-            p, q["npc"], q["st"], q["parrot"], q["hull"], q["grapeshot"], q["powder_keg"],
-            q["smoke"], q["extra_speed"], q["grapple"], q["pirate_to_fire"],
-        )  # fmt: skip
-        assert got == (bits_of(names), v), q
-    return sum(len(v) for v in rec.values())
-
-
-def test_the_queries_of_seeded_games(monkeypatch):
-    """Every query the readable expected-value players make in seeded default-mix games (3, 4
-    and 5 seats) gets the same answer from the compiled solver, with one memo for all of them as
-    a chunk of games shares it. Catches a difference on the states that matter in play (battle
-    states with a hull already hit, Smoke or wind in effect, wounded parrots) and a value that
-    depends on which earlier query filled the memo. The games must ask every kind of query, or
-    the test would check nothing."""
-    rec = record_queries(monkeypatch)
-    assert rec["lone"] and rec["p_sink"] and rec["best_volley"], {k: len(v) for k, v in rec.items()}
-    assert any(q["hull"] is not None for q, _ in rec["p_sink"])  # battles under way too
-    assert check_recorded(rec, Pair(RULES)) > 0

@@ -1,14 +1,17 @@
 """The compiled players' views on the rule core (simulator.cove.fast.players, players_ev,
-players_ev_battle) against the readable players, state by state.
+players_ev_battle) against a brute-force oracle, state by state.
 
 The compiled players read a ship's hits to rout, its weakest section and its dice after hits
 through the rule core (``core.rout_hits``, ``core.weakest_of``, ``core.absorb``,
-``core.ring_after``, ``core.num_dice``); the readable players (``players_v1.HeuristicPlayer``,
-``heuristic.HeuristicPlayer``) are the oracles. Every table state of a grid (rings, an Artisan
-and what it absorbed, each parrot or none, its wound), under both readings of
-``combat.parrot_absorbs_hits``, is asked of both: the answers must be equal. The v1 player's own
-reading (its parrot always protects, ``players.V1_PARROT_ABSORBS``) is checked by the flipped
-switch: its answers must not change with it. Exhaustive and exact: nothing random.
+``core.ring_after``, ``core.num_dice``); the oracle (:func:`hits_one_by_one`) hits a section one
+hit at a time -- the Artisan takes it while it can, then the parrot sitting there (the ring
+moving too unless parrots absorb hits), then the ring -- and reads the dice from the rules'
+text (a living Long John Silver: its dice; a living Billy Bones: the cannons; else the fewer of
+crew and cannons). Every table state of a grid (rings, an Artisan and what it absorbed, each
+parrot or none, its wound), under both readings of ``combat.parrot_absorbs_hits``, is asked of
+both: the answers must be equal. The v1 player's own reading (its parrot always protects,
+``players.V1_PARROT_ABSORBS``) is checked by the flipped switch: its answers must not change
+with it. Exhaustive and exact: nothing random.
 """
 
 from __future__ import annotations
@@ -21,10 +24,12 @@ import pytest
 
 from scenarios.loader import load_scenario
 from simulator.cove.fast import battle as fb
+from simulator.cove.fast import lone
 from simulator.cove.fast import players as fp
 from simulator.cove.fast import players_ev as pev
 from simulator.cove.fast import players_ev_battle as eb
 from simulator.cove.fast.packed import (
+    BS_PARROT,
     BS_PBONES,
     BS_PFIXED,
     CANNONS,
@@ -40,8 +45,6 @@ from simulator.cove.fast.packed import (
     S_WOUNDS,
     pack_rules,
 )
-from simulator.cove.observation import ShipView
-from simulator.cove.players import make_player
 from simulator.cove.rules import SECTIONS, CoveRules
 
 RINGS = (1, 3)  # per section: 16 ring combinations
@@ -65,11 +68,52 @@ def _states(rules: CoveRules):
                 yield ring, artisans, parrot, wounds
 
 
-def _view(rules: CoveRules, ring, artisans, parrot, wounds) -> ShipView:
+def hits_one_by_one(rules: CoveRules, ring, artisans, parrot, wounds, sec, k, absorbs):
+    """The oracle: ``k`` hits on section ``sec``, one at a time (``k = None``: until its ring
+    falls off the mat). Returns (hits taken, the section's ring after, the parrot alive)."""
+    c = rules.combat
+    pos = ring[sec]
+    art = dict(artisans)
+    art_left = c.artisan_absorbs - art[sec] if sec in art else 0
+    sits = parrot is not None and SECTIONS.index(rules.parrots[parrot].section) == sec
+    php = c.parrot_hits_to_kill - wounds if parrot is not None else 0
+    n = 0
+    while (pos > 0) if k is None else (n < k):
+        n += 1
+        if art_left > 0:
+            art_left -= 1
+        elif sits and php > 0:
+            php -= 1
+            if not absorbs:
+                pos = max(pos - 1, 0)
+        else:
+            pos = max(pos - 1, 0)
+    return n, pos, parrot is None or php > 0
+
+
+def dice_of(rules: CoveRules, crew_pos, cannons_pos, parrot, alive):
+    """The dice of a ship (no Grapple), from the rules' text."""
     mat = rules.ship_mat
-    values = tuple(getattr(mat, s)[p - 1] if p > 0 else 0 for s, p in zip(SECTIONS, ring))
-    speed = values[3] + (rules.parrots[parrot].speed_bonus if parrot else 0)
-    return ShipView(0, ring, values, speed, 0, 0, 0, 0, parrot, wounds, artisans, 0)
+    crew = mat.crew[crew_pos - 1] if crew_pos > 0 else 0
+    cannons = mat.cannons[cannons_pos - 1] if cannons_pos > 0 else 0
+    if parrot is not None and alive:
+        card = rules.parrots[parrot]
+        if card.fixed_dice:
+            return card.fixed_dice
+        if card.dice_equal_cannons:
+            return cannons
+    return min(crew, cannons)
+
+
+def dice_after(rules: CoveRules, ring, artisans, parrot, wounds, lo, hi, k):
+    """The v1 player's dice after ``k`` hits on each section of ``lo..hi-1`` (its reading: the
+    parrot always protects its section)."""
+    pos = list(ring)
+    alive = True
+    for sec in range(lo, hi):
+        _, pos[sec], ok = hits_one_by_one(rules, ring, artisans, parrot, wounds, sec, k, True)
+        alive = alive and ok
+    return dice_of(rules, pos[CREW], pos[CANNONS], parrot, alive)
 
 
 def _table(rules: CoveRules, ring, artisans, parrot, wounds) -> np.ndarray:
@@ -86,27 +130,25 @@ def _table(rules: CoveRules, ring, artisans, parrot, wounds) -> np.ndarray:
 @pytest.fixture(scope="module", params=(True, False), ids=("absorbs", "no-absorbs"))
 def case(request):
     rules = _rules(request.param)
-    rng = np.random.default_rng(0)  # the players' generators are never drawn here
-    v1 = make_player(rules, "plunderer-v1", rng)
-    ev = make_player(rules, "plunderer", rng)
-    return rules, pack_rules(rules).arrays(), v1, ev
+    return rules, pack_rules(rules).arrays()
 
 
 def test_table_hits_weakest_and_dice_track(case):
     """``players.view_hits_to_rout`` / ``table_weakest`` / ``dice_track`` (the v1 player) and
     ``players_ev.hits_to_rout`` / ``table_weakest`` (the expected-value player) equal the
-    readable ``hits_to_rout``, ``min(range(4), key=(hits, section))`` and ``dice_track`` on
-    every state of the grid (1,296 states, 4 sections each)."""
-    rules, tab, v1, ev = case
+    oracle's hits to rout (the v1 reading: the parrot always protects; the expected-value one:
+    as the rule switch says), the fewest of them (the first section of equals) and the dice after
+    0..k hits on every state of the grid (1,296 states, 4 sections each)."""
+    rules, tab = case
     prm, val, par = tab[0], tab[1], tab[5]
     absorbs = prm[P_PARROT_ABSORBS]
     out = np.zeros(64, np.int64)
     n = 0
     for ring, artisans, parrot, wounds in _states(rules):
-        ship = _view(rules, ring, artisans, parrot, wounds)
         st = _table(rules, ring, artisans, parrot, wounds)
-        h1 = [v1.hits_to_rout(ship, s) for s in range(4)]
-        he = [ev.hits_to_rout(ship, s) for s in range(4)]
+        state = (rules, ring, artisans, parrot, wounds)
+        h1 = [hits_one_by_one(*state, s, None, True)[0] for s in range(4)]
+        he = [hits_one_by_one(*state, s, None, bool(absorbs))[0] for s in range(4)]
         assert [fp.view_hits_to_rout(prm, par, st, 0, s) for s in range(4)] == h1
         assert [pev.hits_to_rout(prm, par, st, 0, s) for s in range(4)] == he
         w1 = min(range(4), key=lambda s: (h1[s], s))
@@ -116,7 +158,7 @@ def test_table_hits_weakest_and_dice_track(case):
         for lo, hi in [(s, s + 1) for s in range(4)] + [(0, 4)]:
             k = min(h1[lo:hi])
             fp.dice_track(prm, val, par, st, 0, lo, hi, k, out)
-            assert list(out[: k + 1]) == list(v1.dice_track(ship, range(lo, hi), k))
+            assert list(out[: k + 1]) == [dice_after(*state, lo, hi, t) for t in range(k + 1)]
         n += 1
     assert n == 16 * 9 * 9
 
@@ -142,13 +184,17 @@ def test_v1_reading_ignores_the_parrot_switch():
     assert differs > 0
 
 
-def test_battle_view_weakest_and_grapple_gain(case):
-    """``players.bview_weakest`` is the fewest ``bview_hits`` and the first section of equals;
-    ``players_ev_battle._grapple_gain`` is the readable ``_grapple_helps`` gain (0 with a living
-    parrot's dice power, else crew - min(crew, cannons)); on every state of the grid, the
+def test_battle_view_weakest_grapple_gain_and_battle_track(case):
+    """``players.bview_weakest`` is the oracle's fewest hits to rout (the rule switch's reading)
+    and the first section of equals; ``players_ev_battle._grapple_gain`` is 0 with a living
+    parrot's dice power, else crew - min(crew, cannons); ``players_ev_battle.battle_track`` is
+    the oracle's dice after 0..hits hits on that section; on every state of the grid, the
     parrot alive (its hits left: parrot_hits_to_kill less its wound) or dead (0 left)."""
-    rules, tab, v1, ev = case
+    rules, tab = case
     prm, val, par = tab[0], tab[1], tab[5]
+    lt = lone.tables(rules)
+    trk = np.zeros(64, np.int64)
+    kill = rules.combat.parrot_hits_to_kill
     bt = fb.scratch(8)
     bsh, pos, art, php, psec = bt[:5]
     keys = list(rules.parrots)
@@ -160,14 +206,24 @@ def test_battle_view_weakest_and_grapple_gain(case):
             art[0, k] = absorbs - u
         row = keys.index(parrot) if parrot else -1
         bsh[0, :] = 0
+        bsh[0, BS_PARROT] = row
         psec[0] = par[row, PA_SECTION] if row >= 0 else -1
         if row >= 0:
             bsh[0, BS_PFIXED] = par[row, PA_FIXED_DICE]
             bsh[0, BS_PBONES] = par[row, PA_DICE_CANNONS]
         for hp in (0, rules.combat.parrot_hits_to_kill - wounds) if row >= 0 else (0,):
             php[0] = hp
-            h = [fp.bview_hits(prm, bt, 0, s) for s in range(4)]
-            assert fp.bview_weakest(prm, bt, 0) == (min(h), h.index(min(h)))
+            state = (rules, ring, artisans, parrot, kill - hp if parrot else 0)
+            h = [hits_one_by_one(*state, s, None, bool(prm[P_PARROT_ABSORBS]))[0] for s in range(4)]
+            assert [fp.bview_hits(prm, bt, 0, s) for s in range(4)] == h
+            weak = h.index(min(h))
+            assert fp.bview_weakest(prm, bt, 0) == (min(h), weak)
+            assert eb.battle_track(tab, lt, bt, 0, trk) == min(h)
+            for t in range(min(h) + 1):
+                _, left, alive = hits_one_by_one(*state, weak, t, bool(prm[P_PARROT_ABSORBS]))
+                after = list(ring)
+                after[weak] = left
+                assert trk[t] == dice_of(rules, after[CREW], after[CANNONS], parrot, alive)
             crew, cannons = val[CREW, ring[CREW]], val[CANNONS, ring[CANNONS]]
             power = hp > 0 and (par[row, PA_FIXED_DICE] > 0 or par[row, PA_DICE_CANNONS] != 0)
             assert eb._grapple_gain(tab, bt, 0) == (0 if power else crew - min(crew, cannons))

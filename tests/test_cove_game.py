@@ -1,9 +1,12 @@
-"""Pirate's Cove full game: invariants over many seeded games, legality, determinism, goldens, CLI.
+"""Pirate's Cove full game: invariants over many seeded games, determinism, goldens, CLI.
 
-Invariants (checked after every phase by ``Game(check_invariants=True)``): gold and chests
-conserved between bank and players, Tavern cards conserved (deck + discard + hands + in play,
-parrots and Artisans on ships included), nothing negative, rings on the mat, destroyed sections
-only at the Cove and repaired by the end of phase 5, one Artisan per ship (standard rules).
+Invariants (checked after every phase by the engine's checker, ``check=True``: ``game._check``):
+gold and chests conserved between bank and players, Tavern cards conserved (deck + discard +
+hands + in play, parrots and Artisans on ships included), nothing negative, rings on the mat,
+destroyed sections only at the Cove and repaired by the end of phase 5, one Artisan per ship
+(standard rules); a broken invariant stops the game with an error (``FastGameError``). The
+setup, legality and the refusal of an illegal choice are checked in readable mode
+(``tests/cove_readable/test_cove_game_positions.py``).
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scenarios.loader import load_scenario
-from simulator.cove import golden
-from simulator.cove.api import play_games, play_one
-from simulator.cove.game import Game, IllegalAction
+from simulator.cove.api import play_games
+from simulator.cove.fast import game as fg
+from simulator.cove.fast.engine import FastGames
+from simulator.cove.fast.packed import G_MONTH, G_PHASE, PH_END
 from simulator.cove.game_commands import play_command as play
-from simulator.cove.players import KINDS, make_player
 from simulator.cove.rules import CoveRules
+from simulator.cove.tables import FAME_SOURCES
 from simulator.protocol import check_seats_table
 from simulator.runner import Block
 
@@ -32,41 +36,54 @@ SCEN = load_scenario(None, CoveRules)
 RULES = SCEN.rules
 PER_SECTION = load_scenario("scenarios/cove/artisan-per-section.toml", CoveRules).rules
 NAMES = ("plunderer", "brawler", "tavern", "balanced", "random")
+_ENGINES: dict = {}
+
+
+def _engine(rules, names) -> FastGames:
+    key = (id(rules), tuple(sorted(set(names))))
+    if key not in _ENGINES:
+        _ENGINES[key] = FastGames(rules, key[1])
+    return _ENGINES[key]
+
+
+def _play(rules, names, deal):
+    """One game of ``names`` on ``deal`` under the invariant checker: the engine's results and
+    its game scalars at the end (``g``, read from the engine's buffers)."""
+    eng = _engine(rules, names)
+    ch = eng.play([tuple(names)], [deal], check=True)
+    g = eng._buffers(len(names), False, False)[0][0].copy()
+    return ch, g
 
 
 def _games(rules, names, n, seed):
-    out = []
-    for i in range(n):
-        game, res = play_one(rules, names, Block(i, i, 1, seed), check=True)
-        out.append((game, res))
-    return out
+    return [_play(rules, names, Block(i, i, 1, seed)) for i in range(n)]
 
 
-def _check_end(game, res, names):
-    assert game.month == RULES.setup.num_months  # ends after month 12, never earlier or later
-    assert game.phase == "end"
-    assert not game.invariant_errors()
-    assert len(res.seats) == len(names)
-    assert sum(s.win for s in res.seats) == pytest.approx(1.0)
-    for s in res.seats:
-        assert s.fame == sum(s.fame_src.values())
-        assert s.fame >= 0 and s.gold >= 0 and s.chests >= 0
-        assert s.fame_src["penalties"] <= 0
+def _check_end(ch, g, names):
+    assert g[G_MONTH] == RULES.setup.num_months  # ends after month 12, never earlier or later
+    assert g[G_PHASE] == PH_END
+    seats = ch.seats[0]
+    assert seats.shape[0] == len(names) and ch.win.shape == (1, len(names))
+    assert ch.win[0].sum() == pytest.approx(1.0)
+    src = seats[:, fg.SR_SRC : fg.SR_SRC + len(FAME_SOURCES)]
+    assert (seats[:, fg.SR_FAME] == src.sum(axis=1)).all()
+    assert (seats[:, [fg.SR_FAME, fg.SR_GOLD, fg.SR_CHESTS]] >= 0).all()
+    assert (src[:, FAME_SOURCES.index("penalties")] <= 0).all()
 
 
 @pytest.mark.parametrize("n_players", [3, 4, 5])
 @pytest.mark.parametrize("kind", NAMES)
 def test_invariants_single_strategy_tables(n_players, kind):
     names = (kind,) * n_players
-    for game, res in _games(RULES, names, 6, seed=[n_players, NAMES.index(kind)]):
-        _check_end(game, res, names)
+    for ch, g in _games(RULES, names, 6, seed=10 * n_players + NAMES.index(kind)):
+        _check_end(ch, g, names)
 
 
 @pytest.mark.parametrize("n_players", [3, 4, 5])
 def test_invariants_every_mix_of_distinct_strategies(n_players):
     for i, names in enumerate(itertools.combinations(NAMES, n_players)):
-        for game, res in _games(RULES, names, 3, seed=1000 * n_players + i):
-            _check_end(game, res, names)
+        for ch, g in _games(RULES, names, 3, seed=1000 * n_players + i):
+            _check_end(ch, g, names)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -79,10 +96,8 @@ def test_invariants_every_mix_of_distinct_strategies(n_players):
 )
 def test_invariants_hypothesis(names, seed, per_section):
     rules = PER_SECTION if per_section else RULES
-    game, res = play_one(rules, names, Block(0, 0, 1, seed), check=True)
-    _check_end(game, res, names)
-    if per_section:
-        assert all(len(s.artisans) <= 4 for s in game.seats)
+    ch, g = _play(rules, names, Block(0, 0, 1, seed))
+    _check_end(ch, g, names)
 
 
 @pytest.mark.slow
@@ -91,68 +106,22 @@ def test_invariants_thousands_of_games():
     for i in range(700):
         n = int(rng.integers(3, 6))
         names = tuple(rng.choice(NAMES, size=n))
-        game, res = play_one(RULES, names, Block(i, i, 1, 7), check=True)
-        _check_end(game, res, names)
+        ch, g = _play(RULES, names, Block(i, i, 1, 7))
+        _check_end(ch, g, names)
 
 
-def test_three_players_have_two_black_ships_four_have_one():
-    for n, count in ((3, 2), (4, 1), (5, 1)):
-        game = Game(
-            RULES,
-            [make_player(RULES, "random", np.random.default_rng(i)) for i in range(n)],
-            __import__("simulator.cove.dice", fromlist=["GameDice"]).GameDice(
-                np.random.default_rng(0)
-            ),
-        )
-        game.setup()
-        assert len(game.black_ships) == count
-        assert [b[0] for b in game.black_ships] == [0, 3][:count]  # Tavern, then Cannons
-        assert len({b[1] for b in game.black_ships}) == count
+def test_a_broken_invariant_stops_the_game():
+    """The checker can fail: with a start fame below the fame floor the first phase's check
+    stops the game; unchecked, the same game plays on."""
+    from simulator.cove.fast.engine import FastGameError
+    from simulator.cove.fast.packed import P_START_FAME
 
-
-class _Cheat:
-    """A player that returns something illegal."""
-
-    def act(self, kind, obs, legal):
-        return "not-a-choice"
-
-
-def test_illegal_action_is_refused():
-    players = [make_player(RULES, "random", np.random.default_rng(i)) for i in range(3)] + [
-        _Cheat()
-    ]
-    from simulator.cove.dice import GameDice
-
-    with pytest.raises(IllegalAction):
-        Game(RULES, players, GameDice(np.random.default_rng(0))).play()
-
-
-def test_only_legal_actions_are_taken_by_every_strategy():
-    """A player proxy asserts that each answer is in the legal tuple offered (engine checks too)."""
-
-    class Checked:
-        def __init__(self, inner):
-            self.inner = inner
-            self.asked = 0
-
-        def act(self, kind, obs, legal):
-            c = self.inner.act(kind, obs, legal)
-            assert c in legal
-            assert obs.hand == obs.hand  # own hand only (other hands are sizes)
-            self.asked += 1
-            return c
-
-        def __getattr__(self, name):
-            return getattr(self.inner, name)
-
-    for n in (3, 4, 5):
-        players = [
-            Checked(make_player(RULES, NAMES[i], np.random.default_rng(i))) for i in range(n)
-        ]
-        from simulator.cove.dice import GameDice
-
-        Game(RULES, players, GameDice(np.random.default_rng(n)), check_invariants=True).play()
-        assert all(p.asked > 12 for p in players)
+    names = ("random",) * 3
+    eng = FastGames(RULES, names)
+    eng.tables.prm[P_START_FAME] = -1
+    with pytest.raises(FastGameError, match=r"month 0, phase arming: seat 0 negative"):
+        eng.play([names], [Block(0, 0, 1, 1)], check=True)
+    eng.play([names], [Block(0, 0, 1, 1)], check=False)
 
 
 # ------------------------------------------------------------------ determinism and API
@@ -188,9 +157,10 @@ def test_rotations_of_a_deal_replay_the_same_dice():
         for other in per_rot[1:]:
             pd.testing.assert_frame_equal(per_rot[0], other)
     deal = Block(0, 0, 1, 5)
-    first = play_one(load_scenario(None, CoveRules).rules, ["brawler"] * 3, deal)[1]
-    again = play_one(load_scenario(None, CoveRules).rules, ["brawler"] * 3, deal)[1]
-    assert [s.fame for s in first.seats] == [s.fame for s in again.seats]
+    eng = FastGames(load_scenario(None, CoveRules).rules, ["brawler"])
+    first = eng.play([["brawler"] * 3], [deal], trace=True)
+    again = eng.play([["brawler"] * 3], [deal], trace=True)
+    assert first.trace(0) == again.trace(0) and (first.seats == again.seats).all()
 
 
 def test_summary_fields_and_win_shares():
@@ -215,45 +185,6 @@ def test_bad_strategy_and_player_count_are_one_line_errors():
         play_games(None, "pirate,brawler,tavern", 3, 1, seed=0)
     with pytest.raises(UserError, match="2 names for 3 players"):
         play_games(None, "brawler,tavern", 3, 1, seed=0)
-
-
-# ------------------------------------------------------------------ goldens
-@pytest.mark.parametrize("name", list(golden.CASES))
-def test_golden_playthrough_replays_exactly(name):
-    data = json.loads(golden.path_for(name).read_text())
-    final, dice, cursor = golden.replay(data)
-    assert final == data["final"]
-    assert dice.fully_used  # every recorded die and shuffle was used, no more
-    assert cursor.i == len(data["decisions"])
-
-
-def test_golden_replay_detects_a_changed_shuffle_and_a_missing_decision():
-    from simulator.cove.dice import DiceExhausted
-    from simulator.cove.game import build_tavern_deck
-
-    data = json.loads(golden.path_for("four_players").read_text())
-    deck = build_tavern_deck(RULES)
-    perm = list(data["perms"][0])  # the Tavern deck shuffle: its last item is the first card drawn
-    j = next(i for i in range(len(perm)) if deck[perm[i]] != deck[perm[-1]])
-    perm[-1], perm[j] = perm[j], perm[-1]
-    changed = dict(data, perms=[perm] + data["perms"][1:])
-    final = None
-    try:
-        final, _, _ = golden.replay(changed)
-    except AssertionError as exc:  # the replay noticed the recorded decisions no longer fit
-        assert str(exc).startswith("replay")
-    except (DiceExhausted, IllegalAction, ValueError):  # the engine refused what was replayed
-        pass
-    assert final != data["final"]
-    short = dict(data, decisions=data["decisions"][:-1])
-    with pytest.raises(AssertionError, match="replay"):
-        golden.replay(short)
-
-
-def test_golden_recording_is_reproducible_from_its_seed():
-    data = golden.record("three_players")
-    stored = json.loads(golden.path_for("three_players").read_text())
-    assert data["faces"] == stored["faces"] and data["decisions"] == stored["decisions"]
 
 
 # ------------------------------------------------------------------ CLI
@@ -371,7 +302,11 @@ def test_cli_bad_input_exit_2():
 
 
 def test_every_kind_is_in_the_standard_strategy_table():
-    assert {s.kind for s in RULES.strategies.values()} == set(KINDS)
+    """Every declared kind but the two roots the others extend is named by a strategy."""
+    assert {s.kind for s in RULES.strategies.values()} == set(RULES.kinds) - {
+        "heuristic",
+        "heuristic-v1",
+    }
     assert set(RULES.default_mix) <= set(RULES.strategies)
 
 

@@ -243,3 +243,14 @@ def test_measure_from_row_refuses_an_ambiguous_row():
         Measure.from_row(df, "t", {"k": 1}, "v", players="p")
     got = Measure.from_row(df.iloc[[1]], "t", {"k": 1}, "v", players="p")
     assert (got.value, got.ci_low, got.ci_high) == (0.2, 0.0, 1.0)
+
+
+def test_a_measure_without_spread_says_so_instead_of_a_zero_width_interval():
+    """A house rule that changes nothing on the seeds played gives the same paired difference in
+    every game: the sentence says there is no spread, never "+0.0 [+0.0, +0.0]"."""
+    from reports.findings import claim_sentence
+
+    same = c(m(0.0, 0.0), effect="relative")
+    text = claim_sentence(same)
+    assert "[" not in text and "the same in every game measured" in text
+    assert claim_sentence(c(m(0.02, 0.01), effect="relative")).count("[") == 1

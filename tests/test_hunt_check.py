@@ -1,115 +1,118 @@
-"""``hunt play --check``: every game under the invariant checker, on either engine; an illegal
-state stops the run with one line naming the game, the turn and the invariant (exit 2)."""
+"""``hunt play --check``: every game under the engine's invariant checker, compiled or with the
+JIT off; an illegal state stops the run with one line naming the game, the turn and the
+invariant (exit 2)."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
-from hunt_support import position
+from hunt_support import invariant_broken, position
 
 from cli import main
 from scenarios.loader import load_scenario
-from simulator.hunt import api, moves
-from simulator.hunt.fast import game as fast_game
-from simulator.hunt.fast import packed
-from simulator.hunt.game import INVARIANTS, IllegalState, check_state
-from simulator.hunt.moves import State, build_tables
+from simulator.engine_mode import READABLE_ENV
+from simulator.hunt import api, game
+from simulator.hunt.game import INVARIANTS
+from simulator.hunt.packed import build_tables
+from simulator.hunt.players import make_player
 from simulator.hunt.rules import HuntRules
 
 STANDARD = load_scenario("standard", HuntRules)
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _planted(t):
-    """One state per invariant 1-7, each breaking that invariant only (base game, 2 players:
-    seat 0 owns ships 0-2, seat 1 ships 3-5)."""
+    """One position (and the one before it) per invariant 1-8, each breaking that invariant
+    only (base game, 2 players: seat 0 owns ships 0-2, seat 1 ships 3-5)."""
     ok = position(t, {0: (3, 3), 3: (9, 16)})
-    bad_node = ok._replace(ship_node=(t.board.num_nodes,) + ok.ship_node[1:])
+
+    def edit(pos, **cols):
+        row, wreck = pos[0].copy(), pos[1].copy()
+        for col, value in cols.items():
+            (wreck if col.startswith("w") else row)[int(col[1:])] = value
+        return row, wreck
+
     return {
-        1: (bad_node, None),
-        2: (ok, ok._replace(ship_node=(-1,) + ok.ship_node[1:])),  # ship 0 was sunk before
-        3: (ok._replace(carrying=(-1, 0) + ok.carrying[2:], treasure_island=(-1,)), None),
+        1: (edit(ok, r0=t.board.num_nodes), None),
+        2: (ok, edit(ok, r0=-1)),  # ship 0 was sunk before
+        3: (edit(ok, r7=0, r12=-1), None),  # sunk ship 1 carries the treasure
         4: (position(t, {0: (3, 3), 3: (3, 3)}), None),
         5: (position(t, {0: (3, 3), 1: (3, 3), 3: (9, 16)}), None),
-        6: (ok._replace(treasure_island=(-1,)), None),
-        7: (ok._replace(wrecks=frozenset({5})), None),
+        6: (edit(ok, r12=-1), None),
+        7: (edit(ok, w5=1), None),
+        8: (ok, edit(ok, w5=1)),  # a wreck vanished (the shipwreck variant below)
     }
 
 
-def test_both_checkers_name_the_same_invariant():
+def test_the_checker_names_each_invariant():
     t = build_tables(STANDARD.rules, 2)
-    A, P = packed.pack(t, STANDARD.rules)
-    for code, (st, before) in _planted(t).items():
-        with pytest.raises(IllegalState) as exc:
-            check_state(t, st, before)
-        assert exc.value.code == code and INVARIANTS[code - 1] in str(exc.value)
-        node, carry, tre, wreck = packed.initial_arrays(t, st)
-        prev = node if before is None else np.array(before.ship_node, dtype=np.int64)
-        assert fast_game.check_state(A, P, node, carry, tre, wreck, prev) == code
-    good = position(t, {0: (3, 3), 3: (9, 16)})
-    check_state(t, good)
-    node, carry, tre, wreck = packed.initial_arrays(t, good)
-    assert fast_game.check_state(A, P, node, carry, tre, wreck, node) == 0
-    with pytest.raises(IllegalState) as exc:  # python only: the compiled wreck array only grows
-        check_state(t, good, good._replace(wrecks=frozenset({5})))
-    assert exc.value.code == 8
+    wrecks = build_tables(dataclasses.replace(STANDARD.rules, shipwreck=dataclasses.replace(
+        STANDARD.rules.shipwreck, enabled=True)), 2)  # fmt: skip
+    for code, (pos, before) in _planted(t).items():
+        assert invariant_broken(wrecks if code == 8 else t, pos, before) == code
+    assert invariant_broken(t, position(t, {0: (3, 3), 3: (9, 16)})) == 0
+    assert len(INVARIANTS) == 8
 
 
-def _run(capsys, *args):
-    with pytest.raises(SystemExit) as exc:
-        main(["hunt", "play", "--jobs", "1", "--seed", "4", *args])
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
+def _readable_main(patch: str, args: list[str]) -> tuple[int, str, str]:
+    """``main(args)`` in a process with the JIT off (``--engine python`` runs there), after
+    ``patch`` (Python code) has changed the engine's plain functions."""
+    code = f"import sys\n{patch}\nfrom cli import main\nsys.exit(main({args!r}))\n"
+    env = {**os.environ, **READABLE_ENV}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def illegal_start(t):
+    """The set-up with seat 1's first ship on seat 0's first ship."""
+    row, wreck = game.initial_position(t)
+    row[len(t.seat_ships[0])] = row[0]
+    return row, wreck
 
 
 @pytest.mark.parametrize("engine", ["fast", "python"])
-def test_check_stops_on_a_seeded_illegal_state(monkeypatch, capsys, tmp_path, engine):
+def test_check_stops_on_a_seeded_illegal_state(tmp_path, capsys, monkeypatch, engine):
     """A start position with ships of two players on one square (what a broken house rule could
     make): --check stops the run at the set-up (turn 0) of game 0, exit 2, one line on stderr,
-    nothing on stdout and no files written."""
-
-    def illegal_start(t, rules):
-        st = api.__dict__["_real_initial_state"](t, rules)
-        node = list(st.ship_node)
-        node[len(t.seat_ships[0])] = node[0]  # seat 1's first ship onto seat 0's first ship
-        return st._replace(ship_node=tuple(node))
-
-    monkeypatch.setattr(api, "_real_initial_state", api.initial_state, raising=False)
-    monkeypatch.setattr(api, "initial_state", illegal_start)
+    nothing on stdout and no files written. Compiled here; with the JIT off in a process of its
+    own (a patch made here would not reach a worker)."""
     out_dir = tmp_path / "o"
-    code, out, err = _run(
-        capsys, "--check", "--engine", engine, "-n", "3", "--format", "json", "--out", str(out_dir)
-    )
+    args = ["hunt", "play", "--jobs", "1", "--seed", "4", "--check", "--engine", engine]
+    args += ["-n", "3", "--format", "json", "--out", str(out_dir)]
+    if engine == "python":
+        patch = "sys.path.insert(0, 'tests')\nfrom test_hunt_check import illegal_start\n"
+        patch += "from simulator.hunt import api\napi.initial_position = illegal_start"
+        code, out, err = _readable_main(patch, args)
+    else:
+        monkeypatch.setattr(api, "initial_position", illegal_start)
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        code, (out, err) = exc.value.code, capsys.readouterr()
     assert code == 2 and out == ""
     assert err.count("\n") == 1, err
     assert "--check: game 0 (seed 4), turn 0: invariant 4 broken: " + INVARIANTS[3] in err
     assert not list(out_dir.glob("games.*")) and not (out_dir / "summary.json").exists()
 
 
-def test_check_stops_mid_game_when_a_rule_is_broken(monkeypatch, capsys):
-    """A deliberately broken boarding rule (the boarded ship is not sunk) in the readable engine:
-    the first boarding leaves two players on one square and --check names that game and turn."""
-    real = moves.apply_step
-
-    def no_sinking(t, st, player, step):
-        after = real(t, st, player, step)
-        lost = [s for s in range(len(st.ship_node)) if st.ship_node[s] >= 0 > after.ship_node[s]]
-        if not lost:
-            return after
-        node = list(after.ship_node)
-        for s in lost:
-            node[s] = st.ship_node[s]
-        return after._replace(ship_node=tuple(node), carrying=st.carrying)
-
-    monkeypatch.setattr(moves, "apply_step", no_sinking)
-    code, out, err = _run(
-        capsys, "--check", "--engine", "python", "--strategies", "hunter", "-n", "20"
-    )
+def test_check_stops_mid_game_when_a_rule_is_broken():
+    """A deliberately broken boarding rule (the boarded ship is not sunk), patched into the
+    engine run with the JIT off (plain Python functions): the first boarding leaves two players
+    on one square and --check names that game and turn."""
+    patch = "from simulator.hunt import moves\n"
+    patch += "moves.board_ships = lambda P, Z, S, r1, player, mode, ship, f, d, h: (-1, h)"
+    args = ["hunt", "play", "--check", "--engine", "python", "--jobs", "1", "--seed", "4"]
+    code, out, err = _readable_main(patch, args + ["--strategies", "hunter", "-n", "20"])
     assert code == 2 and out == "" and err.count("\n") == 1, err
-    assert "invariant 4 broken: " + INVARIANTS[3] in err or "invariant 6" in err, err
-    turn = int(err.split(", turn ")[1].split(":")[0])
-    assert turn > 0
+    assert "invariant 4 broken: " + INVARIANTS[3] in err, err
+    assert int(err.split(", turn ")[1].split(":")[0]) > 0
 
 
 def test_check_passes_on_clean_runs_and_is_in_the_json(capsys):
@@ -124,13 +127,13 @@ def test_check_passes_on_clean_runs_and_is_in_the_json(capsys):
         assert json.loads(capsys.readouterr().out)["checked"] is True
 
 
-def test_compiled_engine_starts_from_the_given_wrecks():
+def test_the_engine_starts_from_the_given_wrecks():
     rules = dataclasses.replace(
         STANDARD.rules, shipwreck=dataclasses.replace(STANDARD.rules.shipwreck, enabled=True)
     )
     t = build_tables(rules, 2)
-    st = State(*position(t, {0: (3, 3), 3: (9, 16)})[:3], frozenset({7, 8}))
-    out = fast_game.run_games(
-        t, rules, st, [api.make_player(rules, "runner")], [[0, 0]], np.random.default_rng(1)
+    start = position(t, {0: (3, 3), 3: (9, 16)}, wrecks=[(0, 5), (0, 6)])
+    out = game.run_games(
+        t, start, [make_player(rules, "runner")], [[0, 0]], np.random.default_rng(1)
     )
-    assert out[0, fast_game.O_WRECKS] >= 2
+    assert out[0, game.O_WRECKS] >= 2

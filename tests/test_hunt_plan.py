@@ -1,4 +1,4 @@
-"""The planning tables (simulator/hunt/plan.py): reach sets against the readable move generator,
+"""The planning tables (simulator/hunt/plan.py): reach sets against the move oracle,
 expected rolls against plain value iteration and a hand-computed value, roll distances."""
 
 from __future__ import annotations
@@ -8,57 +8,41 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hunt_support import N
+from hunt_support import N, lone_reach
 
 from scenarios.loader import load_scenario
-from simulator.hunt.moves import State, build_tables, occupancy, unit_steps
-from simulator.hunt.plan import NEVER, build_plan, dice_rolls
+from simulator.hunt import plan as compiled
+from simulator.hunt.packed import build_tables
+from simulator.hunt.plan import NEVER, dice_rolls
 from simulator.hunt.rules import HuntRules
 from simulator.hunt.variants import load_hunt
 
 STANDARD = load_scenario("standard", HuntRules)
 
 
-def lone_reach(t, node, dice, carrying):
-    """Every node a lone ship of seat 0 on ``node`` can end on with ``dice`` (any subset, any
-    order), by the readable engine's own move generator (ship 0 alone, no treasure to load)."""
-    n_ships = len(t.ship_owner)
-    out = set()
-    todo = [(node, tuple(sorted(dice)))]
-    seen = set()
-    while todo:
-        n, left = todo.pop()
-        if (n, left) in seen:
-            continue
-        seen.add((n, left))
-        out.add(n)
-        st = State(
-            (n,) + (-1,) * (n_ships - 1),
-            ((0,) if carrying else (-1,)) + (-1,) * (n_ships - 1),
-            (-1,) * t.num_treasures,
-            frozenset(),
-        )
-        for step, rest in unit_steps(t, st, 0, left, occupancy(t, st)):
-            todo.append((step.dest, tuple(sorted(rest))))
-    return out
+def build_plan(rules, players=4):
+    return build_tables(rules, players, plan=True).plan
 
 
 def bits(plan, r, a):
-    return {m for m in range(plan.reach.shape[1]) if plan.reaches(r, a, m)}
+    """The nodes in the reach set of roll ``r`` from ``a``."""
+    return {
+        m for m in range(plan.reach.shape[1]) if (int(plan.reach[r, a, m >> 6]) >> (m & 63)) & 1
+    }
 
 
 @pytest.mark.parametrize("variants", [(), ("cyclone",)])
 def test_reach_sets_are_what_the_move_generator_allows(variants):
     sc = load_hunt(None, list(variants))
-    t = build_tables(sc.rules, 4)
-    plan = build_plan(t, sc.rules)
+    t = build_tables(sc.rules, 4, plan=True)
+    plan = t.plan
     rng = np.random.default_rng(5)
     nodes = [N(t, 0, 8), N(t, 5, 3), N(t, 4, 8), N(t, 0, 1)] + list(
         rng.choice(t.board.num_nodes, size=6, replace=False)
     )
     for r, roll in enumerate(plan.rolls.tolist()):
         for a in nodes:
-            assert bits(plan, r, a) == lone_reach(t, int(a), roll, False), (roll, a)
+            assert bits(plan, r, a) == lone_reach(t, int(a), roll), (roll, a)
     assert abs(plan.roll_p.sum() - 1.0) < 1e-12
 
 
@@ -95,15 +79,13 @@ def value_iteration(plan, terminal, cbit_reach=None, sweeps=400):
 
 
 def test_expected_rolls_match_value_iteration_and_a_hand_value():
-    t = build_tables(STANDARD.rules, 4)
-    plan = build_plan(t, STANDARD.rules)
+    t = build_tables(STANDARD.rules, 4, plan=True)
+    plan = t.plan
     # a carrier of port 1 on the berth (0,1) next to its anchor (0,0) may only sail west or
     # east along row 0: it arrives with a 1, or with dice differing by one (east a, west a + 1)
     assert plan.carry_turns[0, N(t, 0, 1)] == pytest.approx(36 / 19, rel=1e-15)
     goal = np.full(t.board.num_nodes, np.inf)
     goal[N(t, 4, 8)] = 0.0
-    from simulator.hunt.fast import plan as compiled
-
     start, pairs = compiled.reverse_index(plan.reach)
     got = np.empty(t.board.num_nodes)
     compiled.expected_turns(start, pairs, len(plan.rolls), plan.roll_p, goal, got)
@@ -119,10 +101,8 @@ def test_expected_rolls_match_value_iteration_and_a_hand_value():
 def test_expected_rolls_see_the_exact_count_rules():
     """Step distance says a trade-wind square two steps away is as near as open sea two steps
     away; under the rules it is entered only by the exact sum of both dice."""
-    t = build_tables(STANDARD.rules, 4)
-    plan = build_plan(t, STANDARD.rules)
-    from simulator.hunt.fast import plan as compiled
-
+    t = build_tables(STANDARD.rules, 4, plan=True)
+    plan = t.plan
     start, pairs = compiled.reverse_index(plan.reach)
     out = np.empty(t.board.num_nodes)
     for target, source in [((5, 4), (3, 4)), ((3, 3), (3, 5))]:  # trade wind vs open sea
@@ -144,8 +124,8 @@ def test_carrier_tables_follow_the_direction_rule_switch():
         STANDARD.rules, movement=dataclasses.replace(STANDARD.rules.movement, carrier_rule="anchor")
     )
     t = build_tables(STANDARD.rules, 4)
-    side = build_plan(t, STANDARD.rules).carry_turns
-    strict = build_plan(build_tables(anchor_rules, 4), anchor_rules).carry_turns
+    side = build_plan(STANDARD.rules).carry_turns
+    strict = build_plan(anchor_rules).carry_turns
     assert side[0, t.board.anchor_node[0]] == strict[0, t.board.anchor_node[0]] == 0.0
     assert (side < NEVER).all()
     assert strict[0, N(t, 0, 10)] == NEVER
@@ -153,8 +133,8 @@ def test_carrier_tables_follow_the_direction_rule_switch():
 
 
 def test_roll_distances_are_breadth_first_over_the_reach_sets():
-    t = build_tables(STANDARD.rules, 4)
-    plan = build_plan(t, STANDARD.rules)
+    t = build_tables(STANDARD.rules, 4, plan=True)
+    plan = t.plan
     n = t.board.num_nodes
     for a in (0, N(t, 5, 3), N(t, 0, 8)):
         dist = {a: 0}

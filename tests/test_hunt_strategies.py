@@ -12,8 +12,8 @@ from cli import main
 from scenarios.loader import ScenarioError, load_scenario
 from scenarios.strategies import param_space, root_kind, search_space
 from simulator.hunt.api import play
-from simulator.hunt.players import IMPLEMENTED_KINDS, Heuristic, RandomPlayer, make_player
-from simulator.hunt.rules import HuntRules
+from simulator.hunt.players import make_player
+from simulator.hunt.rules import IMPLEMENTED_KINDS, HuntRules
 from simulator.hunt.variants import load_hunt, variant_names
 
 STANDARD = load_scenario("standard", HuntRules)
@@ -31,10 +31,10 @@ def test_presets_moved_into_the_scenario_unchanged():
     rules = STANDARD.rules
     for name, weights in OLD_PRESETS.items():
         p = make_player(rules, name)
-        assert isinstance(p, Heuristic) and p.name == name
-        assert {k: getattr(p, k) for k in weights} == weights
+        assert p.kind == "heuristic" and p.name == name
+        assert {k: p.params[k] for k in weights} == weights
     r = make_player(rules, "random")
-    assert isinstance(r, RandomPlayer) and r.fire == 0.02
+    assert r.kind == "random" and r.params == {"fire": 0.02}
     # random is a reference player (reference = true): planner sits in its seat (issue 29)
     assert rules.default_mix == ("runner", "hunter", "guard", "planner")
     assert rules.strategies["random"].reference and not rules.strategies["planner"].reference

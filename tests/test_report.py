@@ -11,6 +11,7 @@ and phone width) are saved beside the report and in ``$BROADSIDE_ARTIFACTS/repor
 from __future__ import annotations
 
 import base64
+import fcntl
 import io
 import itertools
 import json
@@ -50,9 +51,26 @@ SCREENSHOTS = (("screenshot-1400.png", 1400, 2400), ("screenshot-phone.png", 390
 
 
 @pytest.fixture(scope="session")
-def report_dir(tmp_path_factory) -> Path:
+def report_dir(tmp_path_factory, worker_id) -> Path:
+    """The test-size report of every game, built once per test run: the first pytest-xdist
+    worker to ask builds it under a lock in the run's shared temporary folder, the others wait
+    for it and read the same files (the tests only read it; the screenshots get names of their
+    own)."""
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent  # the run's folder, above each worker's own
     base = os.environ.get("BROADSIDE_ARTIFACTS")
-    out = Path(base) / "report" if base else tmp_path_factory.mktemp("report") / "broadside-report"
+    out = Path(base) / "report" if base else shared / "report-shared" / "broadside-report"
+    with open(shared / "report-shared.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / "report-shared.done"
+        if not done.exists():
+            _build_report(out)
+            done.touch()
+    return out
+
+
+def _build_report(out: Path) -> None:
     if out.exists():
         shutil.rmtree(out)
     res = CliRunner().invoke(
@@ -78,7 +96,6 @@ def report_dir(tmp_path_factory) -> Path:
     summary = json.loads(res.stdout)
     assert Path(summary["index"]) == out / "index.html"
     (out / "summary.json").write_text(res.stdout)
-    return out
 
 
 class _Imgs(HTMLParser):

@@ -101,8 +101,13 @@ def test_the_report_part_says_plainly_when_there_is_no_population(tmp_path, monk
     assert "no population saved for this game yet" in sec.strong_play[0][0]
 
 
-def test_a_population_of_another_scenario_is_listed_and_not_used(tmp_path, monkeypatch):
+@pytest.mark.parametrize("inside", [False, True], ids=["outside", "inside-the-project"])
+def test_a_population_of_another_scenario_is_listed_and_not_used(tmp_path, monkeypatch, inside):
+    """The reason names the file: as given outside the project, from the project inside it (the
+    page holds no path of the checkout)."""
     monkeypatch.setattr(sp, "population_dir", lambda game: tmp_path / game)
+    if inside:  # the project's root is tmp_path's parent: the file lies inside it
+        monkeypatch.setattr(sp, "SCENARIO_ROOT", tmp_path / "scenarios")
     scen = toy.load()
     _write(tmp_path / "toy", scen, scenario_hash="0123456789abcdef")
     sec = Section("toy", "Toy")
@@ -119,7 +124,8 @@ def test_a_population_of_another_scenario_is_listed_and_not_used(tmp_path, monke
     )
     assert out.claims == {} and out.runs == {} and not sec.claims
     table = sec.tables["toy_populations"]
-    assert table["status"].iloc[0].startswith(str(tmp_path / "toy" / "rps.toml"))
+    where = "toy/rps.toml" if inside else str(tmp_path / "toy" / "rps.toml")
+    assert table["status"].iloc[0].startswith(where)
     assert "scenario_hash" in table["status"].iloc[0]
     assert "no usable population" in sec.strong_play[0][0]
 

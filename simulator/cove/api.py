@@ -45,16 +45,8 @@ import pandas as pd
 from scenarios.loader import Scenario, load_scenario
 from scenarios.strategies import strategy_hash
 from simulator.cove.card_record import CARD_COLUMNS
-from simulator.cove.dice import GameDice
-from simulator.cove.fight import GAME_BATTLE_ENGINE
-from simulator.cove.game import FAME_SOURCES, Game, IllegalAction, IllegalState, ScenarioTables
-from simulator.cove.players import (
-    PlayerFactory,
-    check_strategies,
-    make_player,
-    unknown_strategy,
-)
 from simulator.cove.rules import CoveRules
+from simulator.cove.tables import FAME_SOURCES, check_strategies, unknown_strategy
 from simulator.errors import UserError
 from simulator.protocol import (
     SCHEMA_VERSION,
@@ -63,7 +55,7 @@ from simulator.protocol import (
     PlayResult,
     outcomes_from_scores,
 )
-from simulator.runner import Block, Chunk, auto_chunk_size, run_chunks
+from simulator.runner import Chunk, auto_chunk_size, run_chunks
 from simulator.stats import wilson_interval
 
 #: deals per block of random streams: one (a deal's dice and players' streams are its own, so
@@ -73,12 +65,13 @@ BLOCK_SIZE = 1
 #: run (:func:`play_to`) holds at once, so its peak memory stops growing with n past 32 such
 #: chunks; 250 deals are about 1,000 four-player games, under a second on the compiled engine
 MAX_CHUNK_DEALS = 250
-#: the engines of ``play(..., engine=...)`` / ``cove play --engine``: "fast" is the compiled game
-#: (:mod:`simulator.cove.fast`, die for die the readable one for the kinds it compiles), "python"
-#: the readable reference; ``None`` chooses (:func:`choose_engine`)
+#: the engines of ``play(..., engine=...)`` / ``cove play --engine``: "fast" is the one engine
+#: (:mod:`simulator.cove.fast`) compiled, "python" the same source run by Python with numba's JIT
+#: off (:mod:`simulator.engine_mode`): the same games die for die, for reading and debugging
 ENGINES = ("fast", "python")
-#: the summary's battle_engine with engine="fast": the compiled game's own battle
-FAST_BATTLE_ENGINE = "compiled"
+#: the summary's battle_engine: the full game's own battle (:mod:`simulator.cove.fast.battle`),
+#: compiled or run with the JIT off
+BATTLE_ENGINES = {"fast": "compiled", "python": "readable"}
 #: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 107-117 s wall
 #: (three fresh clones, load 0.8-1.7) in waves of two processes (issue 16 stage D,
 #: simulator/cove/fast/build.py); 216 s one function after the other (stage C), about what a
@@ -124,39 +117,25 @@ BATTLE_COLUMNS = [
 
 
 def choose_engine(engine: str | None, rules: CoveRules, names: Sequence[str]) -> tuple[str, str]:
-    """The engine that plays ``names`` and why (the reason goes to the table's note).
-
-    ``None``: ``fast`` when the compiled game plays every seat's strategy (its kind extends one of
-    ``fast.packed.COMPILED_ROOTS``: the expected-value kinds, the ``*-v1`` baselines and
-    ``random``; not ``rollout``) and holds the scenario,
-    else ``python``. An explicit ``fast`` that cannot play them is refused in one line naming the
-    kinds it does not compile and those it does."""
-    from simulator.cove.fast.packed import UnsupportedScenario, compiled, compiled_kinds, pack_rules
+    """The engine that plays ``names`` and why (the reason goes to the table's note): ``fast``
+    unless ``python`` is asked for; a scenario the engine cannot hold, or a strategy whose kind
+    it does not implement, is refused in one line."""
+    from simulator.cove.fast.packed import UnsupportedScenario, compiled, pack_rules
 
     if engine is not None and engine not in ENGINES:
         raise UserError(f"--engine {engine!r} (allowed: {', '.join(ENGINES)})")
-    if engine == "python":
-        return "python", "asked for"
-    slow = list(dict.fromkeys(rules.strategies[nm].kind for nm in names if not compiled(rules, nm)))
+    missing = list(
+        dict.fromkeys(rules.strategies[nm].kind for nm in names if not compiled(rules, nm))
+    )
+    if missing:
+        raise UserError(f"kinds {', '.join(missing)} have no player in the engine")
     try:
         pack_rules(rules)
-        unpackable = None
     except UnsupportedScenario as exc:
-        unpackable = str(exc)
-    if engine == "fast":
-        if slow:
-            raise UserError(
-                f"--engine fast: kinds {', '.join(slow)} are not compiled (compiled kinds: "
-                f"{', '.join(compiled_kinds(rules))}; use --engine python)"
-            )
-        if unpackable is not None:
-            raise UserError(f"--engine fast: {unpackable} (allowed: --engine python)")
-        return "fast", "asked for"
-    if slow:
-        return "python", f"kinds {', '.join(slow)} are not compiled"
-    if unpackable is not None:
-        return "python", f"the compiled game cannot hold this scenario: {unpackable}"
-    return "fast", "every kind at the table is compiled"
+        raise UserError(f"the engine cannot hold this scenario: {exc}") from None
+    if engine == "python":
+        return "python", "asked for: the compiled source run with the JIT off"
+    return "fast", "compiled"
 
 
 def compiled_engine():
@@ -176,16 +155,6 @@ def compiled_engine():
 
 class IllegalStateError(UserError):
     """``--check``: a game reached an illegal state (one line: game, month, phase, invariant)."""
-
-
-def illegal_state_message(game: int, rotation: int | None, exc: BaseException) -> str:
-    """The one line of ``cove play --check`` for the illegal state ``exc`` of game ``game``."""
-    where = f"game {game}" + (f" (rotation {rotation})" if rotation is not None else "")
-    if isinstance(exc, IllegalState):
-        what = f"month {exc.month}, phase {exc.phase}: {'; '.join(exc.errors)}"
-    else:  # an illegal action: the message names the seat and the decision
-        what = str(exc).splitlines()[0]
-    return f"illegal state in {where}: {what} (invariant checker, --check)"
 
 
 #: the cards table: one row per Tavern card a seat drew; unique key (game, rotation, seat, draw)
@@ -257,41 +226,6 @@ def resolve_strategies(
     return names
 
 
-def play_one(
-    rules,
-    names: Sequence[str],
-    deal: Block,
-    *,
-    check: bool = False,
-    trace: list | None = None,
-    record_dice: bool = False,
-    odds_cache: dict | None = None,
-    factory: PlayerFactory | None = None,
-    tables: ScenarioTables | None = None,
-) -> tuple[Game, Any]:
-    """Play one game: ``names[i]`` sits at seat ``i``; the engine draws from the deal's ``dice``
-    stream and seat ``i``'s player from its ``players`` sub-stream ``i`` (a deal is one block of
-    the runner's seed tree, so every seat rotation of a deal replays the same dice and streams).
-
-    ``odds_cache`` (optional) is shared by the players' exact-odds memo across games;
-    ``factory`` and ``tables`` (optional, built from ``rules``) are shared by the games of a chunk.
-    """
-    seat_rngs = [deal.rng("players", i) for i in range(len(names))]
-    if factory is None:
-        players = [make_player(rules, nm, seat_rngs[i], odds_cache) for i, nm in enumerate(names)]
-    else:
-        players = [factory(nm, seat_rngs[i]) for i, nm in enumerate(names)]
-    game = Game(
-        rules,
-        players,
-        GameDice(deal.rng("dice"), record=record_dice),
-        trace=trace,
-        check_invariants=check,
-        tables=tables,
-    )
-    return game, game.play()
-
-
 def _chunk(
     chunk: Chunk,
     rules,
@@ -300,88 +234,12 @@ def _chunk(
     check: bool,
     n_games: int | None = None,
     cards: bool = False,
-    engine: str = "python",
 ):
-    if engine == "fast":
-        from simulator.cove.fast.engine import fast_chunk
+    """One chunk of deals played by the engine (:func:`simulator.cove.fast.engine.fast_chunk`):
+    the seats and battles tables, and with ``cards`` the card record."""
+    from simulator.cove.fast.engine import fast_chunk
 
-        return fast_chunk(chunk, rules, names, rotate, check, n_games, cards)
-    n = len(names)
-    rotations = range(n) if rotate else range(1)
-    seat_rows: list[tuple] = []
-    battle_rows: list[tuple] = []
-    card_rows: list[tuple] = []
-    # exact duel odds (pure functions of public ship states and the rules), strategy parameters
-    # and the unshuffled decks: built once per chunk, shared by its games
-    factory = PlayerFactory(rules, {})
-    tables = ScenarioTables(rules)
-    for deal in chunk.blocks():  # one deal per block
-        gid = deal.start
-        for r in rotations:
-            if rotate and n_games is not None and gid * n + r >= n_games:
-                break  # -n counts games: the last deal may be played in fewer rotations
-            seated = [names[(s + r) % n] for s in range(n)]
-            try:
-                _game, res = play_one(
-                    rules, seated, deal, check=check, factory=factory, tables=tables
-                )
-            except (IllegalState, IllegalAction) as exc:
-                if not check:
-                    raise
-                msg = illegal_state_message(gid, r if rotate else None, exc)
-                raise IllegalStateError(msg) from None
-            for sr in res.seats:
-                seat_rows.append(
-                    (
-                        gid,
-                        r,
-                        sr.seat,
-                        seated[sr.seat],
-                        sr.fame,
-                        *(sr.fame_src[k] for k in FAME_SOURCES),
-                        sr.gold,
-                        sr.chests,
-                        sr.battles,
-                        sr.routed,
-                        sr.fled,
-                        sr.mutinies,
-                        sr.pirates_fought,
-                        sr.pirates_sunk,
-                        sr.win,
-                        res.tie,
-                        res.duel,
-                    )
-                )
-            if cards:
-                card_rows.extend((gid, r, seated[c[0]], *c) for c in res.cards)
-            for b in res.battles:
-                battle_rows.append(
-                    (
-                        gid,
-                        r,
-                        b["battle"],
-                        b["month"],
-                        b["island"],
-                        b["pirate"],
-                        b["ships"],
-                        b["seats"],
-                        b["outcome"],
-                        b["player_ships_routed"],
-                        b["player_ships_fled"],
-                        b["exchanges"],
-                        b["battle_npcs"],
-                        b["routed_by_players"],
-                        b["player_ships_routed_in_battle"],
-                    )
-                )
-    # DataFrames: compact between workers and stored as Parquet by run checkpoints (--out DIR)
-    out = (
-        pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
-        pd.DataFrame(battle_rows, columns=BATTLE_COLUMNS),
-    )
-    if cards:
-        out += (pd.DataFrame(card_rows, columns=CARD_TABLE_COLUMNS),)
-    return out
+    return fast_chunk(chunk, rules, names, rotate, check, n_games, cards)
 
 
 def summarise(
@@ -464,9 +322,9 @@ def play_games(
         max_games: with ``rotate_seats``, stop after this many games in all (the last deal is
             then played in fewer rotations); :func:`play` uses it so that ``-n`` counts games.
         chunk_size: deals per chunk (``None``: the runner's choice); never changes a number.
-        engine: ``"python"`` (the readable engine), ``"fast"`` (compiled, die for die the same
-            games: :mod:`simulator.cove.fast`) or ``None`` (:func:`choose_engine`); the summary's
-            ``engine`` says which played and ``engine_note`` why.
+        engine: ``"fast"`` (compiled; ``None`` too) or ``"python"`` (the same source with the
+            JIT off: the same games); the summary's ``engine`` says which played and
+            ``engine_note`` why.
 
     Returns:
         ``(seats_df, battles_df, summary)`` as described in the module docstring.
@@ -522,7 +380,6 @@ def _run_games(
         check=check_invariants,
         n_games=max_games,
         cards=cards,
-        engine=engine,
     )
     manifest = {
         "scenario": scenario.provenance(),
@@ -543,6 +400,7 @@ def _run_games(
         desc="games",
         manifest=manifest,
         compiled=compiled_engine() if engine == "fast" else None,
+        readable=engine == "python",
         consume=consume,
     )
     return run, engine, engine_note
@@ -603,7 +461,7 @@ def play_games_tables(
         provenance=scenario.provenance(),
         block_size=BLOCK_SIZE,
         wall_time_s=run.wall_time_s,
-        battle_engine=GAME_BATTLE_ENGINE if engine == "python" else FAST_BATTLE_ENGINE,
+        battle_engine=BATTLE_ENGINES[engine],
         invariants_checked=bool(check_invariants),
         engine=engine,
         engine_note=engine_note,
@@ -923,7 +781,7 @@ def _play_chunks(
         provenance=prov,
         block_size=BLOCK_SIZE,
         wall_time_s=run.wall_time_s,
-        battle_engine=GAME_BATTLE_ENGINE if engine_used == "python" else FAST_BATTLE_ENGINE,
+        battle_engine=BATTLE_ENGINES[engine_used],
         invariants_checked=bool(check),
         engine=engine_used,
         engine_note=engine_note,

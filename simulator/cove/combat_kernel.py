@@ -504,6 +504,8 @@ def _battle(
                             last_sec = dmg + 1
                     nd = prm[P_NPC_DICE]
                     p = dp
+                    if p + nd > L:  # the roll-offs of this exchange took what the bound left
+                        return -1
                     hits = 0
                     nv = 0
                     if prm[P_MISFIRE]:
@@ -644,6 +646,8 @@ def _battle(
                     val[CREW, pos[a, CREW]], val[CANNONS, pos[a, CANNONS]], php[a] > 0,
                     ship[a, C_PFIXED], ship[a, C_PBONES] != 0, flags[G_GRAPPLE] != 0,
                 )  # fmt: skip
+                if dp + nd > L:  # the roll-offs of this exchange took what the bound left
+                    return -1
                 hits = _count_hits(dice, dp, nd, thr)
                 dp += nd
                 fallen = 0

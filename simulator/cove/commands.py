@@ -34,7 +34,6 @@ from simulator.cove.combat_kernel import COMPILED_ENGINE
 from simulator.cove.combat_policies import HeuristicCardPolicy, policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, exact_duel
 from simulator.cove.duel_cards import CARD_POLICIES, COMBAT_CARDS
-from simulator.cove.game import EVENT_CARDS
 from simulator.cove.game_commands import card_value_command, play_command
 from simulator.cove.lethality import (
     MAX_CHESTS,
@@ -46,6 +45,7 @@ from simulator.cove.lethality import (
     read_builds,
 )
 from simulator.cove.rules import SECTIONS, CoveRules
+from simulator.cove.tables import EVENT_CARDS
 from simulator.output import emit, ensure_writable_dir, write_table
 from simulator.runner import run_chunks
 from simulator.stats import Z95, wilson_interval

@@ -119,11 +119,9 @@ def long_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     "--engine",
     type=click.Choice(ENGINES),
     default=None,
-    help="fast: the compiled game (simulator/cove/fast: every kind but rollout - the "
-    "expected-value players, the *-v1 baselines and random - die for die the same games as the "
-    "readable engine); python: the readable reference engine. "
-    "Default: fast when every seat's kind is compiled, else python (the table's note and the "
-    "JSON's engine say which played).",
+    help="fast: the compiled game (simulator/cove/fast); python: the same source run by Python "
+    "with numba's JIT off (the readable reference: die for die the same games, tens of times "
+    "slower). Default: fast (the table's note and the JSON's engine say which played).",
 )
 @format_option
 @simulation_options

@@ -1,32 +1,35 @@
-"""Golden playthroughs: whole games recorded as dice and decisions, replayed exactly.
+"""Golden playthroughs: whole games recorded as decisions and final states, played again exactly.
 
-A golden file ``tests/data/cove_golden_<name>.json`` holds the case (players, strategies, the
-seed that produced it -- for regeneration only), every d6 face and shuffle permutation the engine
-drew, every decision every player made (``[seat, kind, choice]``, battle decisions included) and
-the final state. :func:`replay` plays the game again from the dice and decisions alone (no
-generator, no player code) and returns the final state, which must be identical.
+A golden file ``tests/data/cove_golden_<name>.json`` holds the case (scenario, strategies, the
+seed of its deal), every decision every player made (``[seat, kind, choice]``, battle decisions
+included) and the final state (every seat's fame by source, gold, chests, ring, hand, parrot,
+Artisans and counters; the bank; the Tavern deck in order and its discard pile; the black ships;
+the battle log; the winners). The engine, seeded as the recording was, must take every recorded
+decision and end in the recorded state (``tests/test_cove_game.py``). The files recorded before
+the engine was one (issue 28) also hold the dice faces and shuffles the readable engine drew
+(``faces``, ``perms``); the engine draws them from the same streams, so the decisions and the
+final state pin them.
 
-Regenerate (and review the diff) with::
+Regenerate (and review the diff; a changed file is a changed game, named in the CHANGELOG) with::
 
-    python -m simulator.cove.game --regenerate-goldens
+    python -m simulator.cove.golden --regenerate
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
 
 from scenarios.loader import load_scenario
-from simulator.cove.dice import ReplayDice
-from simulator.cove.game import Game
-from simulator.cove.players import ReplayCursor, ReplayPlayer, make_player
-from simulator.cove.rules import CoveRules
+from simulator.cove.rules import SECTIONS, CoveRules
+from simulator.cove.tables import FAME_SOURCES
 from simulator.runner import Block
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
 
-#: name -> (scenario file or None, strategies by seat, seed used to generate it)
+#: name -> (scenario file or None, strategies by seat, seed of the deal)
 CASES: dict[str, tuple[str | None, tuple[str, ...], int]] = {
     # the issue-13 baselines (*-v1): these four replay the decisions recorded before the improved
     # players existed, which proves the baselines play exactly as the old code did
@@ -48,88 +51,141 @@ CASES: dict[str, tuple[str | None, tuple[str, ...], int]] = {
 }
 
 
-def final_state(game: Game, result) -> dict[str, Any]:
-    """Everything that identifies how a game ended."""
-    return {
-        "seats": [
-            {
-                "fame": s.fame,
-                "fame_src": s.fame_src,
-                "gold": s.gold,
-                "chests": s.chests,
-                "ring": list(s.ring),
-                "hand": sorted(s.hand),
-                "parrot": s.parrot,
-                "artisans": {str(k): v for k, v in sorted(s.artisans.items())},
-                "battles": s.battles,
-                "routed": s.routed,
-                "fled": s.fled,
-                "pirates_sunk": s.pirates_sunk,
-            }
-            for s in game.seats
-        ],
-        "bank": [game.bank_gold, game.bank_chests],
-        "tavern_deck": list(game.tavern_deck),
-        "tavern_discard": sorted(game.tavern_discard),
-        "black_ships": [list(b) for b in game.black_ships],
-        "battles": [dict(b) for b in result.battles],
-        "winners": list(result.winners),
-        "tie": result.tie,
-        "duel": result.duel,
-    }
-
-
-def _rules(scenario: str | None):
+def rules_of(scenario: str | None) -> CoveRules:
     root = Path(__file__).resolve().parents[2]
     return load_scenario(None if scenario is None else root / scenario, CoveRules).rules
 
 
-def record(name: str) -> dict[str, Any]:
-    """Play case ``name`` from its seed, recording dice and decisions."""
-    from simulator.cove.dice import GameDice
+def play_case(scenario: str | None, names: tuple[str, ...], seed: int) -> dict[str, Any]:
+    """Deal 0 of a run with root ``seed`` played by the engine (invariants checked after every
+    phase): the decisions and the final state."""
+    from simulator.cove.fast.engine import FastGames
 
-    scenario, names, seed = CASES[name]
-    rules = _rules(scenario)
-    deal = Block(index=0, start=0, size=1, entropy=seed)  # deal 0 of a run with this seed
-    players = [make_player(rules, nm, deal.rng("players", i)) for i, nm in enumerate(names)]
-    trace: list = []
-    dice = GameDice(deal.rng("dice"), record=True)
-    game = Game(rules, players, dice, trace=trace, check_invariants=True)
-    result = game.play()
+    eng = FastGames(rules_of(scenario), names)
+    deal = Block(index=0, start=0, size=1, entropy=seed)
+    chunk = eng.play([names], [deal], trace=True, check=True)
     return {
-        "case": name,
-        "scenario": scenario,
-        "strategies": list(names),
-        "seed": seed,
-        "faces": dice.faces,
-        "perms": dice.perms,
-        "decisions": json.loads(json.dumps(trace)),
-        "final": json.loads(json.dumps(final_state(game, result))),
+        "decisions": json.loads(json.dumps(chunk.trace(0))),
+        "final": json.loads(json.dumps(final_state(eng, chunk))),
     }
 
 
-def replay(data: dict[str, Any]) -> tuple[dict[str, Any], ReplayDice, ReplayCursor]:
-    """Replay a recorded game from its dice and decisions only; returns the final state."""
-    rules = _rules(data["scenario"])
-    cursor = ReplayCursor(data["decisions"])
-    players = [ReplayPlayer(i, cursor) for i in range(len(data["strategies"]))]
-    dice = ReplayDice(data["faces"], data["perms"])
-    game = Game(rules, players, dice, check_invariants=True)
-    result = game.play()
-    return json.loads(json.dumps(final_state(game, result))), dice, cursor
+def final_state(eng, chunk) -> dict[str, Any]:
+    """Everything that identifies how the chunk's one game ended (read from the engine's state
+    buffers, which hold the last game played)."""
+    from simulator.cove.fast import game as fg
+    from simulator.cove.fast import packed as pk
+
+    n = chunk.seats.shape[1]
+    g, st, dk = chunk.last_state
+    text = eng.code_text
+    parrots = list(eng.rules.parrots)
+
+    def cards(row: int, count: int) -> list[str]:
+        return [text[int(c)] for c in dk[row, :count]]
+
+    seats = []
+    for s in range(n):
+        row = chunk.seats[0, s]
+        hand = [text[int(c)] for c in st[s, pk.S_HAND : pk.S_HAND + st[s, pk.S_HAND_N]]]
+        seats.append(
+            {
+                "fame": int(row[fg.SR_FAME]),
+                "fame_src": {k: int(row[fg.SR_FAME + 1 + i]) for i, k in enumerate(FAME_SOURCES)},
+                "gold": int(row[fg.SR_GOLD]),
+                "chests": int(row[fg.SR_CHESTS]),
+                "ring": [int(st[s, pk.S_RING + i]) for i in range(len(SECTIONS))],
+                "hand": sorted(hand),
+                "parrot": parrots[st[s, pk.S_PARROT]] if st[s, pk.S_PARROT] >= 0 else None,
+                "artisans": {
+                    str(i): int(st[s, pk.S_ART + i])
+                    for i in range(len(SECTIONS))
+                    if st[s, pk.S_ART + i] >= 0
+                },
+                "battles": int(row[fg.SR_BATTLES]),
+                "routed": int(row[fg.SR_ROUTED]),
+                "fled": int(row[fg.SR_FLED]),
+                "pirates_sunk": int(row[fg.SR_SUNK]),
+            }
+        )
+    keys = eng.tables.npc_keys
+    black = []
+    for i in range(g[pk.G_NBLACK]):
+        base = pk.G_BLACK + 3 * i
+        pirate = g[base + pk.BK_PIRATE]
+        black.append(
+            [
+                int(g[base + pk.BK_ISLAND]),
+                keys[pirate] if pirate >= 0 else None,
+                bool(g[base + pk.BK_GONE]),
+            ]
+        )
+    battles = [dict(zip(BATTLE_FIELDS, r[2:])) for r in eng.battle_rows(chunk, [0], [0])]
+    return {
+        "seats": seats,
+        "bank": [int(g[pk.G_BANK_GOLD]), int(g[pk.G_BANK_CHESTS])],
+        "tavern_deck": cards(pk.D_TAVERN, g[pk.G_TAV_N]),
+        "tavern_discard": sorted(cards(pk.D_DISCARD, g[pk.G_DISC_N])),
+        "black_ships": black,
+        "battles": battles,
+        "winners": [s for s in range(n) if chunk.win[0, s] > 0],
+        "tie": bool(chunk.games[0, fg.GR_TIE]),
+        "duel": bool(chunk.games[0, fg.GR_DUEL]),
+    }
+
+
+#: the battle log's fields as a golden file names them (the API's battles columns after the
+#: game and rotation)
+BATTLE_FIELDS = (
+    "battle",
+    "month",
+    "island",
+    "pirate",
+    "ships",
+    "seats",
+    "outcome",
+    "player_ships_routed",
+    "player_ships_fled",
+    "exchanges",
+    "battle_npcs",
+    "routed_by_players",
+    "player_ships_routed_in_battle",
+)
+
+
+def record(name: str) -> dict[str, Any]:
+    """Play case ``name`` from its seed: the golden file's content."""
+    scenario, names, seed = CASES[name]
+    played = play_case(scenario, names, seed)
+    return {"case": name, "scenario": scenario, "strategies": list(names), "seed": seed, **played}
 
 
 def path_for(name: str) -> Path:
     return DATA_DIR / f"cove_golden_{name}.json"
 
 
-def regenerate() -> list[Path]:
-    """Rewrite every golden file from its seed."""
+def regenerate(names: list[str] | None = None) -> list[Path]:
+    """Rewrite the golden files of ``names`` (default: every case) from their seeds."""
     out = []
     DATA_DIR.mkdir(parents=True, exist_ok=True)
-    for name in CASES:
-        data = record(name)
+    for name in names or CASES:
         p = path_for(name)
-        p.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+        p.write_text(json.dumps(record(name), separators=(",", ":")) + "\n", encoding="utf-8")
         out.append(p)
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m simulator.cove.golden")
+    ap.add_argument("--regenerate", action="store_true", help="rewrite the golden files")
+    ap.add_argument("cases", nargs="*", help=f"cases (default: all of {', '.join(CASES)})")
+    args = ap.parse_args(argv)
+    if not args.regenerate:
+        ap.error("nothing to do (allowed: --regenerate)")
+    for p in regenerate(args.cases or None):
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,9 +1,10 @@
 """Studies of the Pirate's Cove players: why each pirate is (not) fought, and kind vs baseline.
 
 * :func:`play_recorded` plays seeded games exactly as :func:`simulator.cove.api.play_games` does
-  (same seeds, same games: recording changes no decision) with the improved players' decision
-  records on (:data:`simulator.cove.heuristic.RECORD_COLUMNS`), and returns the seats and battles
-  tables with a decisions table.
+  (same seeds, same games, on the compiled engine: recording changes no decision) with the
+  improved players' decision records on (``FastGames.play(..., decisions=True)``, columns
+  :data:`simulator.cove.tables.RECORD_COLUMNS`), and returns the seats and battles tables with a
+  decisions table.
 * :func:`engagement_table` turns them into one row per Legendary Pirate: how often it was on the
   board and fought, how often the island was the best option, the expected values behind that,
   and the best lone and company odds the players computed (cards in hand included).
@@ -18,8 +19,8 @@ Command line (``--format table|json|csv``; JSON alone on stdout)::
     python -m simulator.cove.player_study versus -n 2000 --seed 17 --jobs 2 [--with rollout]
     python -m simulator.cove.player_study company -n 4000 --seed 19
 
-* :func:`company_error`: how far the company estimate is from battles played by the combat
-  engine with the players' own battle policies.
+* :func:`company_error`: how far the company estimate is from battles played by the game's own
+  battle (:func:`simulator.cove.fast.battle.run`) with the players' own battle policies.
 """
 
 from __future__ import annotations
@@ -35,11 +36,9 @@ import numpy as np
 import pandas as pd
 
 from scenarios.loader import Scenario, load_scenario
-from simulator.cove.api import BLOCK_SIZE, SEAT_COLUMNS, play_one, resolve_strategies
-from simulator.cove.game import FAME_SOURCES, ScenarioTables
-from simulator.cove.heuristic import RECORD_COLUMNS
-from simulator.cove.players import PlayerFactory
+from simulator.cove.api import BLOCK_SIZE, compiled_engine, resolve_strategies
 from simulator.cove.rules import CoveRules
+from simulator.cove.tables import RECORD_COLUMNS
 from simulator.runner import Block, Chunk, run_chunks
 from simulator.stats import Z95, wilson_interval
 
@@ -50,54 +49,38 @@ DECISION_COLUMNS = ("game", "rotation", "strategy", *RECORD_COLUMNS)
 BATTLE_COLUMNS = ("game", "rotation", "month", "pirate", "ships", "seats", "outcome")
 
 
-class _RecordingFactory(PlayerFactory):
-    """A player factory that switches every made player's decision records on."""
-
-    def __init__(self, rules, odds_cache=None):
-        super().__init__(rules, odds_cache)
-        self.made: list = []
-
-    def __call__(self, name, rng):
-        player = super().__call__(name, rng)
-        if hasattr(player, "record"):
-            player.record = []
-        self.made.append((name, player))
-        return player
-
-
 def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, npc_only: bool):
+    from simulator.cove.api import BATTLE_COLUMNS as GAME_BATTLE_COLUMNS
+    from simulator.cove.fast.engine import engine_for
+
     n = len(names)
-    seat_rows, battle_rows, decision_rows = [], [], []
-    factory = _RecordingFactory(rules, {})
-    tables = ScenarioTables(rules)
+    eng = engine_for(rules, tuple(dict.fromkeys(names)))
+    gids, rots, seated, deals = [], [], [], []
     for deal in chunk.blocks():  # one deal per block, as in cove play
-        gid = deal.start
         for r in range(n) if rotate else range(1):
-            seated = [names[(s + r) % n] for s in range(n)]
-            factory.made = []
-            _game, res = play_one(rules, seated, deal, factory=factory, tables=tables)
-            for sr in res.seats:
-                seat_rows.append(
-                    (gid, r, sr.seat, seated[sr.seat], sr.fame)
-                    + tuple(sr.fame_src[k] for k in FAME_SOURCES)
-                    + (sr.gold, sr.chests, sr.battles, sr.routed, sr.fled, sr.mutinies)
-                    + (sr.pirates_fought, sr.pirates_sunk, sr.win, res.tie, res.duel)
-                )
-            for b in res.battles:
-                battle_rows.append(
-                    (gid, r, b["month"], b["pirate"], b["ships"], b["seats"], b["outcome"])
-                )
-            for name, player in factory.made:
-                for row in getattr(player, "record", None) or ():
-                    if npc_only and row[2] == "navigate" and not row[6] and not row[5]:
-                        continue  # islands without a non-player ship, not chosen
-                    decision_rows.append((gid, r, name, *row))
+            gids.append(deal.start)
+            rots.append(r)
+            seated.append([names[(s + r) % n] for s in range(n)])
+            deals.append(deal)
+    res = eng.play(seated, deals, decisions=True)
+    keep = [GAME_BATTLE_COLUMNS.index(c) for c in BATTLE_COLUMNS]
+    battle_rows = [tuple(row[k] for k in keep) for row in eng.battle_rows(res, gids, rots)]
+    decision_rows = []
+    # game by game, each seat's rows in the order it decided (the engine writes them as the
+    # decisions happen: a stable sort by game and seat)
+    rows = eng.decision_rows(res, gids, rots, seated)
+    order = {key: i for i, key in enumerate(dict.fromkeys((r[0], r[1]) for r in rows))}
+    for row in sorted(rows, key=lambda r: (order[(r[0], r[1])], r[4])):
+        rec = row[3:]
+        if npc_only and rec[2] == "navigate" and not rec[6] and not rec[5]:
+            continue  # islands without a non-player ship, not chosen
+        decision_rows.append(row)
     decisions = pd.DataFrame(decision_rows, columns=list(DECISION_COLUMNS))
     # an island index (navigate) or "stand" / "flee" (battle): one type, text, so the column is
     # storable as Parquet (the chunk checkpoints, and --resume works)
     decisions["option"] = decisions["option"].astype(str)
     return (
-        pd.DataFrame(seat_rows, columns=SEAT_COLUMNS),
+        eng.seat_frame(res, gids, rots, seated),
         pd.DataFrame(battle_rows, columns=list(BATTLE_COLUMNS)),
         decisions,
     )
@@ -136,6 +119,7 @@ def play_recorded(
         n_jobs=n_jobs,
         quiet=quiet,
         desc="games",
+        compiled=compiled_engine(),
     )
     seats = pd.concat([r[0] for r in run.results], ignore_index=True)
     battles = pd.concat([r[1] for r in run.results], ignore_index=True)
@@ -326,50 +310,74 @@ def company_error(
     strategy: str = "balanced",
     islands: Sequence[str] = ("treasure_island", "hull"),
 ) -> pd.DataFrame:
-    """The company estimate (everyone standing, no cards) against the scalar combat engine with
-    the players' own battle policies (flee or stand by expected value, ``_stake`` 3), ``n``
-    battles per situation of :data:`COMPANY_SITUATIONS` and island: P(the pirate sinks while we
-    are still there), with its Wilson interval."""
-    from simulator.cove.battle import BattleShip, resolve_battle
-    from simulator.cove.observation import ShipView
-    from simulator.cove.odds import company_key, company_odds
-    from simulator.cove.players import make_player
+    """The company estimate (everyone standing, no cards: the compiled players' own,
+    :func:`simulator.cove.fast.company.company_odds`) against the game's own battle
+    (:func:`simulator.cove.fast.battle.run`) with the players' battle policies (``strategy`` at
+    every ship: flee or stand by expected value, ``_stake`` 3), ``n`` battles per situation of
+    :data:`COMPANY_SITUATIONS` and island: P(the pirate sinks while we are still there), with
+    its Wilson interval. The battles' dice come from the runner's ``dice`` stream of block 0 of
+    ``seed``, ship ``i``'s player from its ``players`` stream ``i`` (one run per situation and
+    island, from the same streams)."""
+    from simulator.cove.fast import battle
+    from simulator.cove.fast import core as fast_core
+    from simulator.cove.fast.company import company_odds
+    from simulator.cove.fast.engine import FastGames
+    from simulator.cove.fast.packed import G_N, NS_SHARED, NS_SUNK, PP_STAKE, player_row
+    from simulator.cove.fast.rng import state_of
 
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario, CoveRules)
     rules = scenario.rules
-
-    def sv(ring):
-        return ShipView(0, tuple(ring), (0, 0, 0, 0), 0, 0, 0, 0, 0, None, 0, (), 0)
-
-    rng = Block(0, 0, 1, int(seed)).rng("dice")  # one in-process stream of the runner's tree
+    eng = FastGames(rules, [strategy])
+    tab = eng.tables.arrays()
+    ct, cmemo = eng.oc[6], eng.oc[7]
+    row = player_row(rules, strategy)
+    row[PP_STAKE] = 3.0
+    deal = Block(0, 0, 1, int(seed))
     rows = []
     for npc, mine, others in COMPANY_SITUATIONS:
-        est = company_odds(rules, company_key(sv(mine), [sv(r) for r in others], npc))
+        m = 1 + len(others)
+        rings = np.array([mine, *others], np.int64)
+        ships = np.zeros((m, 7), np.int64)
+        ships[:, :4] = rings
+        ships[:, 4] = -1  # no parrot
+        npc_row = eng.tables.npc_keys.index(npc)
+        est = company_odds(ct, cmemo, npc_row, ships, m)[0]
         for island in islands:
             if npc == "royal_navy" and island == "treasure_island":
                 continue
-            ships = [BattleShip(i, list(r)) for i, r in enumerate([mine, *others])]
-            policies = []
-            for _ship in ships:
-                p = make_player(rules, strategy, rng.spawn(1)[0])
-                p._stake = 3.0
-                policies.append(p)
+            gs, _sc, bt = eng._buffers(m, False, False)
+            g, rs, pp, dice, dctx = gs[0], gs[6], gs[7], gs[8], gs[9]
+            g[:] = 0
+            g[G_N] = m
+            rs[0] = state_of(deal.rng("dice"))
+            for i in range(m):
+                rs[1 + i] = state_of(deal.rng("players", i))
+                pp[i] = row
+            dctx[:] = 0
+            dctx[fast_core.DX_P] = dice.shape[0]  # empty: the first die draws a block
+            dctx[fast_core.DX_REFILL] = 1
+            no_art = np.full(4, -1, np.int64)
             hits = 0
             for _ in range(n):
-                r = resolve_battle(rules, ships, npc, policies, rng, island=island)
-                hits += r.npc_sunk and 0 in r.npc_fame_shared_by
+                battle.reset(bt, m, 1, int(island == "treasure_island"), -1)
+                for i in range(m):
+                    battle.set_ship(tab, bt, i, i, rings[i], no_art, -1, False, 0, 0)
+                battle.set_npc(tab, bt, 0, npc_row)
+                battle.run(tab, gs, eng.oc, bt)
+                nst = bt[12]
+                hits += int(nst[0, NS_SUNK] != 0 and nst[0, NS_SHARED] & 1)
             lo, hi = wilson_interval(hits, n)
             rows.append(
                 {
                     "pirate": npc,
-                    "ships": 1 + len(others),
+                    "ships": m,
                     "island": island,
-                    "estimate": est.p_sink,
+                    "estimate": est,
                     "engine": hits / n,
                     "ci95_low": lo,
                     "ci95_high": hi,
-                    "error": est.p_sink - hits / n,
+                    "error": est - hits / n,
                     "n": n,
                 }
             )

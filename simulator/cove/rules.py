@@ -318,8 +318,8 @@ class Decisions:
     # Flint's owner keeps every chest at the cargo check (unlimited capacity).
 
 
-#: root kinds of player implemented by simulator.cove.players (every [kinds.*] extends one of
-#: them); the improved kinds extend "heuristic", the issue-13 baselines "heuristic-v1"
+#: root kinds of player implemented by the engine (simulator.cove.fast; every [kinds.*] extends
+#: one of them); the improved kinds extend "heuristic", the issue-13 baselines "heuristic-v1"
 PLAYER_ROOT_KINDS = ("heuristic", "heuristic-v1", "random")
 
 #: a strategy is the shared schema's declaration (kind + parameter values), see

@@ -1,4 +1,5 @@
-"""Python API of the Les Pirates engine (what the CLI, reports and comparisons call).
+"""Python API of Les Pirates (what the CLI, reports and comparisons call): the game protocol of
+:mod:`simulator.protocol`.
 
 Example::
 
@@ -7,41 +8,28 @@ Example::
     result = play(scenario, ["runner", "hunter"], n=2000, seed=1, jobs=2)
     result.seats, result.summary
 
-``play(scenario, strategies, *, n, players=None, seed=None, jobs=1, rotate_seats=False,
-quiet=True, check=False, engine="fast", chunk_size=None) -> PlayResult`` (the game protocol of
-:mod:`simulator.protocol`).
-
-* ``engine``: ``"fast"`` (numba, :mod:`.fast.game`) or ``"python"`` (the reference, :mod:`.game`);
-  both play by the same rules but draw dice from different streams, so a seed replays a run
-  for one engine. ``check=True`` runs the invariant checker after every change; the first
-  illegal state stops the run with :class:`InvariantBroken` (a ``UserError``: one line naming
-  the game, its seed, the turn and the invariant of :data:`simulator.hunt.game.INVARIANTS`).
-
-* ``strategies``: one spec per seat (``"runner"``, ``"hunter:sink=20"``...) or a single spec for
-  every seat; names are the scenario's ``[strategies.*]``, values are checked against the
-  declared ranges of their kind (:func:`simulator.hunt.players.make_player`); ``players``
-  defaults to ``len(strategies)`` (or the scenario's default when one spec is given).
-* ``rotate_seats``: game ``g`` gives seat ``k`` the spec ``strategies[(k + g) % players]``, so
-  every strategy sits in every seat equally often.
-* ``result.seats`` is tidy, one row per game and seat: ``game, rotation, seat`` (from 1),
-  ``strategy, outcome, score, ports, winner`` (the winning seat, 0 for none), ``end, stalemate,
-  draw, turns, sinkings`` (ships sunk in the game by boarding or
-  explosion), ``ships_sunk`` (by this seat), ``ships_lost`` (by this seat, any cause),
-  ``boardings, explosions, exploded, cyclone_losses, rerolls, loads, wrecks, max_fleet``, plus
-  the scenario provenance and the seed.
-* ``result.summary``: ``n_games``, ``players``, ``seats`` (per seat ``wins``, ``win_rate``,
-  ``ci95`` Wilson, ``fair_share`` = 1/players), ``strategies`` (same per strategy, over the seats
-  it played), ``first_player`` (seat 1 against 1/players), ``stalemate_rate`` (+ ``ci95``),
-  ``draw_rate``, ``turns`` {mean, p50, p90}, ``sinkings_per_game``, ``seed``, ``provenance``.
+* ``engine``: ``"fast"`` (the engine compiled by numba) or ``"python"`` (the same source run by
+  Python with numba's JIT off, :mod:`simulator.engine_mode`): the same games, only slower.
+  ``check=True`` runs the invariant checker after every change; the first illegal state stops
+  the run with :class:`InvariantBroken` (one line: the game, its seed, the turn, the invariant).
+* ``strategies``: one spec per seat (``"runner"``, ``"hunter:sink=20"``...) or one for every
+  seat (:func:`simulator.hunt.players.make_player`); ``players`` defaults to their number (or
+  the scenario's default for one spec). ``rotate_seats``: game ``g`` gives seat ``k`` the spec
+  ``strategies[(k + g) % players]``.
+* ``result.seats``: one row per game and seat (:func:`_chunk`; ``docs/outputs.md``), plus the
+  scenario provenance and the seed; ``result.summary``: win rates with Wilson intervals per
+  seat and strategy, the first player's, stalemate and draw rates, turns, sinkings, the seed.
 
 Runs go through :func:`simulator.runner.run_chunks` with blocks of :data:`BLOCK_SIZE` games:
-the games of a block draw from the block's named streams (``dice``; ``players`` for the readable
-engine's tie-breaks), so the same seed gives the same games for any ``jobs`` and chunk size.
+the games of a block draw their seeds from the block's ``dice`` stream, so the same seed gives
+the same games for any ``jobs`` and chunk size, on either engine.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -49,18 +37,14 @@ import pandas as pd
 
 from scenarios.loader import Scenario
 from scenarios.strategies import KindDecl, StrategyDecl
+from simulator import engine_mode
 from simulator.compiled import CompiledEngine
 from simulator.errors import UserError
-from simulator.hunt.game import (
-    END_DRAW,
-    END_STALEMATE,
-    INVARIANTS,
-    IllegalState,
-    initial_state,
-    play_game,
-)
-from simulator.hunt.moves import build_tables
-from simulator.hunt.players import make_player, needs_plan, strategy_names
+from simulator.hunt import game
+from simulator.hunt.game import END_CODES, INVARIANTS, initial_position
+from simulator.hunt.moves import HASH_SIZE
+from simulator.hunt.packed import build_tables
+from simulator.hunt.players import make_player, needs_plan
 from simulator.hunt.variants import load_hunt
 from simulator.protocol import (
     SCHEMA_VERSION,
@@ -73,13 +57,14 @@ from simulator.runner import Chunk, RunError, run_chunks
 from simulator.stats import wilson_interval
 
 GAME = "hunt"
-#: the engines of ``play(..., engine=...)``: compiled (the default) and the readable reference
-ENGINES = ("fast", "python")
-#: measured cold compile: 49 s wall (30 s CPU) on 2 busy cores
-FAST_ENGINE_COMPILE_S = 60
+#: play's engines: compiled (the default) and the same source with numba's JIT off
+ENGINES = engine_mode.ENGINES
+#: measured cold compile: 20-25 s wall (22 s CPU) on 2 busy cores (43 s CPU without the numba
+#: patches of simulator/compiled.py)
+FAST_ENGINE_COMPILE_S = 45
 
-#: games per block of random streams (part of the seed tree: a block's games draw their dice,
-#: and the players their tie-breaks, from the block's "dice" and "players" streams in order)
+#: games per block of random streams (part of the seed tree: a block's games draw their seeds
+#: from the block's "dice" stream in order)
 BLOCK_SIZE = 100
 DEFAULT_CHUNK_SIZE = None  # chosen by the runner (whole blocks); the numbers do not depend on it
 
@@ -88,9 +73,9 @@ class InvariantBroken(UserError):
     """``--check``: a game reached a state the rules forbid (one line: game, turn, invariant)."""
 
 
-def _broken(chunk: Chunk, game: int, turn: int, what: str) -> InvariantBroken:
+def _broken(chunk: Chunk, index: int, turn: int, what: str) -> InvariantBroken:
     return InvariantBroken(
-        f"--check: game {game} (seed {chunk.entropy}), turn {turn}: {what}; the engine or the "
+        f"--check: game {index} (seed {chunk.entropy}), turn {turn}: {what}; the engine or the "
         "scenario's rules let an illegal state happen"
     )
 
@@ -129,7 +114,7 @@ def resolve_strategies(
     specs = tuple(s.strip() for s in strategies)
     if not specs or any(not s for s in specs):
         raise UserError(
-            f"--strategies: empty strategy name (allowed: {', '.join(strategy_names(rules))})"
+            f"--strategies: empty strategy name (allowed: {', '.join(rules.strategies)})"
         )
     for s in specs:
         make_player(rules, s)  # validates
@@ -154,15 +139,12 @@ def resolve_strategies(
 
 
 def _chunk(
-    chunk: Chunk,
-    rules,
-    players: int,
-    specs: tuple[str, ...],
-    rotate: bool,
-    check: bool = False,
-    engine: str = "fast",
+    chunk: Chunk, rules, players: int, specs: tuple[str, ...], rotate: bool, check: bool = False
 ) -> pd.DataFrame:
-    """Play the chunk's games; one row per game and seat."""
+    """Play the chunk's games: the protocol's seats table (see :mod:`simulator.protocol`), one
+    row per game and seat, seats from 1; ``winner`` is the winning seat, 0 when nobody won;
+    ``score`` is 1 for the winner, 1/players to everyone in a game nobody won (stalemate or
+    draw), else 0."""
     unique = list(dict.fromkeys(specs))
     policies = [make_player(rules, s) for s in unique]
     tables = build_tables(rules, players, plan=any(needs_plan(p) for p in policies))
@@ -176,127 +158,56 @@ def _chunk(
         ],
         dtype=np.int64,
     ).reshape(chunk.size, players)
-    start = initial_state(tables, rules)
-    if engine == "fast":
-        from simulator.hunt.fast import game as fast
-        from simulator.hunt.fast.moves import HASH_SIZE
-
-        out = np.concatenate(
-            [
-                fast.run_games(
-                    tables,
-                    rules,
-                    start,
-                    policies,
-                    seat_pols[b.start - chunk.start : b.start - chunk.start + b.size],
-                    b.rng("dice"),
-                    check,
-                )
-                for b in chunk.blocks()
-            ]
+    start = initial_position(tables)
+    blocks = chunk.blocks()
+    pols = [seat_pols[b.start - chunk.start :][: b.size] for b in blocks]
+    out = np.concatenate(
+        [
+            game.run_games(tables, start, policies, p, b.rng("dice"), check)
+            for b, p in zip(blocks, pols)
+        ]
+    )
+    errors = out[:, game.O_ERROR]
+    if errors.any():
+        bad = int(np.flatnonzero(errors)[0])
+        code, turn = int(errors[bad]), int(out[bad, game.O_TURNS])
+        if code == game.ERR_BUFFERS:
+            raise RunError(
+                f"game {chunk.start + bad}, turn {turn}: a roll has more distinct outcomes "
+                f"than the engine holds ({HASH_SIZE // 2})"
+            )
+        raise _broken(
+            chunk, chunk.start + bad, turn, f"invariant {code} broken: {INVARIANTS[code - 1]}"
         )
-        errors = out[:, fast.O_ERROR]
-        if errors.any():
-            bad = int(np.flatnonzero(errors)[0])
-            code, turn = int(errors[bad]), int(out[bad, fast.O_TURNS])
-            if code == fast.ERR_BUFFERS:
-                raise RunError(
-                    f"game {chunk.start + bad}, turn {turn}: a roll has more distinct outcomes "
-                    f"than the compiled engine holds ({HASH_SIZE // 2}); use --engine python"
-                )
-            raise _broken(
-                chunk, chunk.start + bad, turn, f"invariant {code} broken: {INVARIANTS[code - 1]}"
-            )
-        rec = {
-            "winner": out[:, fast.O_WINNER],
-            "end": np.array(fast.END_CODES)[out[:, fast.O_END]],
-            "turns": out[:, fast.O_TURNS],
-            "boardings": out[:, fast.O_BOARDINGS],
-            "explosions": out[:, fast.O_EXPLOSIONS],
-            "exploded": out[:, fast.O_EXPLODED],
-            "cyclone_losses": out[:, fast.O_CYCLONE],
-            "rerolls": out[:, fast.O_REROLLS],
-            "loads": out[:, fast.O_LOADS],
-            "wrecks": out[:, fast.O_WRECKS],
-            "max_fleet": out[:, fast.O_MAXFLEET],
-        }
-        sunk_by = out[:, fast.O_FIXED : fast.O_FIXED + players]
-        lost = out[:, fast.O_FIXED + players : fast.O_FIXED + 2 * players]
-    elif engine == "python":
-        games = []
-        for b in chunk.blocks():
-            dice_rng, pol_rng = b.rng("dice"), b.rng("players")
-            for g in b.trials:
-                seated = [policies[j] for j in seat_pols[g - chunk.start]]
-                try:
-                    games.append(
-                        play_game(
-                            tables, rules, seated, dice_rng, pol_rng, check=check, start=start
-                        )
-                    )
-                except IllegalState as exc:
-                    raise _broken(chunk, g, exc.turn, str(exc)) from None
-        rec = {
-            key: np.array([getattr(g, key) for g in games])
-            for key in (
-                "winner",
-                "end",
-                "turns",
-                "boardings",
-                "explosions",
-                "exploded",
-                "cyclone_losses",
-                "rerolls",
-                "loads",
-                "wrecks",
-                "max_fleet",
-            )
-        }
-        sunk_by = np.array([g.sunk_by for g in games], dtype=np.int64).reshape(chunk.size, players)
-        lost = np.array([g.lost for g in games], dtype=np.int64).reshape(chunk.size, players)
-    else:
-        raise UserError(f"engine {engine!r} (allowed: fast, python)")
+    rec = {key: out[:, col] for col, key in enumerate(game.RECORD)}
+    rec["end"] = np.array(END_CODES)[rec["end"]]
+    sunk_by = out[:, game.O_FIXED : game.O_FIXED + players]
+    lost = out[:, game.O_FIXED + players : game.O_FIXED + 2 * players]
     n = chunk.size
-    port_labels = np.array(
-        ["+".join(str(tables.board.port_numbers[p]) for p in ports) for ports in tables.seat_ports]
-    )
     seat = np.tile(np.arange(players), n)
-    game = np.repeat(np.arange(chunk.start, chunk.start + n), players)
-    per_game = {k: np.repeat(np.asarray(v), players) for k, v in rec.items()}
-    sinkings = np.repeat(sunk_by.sum(axis=1), players)
-    df = pd.DataFrame(
-        {
-            "game_id": game,
-            "seat": seat,
-            "strategy": np.array(unique, dtype=object)[seat_pols.reshape(-1)]
-            if n
-            else np.array([], dtype=object),
-            "ports": port_labels[seat],
-            "won": per_game["winner"] == seat,
-            "winner": per_game["winner"],
-            "end": per_game["end"],
-            "stalemate": per_game["end"] == END_STALEMATE,
-            "draw": per_game["end"] == END_DRAW,
-            "turns": per_game["turns"],
-            "sinkings": sinkings,
-            "ships_sunk": sunk_by.reshape(-1),
-            "ships_lost": lost.reshape(-1),
-            **{
-                k: per_game[k]
-                for k in (
-                    "boardings",
-                    "explosions",
-                    "exploded",
-                    "cyclone_losses",
-                    "rerolls",
-                    "loads",
-                    "wrecks",
-                    "max_fleet",
-                )
-            },
-        }
-    )
-    return df
+    game_id = np.repeat(np.arange(chunk.start, chunk.start + n), players)
+    per_game = {k: np.repeat(v, players) for k, v in rec.items()}
+    winner = per_game["winner"]
+    score = np.where(winner < 0, 1.0 / players, (winner == seat).astype(float))
+    ports = ["+".join(str(tables.board.port_numbers[p]) for p in ps) for ps in tables.seat_ports]
+    columns = {
+        "game": game_id,
+        "rotation": game_id % players if rotate else np.zeros_like(game_id),
+        "seat": seat + 1,
+        "strategy": np.array(unique, dtype=object)[seat_pols.reshape(-1)],
+        "outcome": outcomes_from_scores(score),
+        "score": score,
+        "ports": np.array(ports)[seat],
+        "winner": np.where(winner < 0, 0, winner + 1),
+        "end": per_game["end"],
+        "stalemate": per_game["end"] == "stalemate",
+        "draw": per_game["end"] == "draw",
+        "turns": per_game["turns"],
+        "sinkings": np.repeat(sunk_by.sum(axis=1), players),
+        "ships_sunk": sunk_by.reshape(-1),
+        "ships_lost": lost.reshape(-1),
+    }
+    return pd.DataFrame(columns | {k: per_game[k] for k in game.RECORD[3:]})
 
 
 def _rate(k: float, n: int) -> dict:
@@ -307,37 +218,6 @@ def _rate(k: float, n: int) -> dict:
         "win_rate": (k / n) if n else float("nan"),
         "ci95": [lo, hi],
     }
-
-
-def to_seats(games: pd.DataFrame, players: int, rotate: bool) -> pd.DataFrame:
-    """The protocol's seats table (see :mod:`simulator.protocol`) from the engine's frame.
-
-    Seats are numbered from 1; ``winner`` is the winning seat's number, 0 when nobody won;
-    ``score`` is 1 for the winner, 1/players to everyone in a game nobody won (stalemate or
-    draw), else 0.
-    """
-    seat0 = games["seat"].to_numpy()
-    winner0 = games["winner"].to_numpy()
-    nobody = winner0 < 0
-    score = np.where(nobody, 1.0 / players, (winner0 == seat0).astype(float))
-    gid = games["game_id"].to_numpy()
-    out = pd.DataFrame(
-        {
-            "game": gid,
-            "rotation": gid % players if rotate else np.zeros_like(gid),
-            "seat": seat0 + 1,
-            "strategy": games["strategy"].to_numpy(),
-            "outcome": outcomes_from_scores(score),
-            "score": score,
-            "ports": games["ports"].to_numpy(),
-            "winner": np.where(nobody, 0, winner0 + 1),
-        }
-    )
-    rest = [c for c in games.columns if c not in ("game_id", "seat", "strategy", "ports", "won")]
-    rest = [c for c in rest if c != "winner"]
-    for c in rest:
-        out[c] = games[c].to_numpy()
-    return out
 
 
 def summarise(seats: pd.DataFrame, players: int) -> dict:
@@ -397,23 +277,16 @@ def summarise(seats: pd.DataFrame, players: int) -> dict:
 
 def _spec_hashes(rules, specs) -> dict[str, str]:
     """A hash per strategy spec of what it plays (the player's full weights)."""
-    import dataclasses
-    import hashlib
-    import json
-
     out = {}
     for spec in dict.fromkeys(specs):
         player = make_player(rules, spec)
-        fields = dataclasses.asdict(player) if dataclasses.is_dataclass(player) else {"spec": spec}
-        blob = json.dumps(fields, sort_keys=True, default=str)
+        blob = json.dumps({"name": player.name, **player.params}, sort_keys=True, default=str)
         out[spec] = hashlib.sha256(blob.encode()).hexdigest()[:12]
     return out
 
 
 def _compiled_engine() -> CompiledEngine:
-    from simulator.hunt.fast import game as fast_game
-
-    return CompiledEngine("Les Pirates engine", (fast_game.play_many,), FAST_ENGINE_COMPILE_S)
+    return CompiledEngine("Les Pirates engine", (game.play_many,), FAST_ENGINE_COMPILE_S)
 
 
 def play(
@@ -432,12 +305,12 @@ def play(
 ) -> PlayResult:
     """Play ``n`` seeded games (the protocol's ``play``; see :mod:`simulator.protocol`).
 
-    ``engine``: ``"fast"`` (compiled, the default) or ``"python"`` (the reference); ``check``
-    runs the invariant checker after every change (slower): an illegal state raises
-    :class:`InvariantBroken`, one line naming the game, the turn and the invariant. With
-    ``rotate_seats`` game ``g`` is played under rotation ``g mod players``.
+    ``engine``: ``"fast"`` (compiled, the default) or ``"python"`` (the same source, JIT off:
+    the same games); ``check`` runs the invariant checker after every change (slower): an
+    illegal state raises :class:`InvariantBroken`, one line naming the game, the turn and the
+    invariant. With ``rotate_seats`` game ``g`` is played under rotation ``g mod players``.
     """
-    engine = engine or "fast"
+    engine = engine_mode.check_engine(engine, ENGINES)
     if not isinstance(scenario, Scenario):
         scenario = load(scenario)
     rules = scenario.rules
@@ -445,13 +318,7 @@ def play(
         raise UserError(f"-n {n}: at least one game (allowed: 1..)")
     players, specs = resolve_strategies(rules, strategies, players)
     task = functools.partial(
-        _chunk,
-        rules=rules,
-        players=players,
-        specs=specs,
-        rotate=rotate_seats,
-        check=check,
-        engine=engine,
+        _chunk, rules=rules, players=players, specs=specs, rotate=rotate_seats, check=check
     )
     prov = {**scenario.provenance(), "strategy_hashes": _spec_hashes(rules, specs)}
     run = run_chunks(
@@ -464,9 +331,10 @@ def play(
         block_size=BLOCK_SIZE,
         desc="games",
         manifest={"scenario": prov, "strategies": list(specs), "players": players},
-        compiled=_compiled_engine() if engine == "fast" else None,
+        compiled=_compiled_engine(),
+        readable=engine == "python",
     )
-    seats = to_seats(pd.concat(run.results, ignore_index=True), players, rotate_seats)
+    seats = pd.concat(run.results, ignore_index=True)
     for key in TABLE_PROVENANCE:
         seats[key] = prov[key]
     seats["seed"] = str(run.entropy)

@@ -12,9 +12,9 @@ strait node takes the number of its first half.
 
 :func:`parse_board` checks the map (one anchor and the berths per port, the anchorages of every
 island, straits in pairs, every square reachable) and raises a one-line ``ScenarioError`` naming
-the row and column at fault. :func:`compile_board` adds the move tables used by
+the row and column at fault. :func:`compute_legs` gives the terrain part of the moves of
 :mod:`simulator.hunt.moves`: for every node and every leg length, the straight legs a ship may
-sail ignoring other ships (see :class:`Leg`), and all-pairs step distances for the players.
+sail ignoring other ships (see :class:`Leg`); :func:`bfs` the step distances for the players.
 """
 
 from __future__ import annotations
@@ -37,9 +37,6 @@ DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1), (-1, 1), (1, 1), (1, -1), (-1, -1))
 ORTHO = (0, 1, 2, 3)
 ALL_DIRS = tuple(range(8))
 
-# leg kinds
-SINGLE, SUM = 0, 1
-
 
 class Leg(NamedTuple):
     """One straight leg that the terrain allows (other ships are checked when moving).
@@ -52,8 +49,6 @@ class Leg(NamedTuple):
     dest: int
     inter: tuple[int, ...]
     carrier_ok: int
-    direction: int  # index into DIRS
-    start_cell: tuple[int, int]  # the square (strait half) the leg leaves from
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +79,6 @@ class Board:
 
     def berths_of(self, port_number: int) -> tuple[int, ...]:
         return self.berth_nodes[self.port_index(port_number)]
-
-    def node_name(self, node: int) -> str:
-        r, c = self.cells[node][0]
-        return f"{KIND_NAMES[self.kind[node]]}({r},{c})"
 
 
 def _err(problem: str) -> ScenarioError:
@@ -355,10 +346,10 @@ def compute_legs(
     """Terrain-legal straight legs: ``single[node][L]`` and ``sum_[node][L]`` lists of :class:`Leg`.
 
     * A leg that starts off the trade-wind zone is orthogonal; it may not pass over a trade-wind
-      or strait square; if it ends on one, it is a SUM leg (both dice as one move, exact count).
-    * A leg from a trade-wind square whose first step stays in the zone is a SINGLE leg along
+      or strait square; if it ends on one, it is a sum leg (both dice as one move, exact count).
+    * A leg from a trade-wind square whose first step stays in the zone is a single leg along
       trade-wind squares only, diagonal allowed (orthogonal too when ``trade_orthogonal``).
-    * A leg from a trade-wind square whose first step leaves the zone is an orthogonal SUM leg.
+    * A leg from a trade-wind square whose first step leaves the zone is an orthogonal sum leg.
     * A strait node departs from any half of itself or of a strait node next to it (switching
       strait squares is free); a leg leaving from the other strait square's halves passes over
       that square (it is the first node of ``inter``), so an opponent or a wreck there blocks
@@ -402,7 +393,7 @@ def compute_legs(
                     length = len(path) - skip
                     inter = tuple(path[:-1])
                     mask = _carrier_mask(board, carrier_rule, start, d, (r, c), km)
-                    leg = Leg(m, inter, mask, d, start)
+                    leg = Leg(m, inter, mask)
                     if in_zone:
                         if km != TRADE:
                             break

@@ -68,7 +68,8 @@ def hunt():
     type=click.Choice(["fast", "python"]),
     default="fast",
     show_default=True,
-    help="fast: compiled (numba); python: the readable reference (slow, same rules).",
+    help="fast: compiled (numba); python: the same source with numba's JIT off (readable, slow, "
+    "the same games).",
 )
 @click.option(
     "--check",
@@ -129,35 +130,22 @@ def play(
         write_table(games, out, "games", key=SEAT_KEY)
         write_text(f"{out}/summary.json", dumps(summary) + "\n")
         note(f"wrote {out}/games.csv, games.parquet, summary.json", quiet or fmt == "json")
-    rows = []
-    for s in summary["seats"]:
-        rows.append(
-            {
-                "group": "seat",
-                "name": str(s["seat"]),
-                "strategy": s["strategy"],
-                "games": s["n"],
-                "wins": s["wins"],
-                "win_rate": s["win_rate"],
-                "ci95_low": s["ci95"][0],
-                "ci95_high": s["ci95"][1],
-                "fair_share": s["fair_share"],
-            }
-        )
-    for name, s in summary["strategies"].items():
-        rows.append(
-            {
-                "group": "strategy",
-                "name": name,
-                "strategy": name,
-                "games": s["n"],
-                "wins": s["wins"],
-                "win_rate": s["win_rate"],
-                "ci95_low": s["ci95"][0],
-                "ci95_high": s["ci95"][1],
-                "fair_share": 1.0 / summary["players"],
-            }
-        )
+    groups = [("seat", str(s["seat"]), s["strategy"], s) for s in summary["seats"]]
+    groups += [("strategy", name, name, s) for name, s in summary["strategies"].items()]
+    rows = [
+        {
+            "group": group,
+            "name": name,
+            "strategy": strategy,
+            "games": s["n"],
+            "wins": s["wins"],
+            "win_rate": s["win_rate"],
+            "ci95_low": s["ci95"][0],
+            "ci95_high": s["ci95"][1],
+            "fair_share": 1.0 / summary["players"],
+        }
+        for group, name, strategy, s in groups
+    ]
     table = pd.DataFrame(rows)
     t = summary["turns"]
     title = (

@@ -19,6 +19,12 @@ from typing import ClassVar, Literal
 from scenarios.loader import FrozenMap, ScenarioError
 from scenarios.strategies import KindDecl, StrategyDecl, validate_strategies
 
+#: the most dice one roll may have (the engine's walk keeps one depth per leg, one leg per die:
+#: simulator.hunt.moves.MAX_DEPTH)
+MAX_DICE = 8
+#: root kinds a scenario's [kinds.*] may build on (played by :mod:`simulator.hunt.players`)
+IMPLEMENTED_KINDS = ("heuristic", "planner", "random")
+
 
 @dataclass(frozen=True, slots=True)
 class BoardRules:
@@ -129,6 +135,27 @@ class KingdomRules:
 
 
 @dataclass(frozen=True, slots=True)
+class OpeningRules:
+    """A first-player handicap (not a printed rule: a house rule a designer may try, and a knob of
+    ``broadside balance``; the printed game has none, ``handicap_turns = 0``)."""
+
+    handicap_turns: int = field(
+        default=0,
+        metadata={
+            "range": (0, 20),
+            "doc": "the first player's first turns rolled with handicap_dice (0: none, as printed)",
+        },
+    )
+    handicap_dice: int = field(
+        default=1,
+        metadata={
+            "range": (1, 8),
+            "doc": "dice the first player rolls on those turns (at most the dice of a roll)",
+        },
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class HuntRules:
     """A full rule set of Les Pirates (base game plus every variant switch)."""
 
@@ -162,6 +189,7 @@ class HuntRules:
     one_two: OneTwoRules = field(default_factory=OneTwoRules)
     fleet: FleetRules = field(default_factory=FleetRules)
     kingdoms: KingdomRules = field(default_factory=KingdomRules)
+    opening: OpeningRules = field(default_factory=OpeningRules)
     kinds: Mapping[str, KindDecl] = field(
         default_factory=FrozenMap,
         metadata={"doc": "kinds of player and their parameter spaces (scenarios/strategies.py)"},
@@ -177,7 +205,6 @@ class HuntRules:
     def validate(self) -> None:
         """Cross-field checks; the board map is parsed here so bad maps fail at load time."""
         from simulator.hunt.board import parse_board
-        from simulator.hunt.players import IMPLEMENTED_KINDS
 
         if not self.strategies:
             raise ScenarioError(
@@ -229,6 +256,23 @@ class HuntRules:
                 "default_mix",
                 f"{len(self.default_mix)} strategies, one per seat, but this board seats "
                 f"{', '.join(map(str, sizes))} players (allowed: one of those lengths)",
+            )
+        roll = self.dice_per_roll
+        if roll > MAX_DICE:
+            cyc = self.cyclone
+            extra = f" + cyclone.extra_dice {cyc.extra_dice}" if cyc.enabled else ""
+            raise ScenarioError(
+                None,
+                "num_dice",
+                f"{roll} dice per roll (num_dice {self.num_dice}{extra}; allowed: at most "
+                f"{MAX_DICE})",
+            )
+        if self.opening.handicap_dice > roll:
+            raise ScenarioError(
+                None,
+                "opening.handicap_dice",
+                f"{self.opening.handicap_dice} dice on a handicap turn but {roll} per roll "
+                f"(allowed: 1..{roll})",
             )
         if self.start == "fleet" and not self.fleet.enabled:
             raise ScenarioError(None, "start", "'fleet' start needs fleet.enabled = true")
@@ -307,6 +351,11 @@ class HuntRules:
         raise ScenarioError(
             None, "players", f"{num_players} players on this board (allowed: {allowed})"
         )
+
+    @property
+    def dice_per_roll(self) -> int:
+        """Dice of one roll: ``num_dice``, plus the cyclone's extra dice when it is on."""
+        return self.num_dice + (self.cyclone.extra_dice if self.cyclone.enabled else 0)
 
     @property
     def player_counts(self) -> tuple[int, ...]:

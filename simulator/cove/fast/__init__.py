@@ -6,21 +6,22 @@ constants and the functions of the other modules it calls are frozen into the ma
 edit to ``packed.py`` alone would leave ``game.py``'s cached code reading the old columns. So
 this package keeps a digest of all its compiled sources beside the cache, and when any of them
 changed since the cache was written it deletes the package's cache files (the next run compiles
-again, and says so on stderr: ``simulator.compiled``). The same holds the other way round for
-compiled code outside the package that calls the package's rules: the battle kernel
-(``combat_kernel.py``) calls ``core.py``, so its cache files (in the parent package's
+again, and says so on stderr: :func:`simulator.compiled.drop_stale_cache`). The same holds the
+other way round for compiled code outside the package that calls the package's rules: the battle
+kernel (``combat_kernel.py``) calls ``core.py``, so its cache files (in the parent package's
 ``__pycache__``) are deleted with the package's.
 """
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
+
+from simulator import compiled
 
 #: the modules whose @njit(cache=True) code is cached (every one the compiled game calls)
 COMPILED_MODULES = (
-    "packed", "rng", "core", "odds", "seedseq", "lone", "company", "players_ev",
-    "players_ev_battle", "players", "battle", "game",
+    "packed", "rng", "core", "odds", "seedseq", "lone", "company", "records", "players_ev",
+    "players_ev_battle", "players", "battle", "game", "rollout",
 )  # fmt: skip
 #: sources outside the package that shape the package's cached machine code: company.py calls
 #: the battle kernel's ``_run`` (and so freezes it into its code), and ``simulator/compiled.py``
@@ -35,52 +36,12 @@ EXTERNAL_SOURCES = (
 EXTERNAL_CALLERS = ("combat_kernel",)
 
 
-def _sources_digest(here: Path) -> str:
-    h = hashlib.sha256()
-    for name in COMPILED_MODULES:
-        h.update(name.encode())
-        h.update((here / f"{name}.py").read_bytes())
-    for path in EXTERNAL_SOURCES:
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-def _is_cache_file(f: Path, modules: tuple[str, ...] | None = None) -> bool:
-    """A numba cache file (index or data), of one of ``modules`` if given."""
-    if f.suffix not in (".nbi", ".nbc"):
-        return False
-    return modules is None or f.name.split(".", 1)[0] in modules
-
-
 def drop_stale_cache(here: Path | None = None) -> bool:
     """Delete the numba cache files of the package at ``here`` (default: this one), and those of
-    its callers in the parent package (:data:`EXTERNAL_CALLERS`, in ``here.parent /
-    "__pycache__"``), when its compiled sources changed since they were written; True when it
-    deleted (or started) it."""
+    its callers in the parent package (:data:`EXTERNAL_CALLERS`), when its compiled sources
+    changed since they were written (:func:`simulator.compiled.drop_stale_cache`)."""
     here = here or Path(__file__).resolve().parent
-    cache = here / "__pycache__"
-    stamp = cache / "numba-sources.sha256"
-    digest = _sources_digest(here)
-    try:
-        if stamp.read_text() == digest:
-            return False
-    except OSError:
-        pass
-    try:
-        cache.mkdir(exist_ok=True)
-        for f in cache.iterdir():
-            if _is_cache_file(f):
-                f.unlink(missing_ok=True)
-        callers = here.parent / "__pycache__"
-        if callers.is_dir():
-            for f in callers.iterdir():
-                if _is_cache_file(f, EXTERNAL_CALLERS):
-                    f.unlink(missing_ok=True)
-        stamp.write_text(digest)
-    except OSError:  # a read-only install: numba then caches elsewhere or not at all
-        pass
-    return True
+    return compiled.drop_stale_cache(here, COMPILED_MODULES, EXTERNAL_SOURCES, EXTERNAL_CALLERS)
 
 
 drop_stale_cache()

@@ -158,8 +158,10 @@ from simulator.cove.fast.packed import (
 TRACE_NO_TARGET = -100
 
 
-def scratch(hand_cap: int) -> tuple:
-    """The battle state ``bt`` (reused by every battle of a chunk): see the packed layout."""
+@njit(cache=True)
+def scratch(hand_cap):
+    """The battle state ``bt`` (reused by every battle of a chunk; compiled: the search player's
+    rollouts make their own, :mod:`.rollout`): see the packed layout."""
     i8 = np.int64
     S, J = MAX_SHIPS, MAX_NPCS
     return (

@@ -6,7 +6,9 @@ after the other: about 220 s on one core. :data:`WAVES` names subtrees that do n
 each other, two groups per wave, each root's callees in an earlier wave or earlier in its group:
 the battle kernel and the company estimate beside the lone solver, the non-player ships' turn,
 the set-up and the v1 island scores; the navigation beside a battle's card phase and player
-turns; the battle and one island's battles beside the island effects and the small phases. Each
+turns; the battle and one island's battles beside the island effects and the small phases; then
+the search player's navigation, which plays the rest of the month with all of those (and the
+game's navigation that calls it). Each
 group is compiled in a worker process (:func:`compile_group`) into numba's on-disk cache, and the
 final compile (the runner's tiny job, in the parent process) loads them and compiles what is
 left: the game's loop with its one-caller layers inlined (:mod:`simulator.cove.fast.game`,
@@ -31,8 +33,9 @@ from typing import Any
 #: groups compiled side by side (see the module docstring); each name is a key of :func:`roots`
 WAVES: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("kernel", "company"), ("lone", "npc_turn", "setup", "v1_navigation")),
-    (("navigate", "end_of_navigation"), ("card_phase", "player_turn")),
+    (("model_navigate", "end_of_navigation"), ("card_phase", "player_turn")),
     (("battle", "one_battle"), ("island_effects", "treasure", "plunder", "black_ships")),
+    (("rollout", "navigate"),),
 )
 
 
@@ -45,7 +48,7 @@ def roots() -> dict[str, tuple[Any, tuple | None]]:
 
     from scenarios.loader import load_scenario
     from simulator.cove import combat_kernel
-    from simulator.cove.fast import battle, game, players, players_ev
+    from simulator.cove.fast import battle, game, players, players_ev, rollout
     from simulator.cove.fast.engine import FastGames
     from simulator.cove.rules import CoveRules
 
@@ -65,6 +68,8 @@ def roots() -> dict[str, tuple[Any, tuple | None]]:
         "v1_navigation": (players.island_scores, (tab, gs_t, oc, i8, floats, ints, ints2)),
         "island_effects": (game._phase_island_effects, (tab, gs_t, oc, sc_t)),
         "npc_turn": (battle._npc_turn, (tab, gs_t, bt_t, i8)),
+        "model_navigate": (game._navigate_model, (tab, gs_t, oc, sc_t, i8)),
+        "rollout": (rollout.navigate, (tab, gs_t, oc, i8)),
         "navigate": (game._navigate, (tab, gs_t, oc, sc_t, i8)),
         "end_of_navigation": (game._end_of_navigation_events, (tab, gs_t, oc, sc_t)),
         "card_phase": (battle._card_phase, (tab, gs_t, oc, bt_t)),

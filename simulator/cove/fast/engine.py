@@ -23,6 +23,7 @@ import numpy as np
 
 from simulator.cove.fast import battle, game, players_ev
 from simulator.cove.fast.packed import (
+    BATTLE_OPTIONS,
     BL_BATTLE,
     BL_COLS,
     BL_EXCHANGES,
@@ -41,6 +42,18 @@ from simulator.cove.fast.packed import (
     CAPACITIES,
     D_ROWS,
     DECISIONS,
+    DR_CHOSEN,
+    DR_COLS,
+    DR_DECISION,
+    DR_EXPECTED,
+    DR_MONTH,
+    DR_NPC,
+    DR_OPTION,
+    DR_P_ALONE,
+    DR_P_SINK_COMPANY,
+    DR_P_SINK_LONE,
+    DR_SEAT,
+    DR_VALUE,
     E_CAPACITY,
     E_ILLEGAL,
     E_INVARIANT,
@@ -51,7 +64,11 @@ from simulator.cove.fast.packed import (
     INVARIANTS,
     NONE,
     NPC_OUTCOMES,
+    OPP_BALANCED,
     PHASES,
+    PP_IS_EV,
+    PP_IS_ROLLOUT,
+    PP_OPP_MODEL,
     RC_CODE,
     RC_COLS,
     RC_DRAW,
@@ -61,6 +78,7 @@ from simulator.cove.fast.packed import (
     RC_PHASE,
     RC_PHASE_OUT,
     RC_SEAT,
+    RECORD_DECISIONS,
     S_HAND,
     TR_COLS,
     Tables,
@@ -78,6 +96,9 @@ from simulator.runner import Block
 LOG_ROWS = 64  # battle log rows (at most 4 a month: two black ships, the Royal Navy)
 REC_ROWS = 1024  # card record rows (Tavern cards drawn in a game)
 TRACE_ROWS = 16384  # decisions of a game (die-for-die tests only)
+#: decision record rows of a game (6 a navigation and 2 a flee-or-stand choice per EV seat: a
+#: five-player game of EV seats writes about 400 to 1,500)
+DECISION_ROWS = 8192
 FATES = {FATE_PLAYED: "played", FATE_RETURNED: "returned", FATE_HELD: "held"}
 
 
@@ -91,14 +112,22 @@ class FastChunk:
     log: np.ndarray  # int64[rows, 1 + BL_COLS]: game index, then BL_*
     rec: np.ndarray  # int64[rows, 1 + RC_COLS]
     trace_rows: np.ndarray  # int64[rows, 1 + TR_COLS]
+    decisions: np.ndarray  # float64[rows, 1 + DR_COLS]: game index, then DR_* (NaN: None)
     final_rs: np.ndarray  # uint64[games, 1 + seats, R_COLS]: the streams at the end
     engine: FastGames
+    #: (g, st, dk) after the chunk's last game: its scalars, seats and decks (golden files)
+    last_state: tuple[np.ndarray, np.ndarray, np.ndarray]
 
     def trace(self, gi: int) -> list[list]:
         """Game ``gi``'s decisions as the readable engine's trace records them
         (``[seat, kind, choice]``, battle decisions included)."""
         rows = self.trace_rows[self.trace_rows[:, 0] == gi][:, 1:]
         return [self.engine.decode_decision(r) for r in rows]
+
+
+def _python(func):
+    """The Python function behind a compiled one (itself with numba's JIT off)."""
+    return getattr(func, "py_func", func)
 
 
 def deal_states(deals: Sequence[Block], n: int) -> np.ndarray:
@@ -130,7 +159,8 @@ def deal_states(deals: Sequence[Block], n: int) -> np.ndarray:
         n_words[r] = len(w)
         n_entropy[r] = ne
     states = np.zeros((len(rows), R_COLS), np.uint64)
-    stream_states(words, n_words, n_entropy, states)
+    with np.errstate(over="ignore"):  # uint64 hashing wraps by design (numpy warns, numba not)
+        stream_states(words, n_words, n_entropy, states)
     return states.reshape(len(unique), n + 1, R_COLS)[where]
 
 
@@ -154,12 +184,22 @@ class FastGames:
         self.codes = hand_codes(rules)
         self.code_text = {c: t for t, c in self.codes.items()}
         self.oc = players_ev.odds_state(rules)  # duel, lone and company memos: one per engine
+        self._check_rollout_models()
         self.deck_width = max(len(self.tables.tdeck), len(self.tables.tcard), 8) + 2
         self._scratch: dict[int, tuple] = {}
 
+    def _check_rollout_models(self) -> None:
+        """A search player that models its opponents as ``balanced`` needs that strategy."""
+        models = self.oc[9]
+        for row in self.pp_all:
+            if row[PP_IS_ROLLOUT] and row[PP_OPP_MODEL] == OPP_BALANCED and not models[0, PP_IS_EV]:
+                raise UnsupportedScenario(
+                    "rollout_opponents = 'balanced' needs a compiled 'balanced' strategy"
+                )
+
     # ---------------------------------------------------------------- state buffers
-    def _buffers(self, n: int, trace: bool, record: bool) -> tuple:
-        key = (n, trace, record)
+    def _buffers(self, n: int, trace: bool, record: bool, decisions: bool = False) -> tuple:
+        key = (n, trace, record, decisions)
         got = self._scratch.get(key)
         if got is None:
             hand = len(self.tables.tdeck) + 1
@@ -174,9 +214,12 @@ class FastGames:
                 np.zeros((n, self.pp_all.shape[1]), np.float64),
                 np.zeros(DICE_BLOCK, np.int64),
                 np.zeros(5, np.int64),
+                np.zeros((DECISION_ROWS if decisions else 1, DR_COLS), np.float64),
             )
-            sc = game.game_scratch(n, self.rules.ship_mat.num_positions, self.deck_width)
-            bt = battle.scratch(hand)
+            # numpy's arrays, as the rest of the buffers (the compiled functions are for the
+            # search player's rollouts, whose arrays the compiled code allocates and frees)
+            sc = _python(game.game_scratch)(n, self.rules.ship_mat.num_positions, self.deck_width)
+            bt = _python(battle.scratch)(hand)
             got = self._scratch[key] = (gs, sc, bt)
         return got
 
@@ -190,16 +233,22 @@ class FastGames:
         record: bool = False,
         check: bool = False,
         swap: tuple[int, str] | None = None,
+        decisions: bool = False,
     ) -> FastChunk:
         """Play game ``i`` with ``seat_names[i]`` seated and the streams of block ``deals[i]``
-        (a deal; rotations of a deal pass the same block again)."""
+        (a deal; rotations of a deal pass the same block again). ``trace``: every decision;
+        ``record``: the card record; ``check``: the invariant checker; ``swap``: the card-value
+        intervention (``(seat, card name)``); ``decisions``: the expected-value players'
+        decision records (:meth:`decision_rows`)."""
         ngames = len(deals)
         n = len(seat_names[0]) if ngames else 0
         strat = np.array(
             [[self.index[nm] for nm in names] for names in seat_names], np.int64
         ).reshape(ngames, n)
         rs_all = deal_states(deals, n)
-        return self.play_states(strat, rs_all, trace=trace, record=record, check=check, swap=swap)
+        return self.play_states(
+            strat, rs_all, trace=trace, record=record, check=check, swap=swap, decisions=decisions
+        )
 
     def play_states(
         self,
@@ -210,28 +259,35 @@ class FastGames:
         record: bool = False,
         check: bool = False,
         swap: tuple[int, str] | None = None,
+        decisions: bool = False,
     ) -> FastChunk:
         """:meth:`play` from strategy rows and generator states directly."""
         ngames, n = strat.shape
         if not self.rules.setup.min_players <= n <= self.rules.setup.max_players:
             raise ValueError(f"{n} players")
-        gs, sc, bt = self._buffers(n, trace, record)
+        gs, sc, bt = self._buffers(n, trace, record, decisions)
         swap_seat, swap_code = -1, -1
         if swap is not None:
             swap_seat = swap[0]
             swap_code = self._code_of_name(swap[1])
-        flags = np.array([int(trace), int(record), int(check), swap_seat, swap_code], np.int64)
+        flags = np.array(
+            [int(trace), int(record), int(check), swap_seat, swap_code, int(decisions)], np.int64
+        )
         out_seats = np.zeros((ngames, n, game.SR_COLS), np.int64)
         out_win = np.zeros((ngames, n), np.float64)
         out_game = np.zeros((ngames, game.GR_COLS), np.int64)
         out_log = np.zeros((max(ngames * LOG_ROWS // 2, LOG_ROWS), 1 + BL_COLS), np.int64)
         out_rec = np.zeros(((ngames * 256 if record else 1), 1 + RC_COLS), np.int64)
         out_tr = np.zeros(((ngames * TRACE_ROWS // 4 if trace else 1), 1 + TR_COLS), np.int64)
+        out_dec = np.zeros(((ngames * 2048 if decisions else 1), 1 + DR_COLS), np.float64)
         out_rs = np.zeros_like(rs_all)
-        done = game.play_chunk(
-            self.tables.arrays(), self.pp_all, strat, rs_all, flags, out_seats, out_win,
-            out_game, out_log, out_rec, out_tr, out_rs, gs, self.oc, sc, bt,
-        )  # fmt: skip
+        # uint64 arithmetic (the PCG64 streams, the memos' hashes) wraps by design; numpy warns
+        # where numba does not (the JIT off: --engine python)
+        with np.errstate(over="ignore"):
+            done = game.play_chunk(
+                self.tables.arrays(), self.pp_all, strat, rs_all, flags, out_seats, out_win,
+                out_game, out_log, out_rec, out_tr, out_dec, out_rs, gs, self.oc, sc, bt,
+            )  # fmt: skip
         errors = out_game[:, game.GR_ERROR]
         if done < ngames or errors.any():
             bad = int(np.flatnonzero(errors)[0]) if errors.any() else done
@@ -239,6 +295,7 @@ class FastGames:
         nlog = int(out_game[:, game.GR_NLOG].sum())
         nrec = int(out_game[:, game.GR_NREC].sum())
         ntr = int(out_game[:, game.GR_NTRACE].sum())
+        ndec = int(out_game[:, game.GR_NDEC].sum())
         return FastChunk(
             seats=out_seats,
             win=out_win,
@@ -246,8 +303,10 @@ class FastGames:
             log=out_log[:nlog],
             rec=out_rec[:nrec] if record else out_rec[:0],
             trace_rows=out_tr[:ntr] if trace else out_tr[:0],
+            decisions=out_dec[:ndec] if decisions else out_dec[:0],
             final_rs=out_rs,
             engine=self,
+            last_state=(gs[0].copy(), gs[1].copy(), gs[2].copy()),
         )
 
     def _code_of_name(self, name: str) -> int:
@@ -348,6 +407,40 @@ class FastGames:
                     npcs,
                     int(r[BL_ROUTED_BY_PLAYERS]),
                     int(r[BL_ROUTED_IN_BATTLE]),
+                )
+            )
+        return out
+
+    def decision_rows(self, chunk: FastChunk, gids, rotations, seat_names) -> list[tuple]:
+        """The decision records as rows of ``(game, rotation, strategy, *RECORD_COLUMNS)``
+        (:data:`simulator.cove.tables.RECORD_COLUMNS`): ``decision`` ``"navigate"`` or
+        ``"battle"``, ``option`` an island index or ``"stand"`` / ``"flee"``, ``npc`` the
+        non-player ship's key (``""``: none), ``None`` where the record has none."""
+        keys = self.tables.npc_keys
+        out = []
+        for row in chunk.decisions:
+            i, r = int(row[0]), row[1:]
+            seat = int(r[DR_SEAT])
+            decision = RECORD_DECISIONS[int(r[DR_DECISION])]
+            option = int(r[DR_OPTION])
+            npc = int(r[DR_NPC])
+            out.append(
+                (
+                    gids[i],
+                    rotations[i],
+                    seat_names[i][seat],
+                    int(r[DR_MONTH]),
+                    seat,
+                    decision,
+                    option if decision == "navigate" else BATTLE_OPTIONS[option],
+                    float(r[DR_VALUE]),
+                    int(r[DR_CHOSEN]),
+                    keys[npc] if npc >= 0 else "",
+                    *(
+                        None if np.isnan(r[c]) else float(r[c])
+                        for c in (DR_P_ALONE, DR_P_SINK_LONE, DR_P_SINK_COMPANY)
+                    ),
+                    float(r[DR_EXPECTED]),
                 )
             )
         return out

@@ -1,16 +1,15 @@
-"""The full game, compiled: mirror of :class:`simulator.cove.game.Game` and ``fight``.
+"""The full game: setup, the twelve months and the end (the one engine of Pirate's Cove).
 
 Rules: ``../shared/rules/pirates-cove.md`` (all of it), readings in ``docs/rules-cove.md``. Setup
 (shuffles, black ships, starting cards, the secret initial arming), the twelve months of six
 phases (Treasure with the Treasure map and Plunder cards; Navigation with Lookout, the Royal Navy,
 the Letter of marque and Sneak away; Combat through :mod:`simulator.cove.fast.battle`; Plunder;
 island effects in speed order: Tavern, shipyards, Treasure Island, the Cove, Artisans and the
-Shipwright; black ships and cargo) and the end (fame cards, the tie duel). Each function is the
-readable engine's method of the same name, in the same order, so both engines take the same
-decisions with the same dice: every random number comes from the deal's runner streams through
-:mod:`simulator.cove.fast.rng` -- the dice stream (row 0 of ``rs``: d6 faces in blocks of 256 as
-``GameDice`` draws them, shuffles as ``Generator.permutation``) and each seat's players stream
-(row ``1 + seat``).
+Shipwright; black ships and cargo) and the end (fame cards, the tie duel), each phase a function
+of its own, in the rules' order. Every random number comes from the deal's runner streams through
+:mod:`simulator.cove.fast.rng` -- the dice stream (row 0 of ``rs``: d6 faces in blocks of 256,
+``Generator.integers(1, 7, size=256)``; shuffles as ``Generator.permutation``) and each seat's
+players stream (row ``1 + seat``).
 
 State: the tuple ``gs = (g, st, dk, rec, blog, tr, rs, pp, dice, dctx)`` (layouts in
 :mod:`simulator.cove.fast.packed`); static tables ``tab`` (``Tables.arrays()``); the players' odds
@@ -75,6 +74,7 @@ from simulator.cove.fast.packed import (
     C_SHIPWRIGHT,
     C_SNEAK,
     CANNONS,
+    CAP_DECISIONS,
     CAP_LOG,
     CAP_MAPS,
     CAP_RECORD,
@@ -109,6 +109,7 @@ from simulator.cove.fast.packed import (
     G_BLACK,
     G_CAPPED,
     G_CHECK,
+    G_DECISIONS,
     G_DISC_N,
     G_DUEL,
     G_DUELS,
@@ -124,6 +125,7 @@ from simulator.cove.fast.packed import (
     G_MONTH,
     G_N,
     G_NBLACK,
+    G_NDEC,
     G_NLOG,
     G_NMAPS,
     G_NPC_BATTLES,
@@ -240,6 +242,7 @@ from simulator.cove.fast.packed import (
     PH_TREASURE,
     PP_IS_EV,
     PP_IS_RANDOM,
+    PP_IS_ROLLOUT,
     PUT_BOTTOM,
     PUT_TOP,
     RC_CODE,
@@ -329,11 +332,14 @@ GR_NLOG = 8  # battle log rows of the game
 GR_NREC = 9  # card record rows
 GR_NTRACE = 10  # trace rows
 GR_DICE_P = 11  # the dice buffer's position at the end (die-for-die tests)
-GR_COLS = 12
+GR_NDEC = 12  # decision record rows
+GR_COLS = 13
 
 
-def game_scratch(n_seats: int, npos: int, deck_width: int) -> tuple:
-    """Work arrays of the game functions (``sc``), reused by every game of a chunk."""
+@njit(cache=True)
+def game_scratch(n_seats, npos, deck_width):
+    """Work arrays of the game functions (``sc``), reused by every game of a chunk (compiled:
+    the search player's rollouts make their own, :mod:`.rollout`)."""
     i8 = np.int64
     return (
         np.zeros(64 + deck_width, i8),  # 0 legal choices of a decision
@@ -506,7 +512,8 @@ def _rec_drawn(gs, seat, code):
 
 @njit(cache=True)
 def _rec_close(gs, seat, code, fate):
-    """The oldest open row of that card of that seat gets its fate (``CardRecord._close``)."""
+    """The oldest open row of that card of that seat gets its fate (copies of a card are
+    indistinguishable in a hand)."""
     g, rec = gs[0], gs[3]
     if not g[G_RECORD]:
         return
@@ -904,6 +911,21 @@ def _phase_navigation(tab, gs, oc, sc):
 
 @njit(cache=True)
 def _navigate(tab, gs, oc, sc, si):
+    """Seat ``si``'s island: the search player's rollouts (:func:`.rollout.navigate`, which
+    plays the rest of the month ahead in buffers of its own), else :func:`_navigate_model`."""
+    if gs[7][si, PP_IS_ROLLOUT] == 0.0:
+        return _navigate_model(tab, gs, oc, sc, si)
+    pick = rollout.navigate(tab, gs, oc, si)
+    legal = sc[0]
+    for i in range(NUM_NAV):
+        legal[i] = i
+    return _ask(gs, si, TK_NAVIGATE, legal, NUM_NAV, pick)
+
+
+@njit(cache=True)
+def _navigate_model(tab, gs, oc, sc, si):
+    """The island of a seat that does not search: random, v1 or expected value (the search
+    player's models of its opponents choose here too)."""
     legal = sc[0]
     for i in range(NUM_NAV):
         legal[i] = i
@@ -1753,9 +1775,9 @@ def play_game(tab, gs, oc, sc, bt, win):
 @njit(cache=True)
 def new_game(tab, gs, n, flags):
     """Reset the game state for ``n`` players (``flags``: trace, record, check, swap seat, swap
-    code)."""
+    code, decisions)."""
     prm = tab[0]
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     for i in range(g.shape[0]):
         g[i] = 0
     g[G_N] = n
@@ -1772,6 +1794,7 @@ def new_game(tab, gs, n, flags):
     g[G_CHECK] = flags[2]
     g[G_SWAP_SEAT] = flags[3]
     g[G_SWAP_CODE] = flags[4]
+    g[G_DECISIONS] = flags[5]
     for s in range(n):
         for k in range(st.shape[1]):
             st[s, k] = 0
@@ -1794,21 +1817,23 @@ def new_game(tab, gs, n, flags):
 @njit(cache=True)
 def play_chunk(
     tab, pp_all, seat_strat, rs_all, flags, out_seats, out_win, out_game, out_log, out_rec,
-    out_tr, out_rs, gs, oc, sc, bt,
+    out_tr, out_dec, out_rs, gs, oc, sc, bt,
 ):  # fmt: skip
     """Play ``len(seat_strat)`` games: game ``i`` seats strategy ``seat_strat[i, seat]``
     (a row of ``pp_all``) at each seat and starts from the generator states ``rs_all[i]`` (row 0
     the dice stream, row 1 + seat the seat's stream). Per-seat results go to ``out_seats``
-    (``SR_*``) and ``out_win``, per game ``out_game`` (``GR_*``); the battle log, card record and
-    trace rows of all games, one after the other, to ``out_log``, ``out_rec``, ``out_tr`` (each
-    prefixed by the game index). ``out_rs[i]`` gets the generator states at the end (tests).
-    Returns the number of games played (less on an error: ``out_game[i, GR_ERROR]``)."""
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    (``SR_*``) and ``out_win``, per game ``out_game`` (``GR_*``); the battle log, card record,
+    trace and decision record rows of all games, one after the other, to ``out_log``,
+    ``out_rec``, ``out_tr``, ``out_dec`` (each prefixed by the game index). ``out_rs[i]`` gets
+    the generator states at the end (tests). Returns the number of games played (less on an
+    error: ``out_game[i, GR_ERROR]``)."""
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     ngames = seat_strat.shape[0]
     n = seat_strat.shape[1]
     nlog = 0
     nrec = 0
     ntr = 0
+    ndec = 0
     win = np.zeros(n, np.float64)
     for gi in range(ngames):
         for s in range(n):
@@ -1874,6 +1899,23 @@ def play_chunk(
                     out_tr[ntr + r, 1 + c] = tr[r, c]
             ntr += k
         out_game[gi, GR_NTRACE] = k
+        k = g[G_NDEC]
+        if g[G_DECISIONS]:
+            if ndec + k > out_dec.shape[0]:
+                out_game[gi, GR_ERROR] = E_CAPACITY
+                out_game[gi, GR_ERROR + 3] = CAP_DECISIONS
+                return gi
+            for r in range(k):
+                out_dec[ndec + r, 0] = gi
+                for c in range(drec.shape[1]):
+                    out_dec[ndec + r, 1 + c] = drec[r, c]
+            ndec += k
+        out_game[gi, GR_NDEC] = k
         if g[G_ERROR]:
             return gi + 1
     return ngames
+
+
+# the search player (root "rollout") plays the rest of the month ahead with this module's phase
+# functions: imported last (it imports this module), called by _navigate when numba compiles it
+from simulator.cove.fast import rollout  # noqa: E402

@@ -4,9 +4,9 @@ Everything the compiled code reads is an integer (or, for the players' parameter
 array; the compiled functions index them only through the named constants below -- one block per
 array, each index documented where it is declared (``STYLE.md`` pattern 18). :func:`pack_rules`
 builds the static tables from a scenario's :class:`~simulator.cove.rules.CoveRules` (the same
-decks, mat and cards the readable engine builds: ``game.build_tavern_deck``,
-``game.build_treasure_deck``), :func:`pack_players` the players' parameter rows from the
-scenario's strategies (``players.strategy_params``, the Python players' own parameters).
+decks, mat and cards of :mod:`simulator.cove.tables`: ``build_tavern_deck``,
+``build_treasure_deck``), :func:`pack_players` the players' parameter rows from the
+scenario's strategies (``tables.strategy_params``).
 
 Static tables (``Tables``, one per run):
 
@@ -22,7 +22,7 @@ Static tables (``Tables``, one per run):
 * ``tdeck`` -- int64 the unshuffled Tavern deck (card codes), ``pdeck`` the unshuffled pirate
   deck (``npc`` rows);
 * ``pmf`` -- float64 ``[n, k]`` P(k hits of n dice) at the players' hit chance, computed by
-  :func:`simulator.cove.odds._pmf` itself (so the players' odds are the same floats).
+  :func:`simulator.cove.tables.hit_pmf`.
 
 Card codes (a hand holds codes; :data:`CARD_NAMES` / ``card_names(rules)`` give the scenario's
 names): the fixed ``C_*`` codes below, then one code per parrot (``C_PARROT0 + parrot row``),
@@ -35,14 +35,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scenarios.strategies import kind_chain
-from simulator.cove.battle import ROYAL_NAVY
 from simulator.cove.card_record import BLANK, card_name
-from simulator.cove.game import build_tavern_deck, build_treasure_deck
-from simulator.cove.odds import _pmf
-from simulator.cove.players import PLAYER_CLASSES, strategy_params
-from simulator.cove.players_v1 import V1_BASE_PARAMS
 from simulator.cove.rules import SECTIONS, CoveRules
+from simulator.cove.tables import (
+    ROYAL_NAVY,
+    V1_BASE_PARAMS,
+    build_tavern_deck,
+    build_treasure_deck,
+    hit_pmf,
+    kind_root,
+    strategy_params,
+)
 
 HULL, CREW, CANNONS, SAILS = range(4)  # SECTIONS order
 TAVERN, TREASURE, COVE = 0, 5, 6  # islands: 0..4 the outer islands, 5 Treasure Island, 6 the Cove
@@ -205,27 +208,37 @@ PA_SPEED = 4  # speed bonus (Squire Trelawney)
 PA_COLS = 5
 
 # ---------------------------------------------------------------------------- players' rows
-#: the implemented player roots (``players.PLAYER_CLASSES``) the compiled game plays: the
-#: issue-13 baselines (``*-v1`` kinds, :class:`~simulator.cove.players_v1.HeuristicPlayerV1`),
-#: ``random`` and the expected-value kinds (root ``heuristic``,
-#: :class:`~simulator.cove.heuristic.HeuristicPlayer`: :mod:`simulator.cove.fast.players_ev` and
-#: :mod:`simulator.cove.fast.players_ev_battle`); ``rollout`` is not compiled
+#: the implemented player roots (``tables.PLAYER_ROOTS``) the compiled game plays: the
+#: issue-13 baselines (``*-v1`` kinds, :mod:`simulator.cove.fast.players`),
+#: ``random``, the expected-value kinds (root ``heuristic``,
+#: :mod:`simulator.cove.fast.players_ev` and
+#: :mod:`simulator.cove.fast.players_ev_battle`) and their search player (root ``rollout``,
+#: :mod:`simulator.cove.fast.rollout`): every implemented kind
 EV_ROOT = "heuristic"
-COMPILED_ROOTS = ("heuristic-v1", "random", EV_ROOT)
-#: pp[seat, :] holds players_v1.V1_BASE_PARAMS in this order, then the columns below (an EV
+ROLLOUT_ROOT = "rollout"
+COMPILED_ROOTS = ("heuristic-v1", "random", EV_ROOT, ROLLOUT_ROOT)
+#: the search player's ``rollout_opponents`` choices, in the order of ``PP_OPP_MODEL``'s codes
+OPPONENT_MODELS = ("mix", "balanced")
+OPP_MIX, OPP_BALANCED = range(2)
+#: pp[seat, :] holds tables.V1_BASE_PARAMS in this order, then the columns below (an EV
 #: seat's row: its own parameters under the same names, 0.0 for the v1-only ones)
 PARAM_NAMES = tuple(V1_BASE_PARAMS)
 PP = {name: i for i, name in enumerate(PARAM_NAMES)}
 PP_BUY_LAST_MONTH = PP["buy_last_month"]  # != 0: buys cards in the last month too (tavern-v1)
 PP_IS_RANDOM = len(PARAM_NAMES)  # 1.0: root kind "random"
-PP_IS_EV = PP_IS_RANDOM + 1  # 1.0: root kind "heuristic" (simulator.cove.fast.players_ev)
+PP_IS_EV = PP_IS_RANDOM + 1  # 1.0: root kind "heuristic" or "rollout" (its decisions are EV's)
 PP_OPP_TEMP = PP_IS_EV + 1  # opp_temperature (EV kinds)
 # the EV player's state between decisions (HeuristicPlayer attributes), reset every game:
 PP_STAKE = PP_OPP_TEMP + 1  # _stake: value of holding this month's island (0.0 at the start)
 PP_HV_CHEST = PP_STAKE + 1  # _hv_chest: a chest aboard this month (w_chest at the start)
 PP_GOLD_SEEN = PP_HV_CHEST + 1  # _gold: the gold of its last decision asked (0)
 PP_MONTH_SEEN = PP_GOLD_SEEN + 1  # _month (0)
-PP_PARROT0 = PP_MONTH_SEEN + 1  # how much it likes parrot row i: p.get("parrot_<key>", 1.0)
+# the search player (root "rollout"; [kinds.rollout] of scenarios/cove/standard.toml)
+PP_IS_ROLLOUT = PP_MONTH_SEEN + 1  # 1.0: navigates by rollouts (simulator.cove.fast.rollout)
+PP_ROLLOUTS = PP_IS_ROLLOUT + 1  # rollouts: K simulations of the month per candidate island
+PP_CANDIDATES = PP_ROLLOUTS + 1  # rollout_candidates: islands simulated (the best by value)
+PP_OPP_MODEL = PP_CANDIDATES + 1  # rollout_opponents: OPP_MIX or OPP_BALANCED
+PP_PARROT0 = PP_OPP_MODEL + 1  # how much it likes parrot row i: p.get("parrot_<key>", 1.0)
 
 
 # ---------------------------------------------------------------------------- the game state
@@ -298,7 +311,9 @@ G_RECORD = G_NREC + 4  # 1: keep the card record
 G_CHECK = G_NREC + 5  # 1: the invariant checker after every phase
 G_SWAP_SEAT = G_NREC + 6  # card-value intervention: seat whose next draw of G_SWAP_CODE is a
 G_SWAP_CODE = G_NREC + 7  # blank (-1: none)
-G_LEN = G_NREC + 8
+G_DECISIONS = G_NREC + 8  # 1: keep the expected-value players' decision records (drec)
+G_NDEC = G_NREC + 9  # decision record rows
+G_LEN = G_NREC + 10
 BK_ISLAND, BK_PIRATE, BK_GONE = range(3)  # black ship: island, npc row (-1 none), sunk/captured
 
 # st: int64[n, S_HAND + hand capacity], one row per seat
@@ -331,6 +346,27 @@ D_ROWS = D_STACK + 5
 RC_SEAT, RC_DRAW, RC_CODE, RC_MONTH, RC_PHASE, RC_FATE, RC_MONTH_OUT, RC_PHASE_OUT = range(8)
 RC_COLS = 8
 FATE_OPEN, FATE_PLAYED, FATE_RETURNED, FATE_HELD = -1, 0, 1, 2
+
+# drec: float64[rows, DR_COLS], the expected-value players' decision records
+# (tables.RECORD_COLUMNS, one row per option weighed): every navigation (one row per island) and
+# every flee-or-stand choice (two rows), written where the values are computed
+# (players_ev.navigate, players_ev_battle.broadside, rollout.navigate); NaN is a record's None
+DR_MONTH = 0  # month of the decision (the player's last seen month in a battle)
+DR_SEAT = 1  # the deciding seat
+DR_DECISION = 2  # REC_NAVIGATE or REC_BATTLE
+DR_OPTION = 3  # island 0..5 (navigate), OPT_STAND or OPT_FLEE (battle)
+DR_VALUE = 4  # the option's expected value (fame units; rollout: its mean simulated value)
+DR_CHOSEN = 5  # 1.0 for the option taken
+DR_NPC = 6  # npc row of the non-player ship at that island / in that battle (-1: none)
+DR_P_ALONE = 7  # probability that no opponent comes to that island (navigate)
+DR_P_SINK_LONE = 8  # P(sink the npc) alone with the hand (navigate; NaN: no fighting npc)
+DR_P_SINK_COMPANY = 9  # P(sink while still there) with the likely company (navigate; NaN: none)
+DR_EXPECTED = 10  # expected opponents at the island (navigate) / present (battle)
+DR_COLS = 11
+RECORD_DECISIONS = ("navigate", "battle")  # DR_DECISION codes
+REC_NAVIGATE, REC_BATTLE = range(2)
+BATTLE_OPTIONS = ("stand", "flee")  # DR_OPTION codes of a battle decision
+OPT_STAND, OPT_FLEE = range(2)
 
 # blog: int64[rows, BL_COLS], one row per non-player ship per battle (the game's battle_log)
 BL_BATTLE = 0  # battle number in the game
@@ -424,8 +460,14 @@ INVARIANTS = (
 I_GOLD, I_CHESTS, I_CARDS, I_BANK, I_NEGATIVE, I_RING, I_DESTROYED, I_UNREPAIRED, I_ARTISANS = (
     range(9)
 )
-CAPACITIES = ("card record rows", "battle log rows", "trace rows", "Treasure maps in a month")
-CAP_RECORD, CAP_LOG, CAP_TRACE, CAP_MAPS = range(4)
+CAPACITIES = (
+    "card record rows",
+    "battle log rows",
+    "trace rows",
+    "Treasure maps in a month",
+    "decision record rows",
+)
+CAP_RECORD, CAP_LOG, CAP_TRACE, CAP_MAPS, CAP_DECISIONS = range(5)
 
 # ---------------------------------------------------------------------------- a battle's state
 MAX_SHIPS = 8  # player ships in one battle
@@ -641,7 +683,7 @@ def pack_rules(rules: CoveRules) -> Tables:
     )
     pmf = np.zeros((max_dice + 1, max_dice + 1), np.float64)
     for n in range(max_dice + 1):
-        pmf[n, : n + 1] = _pmf(n, p_hit)
+        pmf[n, : n + 1] = hit_pmf(n, p_hit)
     prm = np.zeros(P_LEN, np.int64)
     prm[P_NPOS] = npos
     prm[P_START_POS] = mat.start_position
@@ -732,12 +774,6 @@ def pack_rules(rules: CoveRules) -> Tables:
     )
 
 
-def kind_root(rules: CoveRules, kind: str) -> str | None:
-    """The implemented kind that plays ``kind`` (the first of its ``extends`` chain in
-    ``players.PLAYER_CLASSES``, as ``players.make_player`` chooses)."""
-    return next((k for k in kind_chain(rules.kinds, kind) if k in PLAYER_CLASSES), None)
-
-
 def player_root(rules: CoveRules, name: str) -> str | None:
     """The implemented kind that plays strategy ``name`` (:func:`kind_root` of its kind)."""
     return kind_root(rules, rules.strategies[name].kind)
@@ -754,9 +790,9 @@ def compiled(rules: CoveRules, name: str) -> bool:
 
 
 def player_row(rules: CoveRules, name: str) -> np.ndarray:
-    """The float64 parameter row of strategy ``name`` (a ``[strategies.*]`` name), the
-    parameters ``players.make_player`` gives the Python player (``random``: the v1 base values,
-    as ``players._random_player``). A strategy the compiled game does not play is refused."""
+    """The float64 parameter row of strategy ``name`` (a ``[strategies.*]`` name): its full
+    parameter vector (``random``: the v1 base values). A strategy the compiled game does not
+    play is refused."""
     root = player_root(rules, name)
     if root not in COMPILED_ROOTS:
         raise UnsupportedScenario(
@@ -764,7 +800,7 @@ def player_row(rules: CoveRules, name: str) -> np.ndarray:
             f"(compiled: {', '.join(COMPILED_ROOTS)})"
         )
     params = dict(V1_BASE_PARAMS) if root == "random" else strategy_params(rules, name)
-    ev = root == EV_ROOT
+    ev = root in (EV_ROOT, ROLLOUT_ROOT)
     row = np.zeros(PP_PARROT0 + len(rules.parrots), np.float64)
     for i, pname in enumerate(PARAM_NAMES):
         row[i] = float(params.get(pname, 0.0) if ev else params[pname])
@@ -773,9 +809,32 @@ def player_row(rules: CoveRules, name: str) -> np.ndarray:
     if ev:
         row[PP_OPP_TEMP] = float(params["opp_temperature"])
         row[PP_HV_CHEST] = float(params["w_chest"])
+    if root == ROLLOUT_ROOT:
+        row[PP_IS_ROLLOUT] = 1.0
+        row[PP_ROLLOUTS] = float(params["rollouts"])
+        row[PP_CANDIDATES] = float(params["rollout_candidates"])
+        row[PP_OPP_MODEL] = float(OPPONENT_MODELS.index(params["rollout_opponents"]))
     for i, key in enumerate(rules.parrots):
         row[PP_PARROT0 + i] = float(params.get("parrot_" + key, 1.0))
     return row
+
+
+def rollout_models(rules: CoveRules) -> np.ndarray:
+    """The search player's opponent models (``rollout_opponents``), as float64 parameter rows
+    (:func:`player_row`) at their starting state: row 0 the ``balanced`` strategy, then the
+    default mix's strategies that are not search players (``"mix"`` draws one of them per
+    opponent and rollout; none: ``balanced``). A scenario without a compiled ``balanced``
+    strategy has a row of zeros there (refused when a search player asks for it)."""
+    width = PP_PARROT0 + len(rules.parrots)
+    rows = [np.zeros(width, np.float64)]
+    if "balanced" in rules.strategies and compiled(rules, "balanced"):
+        if player_root(rules, "balanced") != ROLLOUT_ROOT:
+            rows[0] = player_row(rules, "balanced")
+    for name in rules.default_mix:
+        root = player_root(rules, name)
+        if root in COMPILED_ROOTS and root != ROLLOUT_ROOT:
+            rows.append(player_row(rules, name))
+    return np.stack(rows)
 
 
 def pack_players(rules: CoveRules, names) -> np.ndarray:

@@ -1,19 +1,19 @@
-"""The scripted players, compiled: mirror of :class:`simulator.cove.players.HeuristicPlayer`.
+"""The issue-13 baseline players (``*-v1`` kinds, root ``heuristic-v1``) and ``random``, and the
+decisions every kind shares (the expected-value kinds' own are :mod:`.players_ev`,
+:mod:`.players_ev_battle` and :mod:`.rollout`; each decision here dispatches to them).
 
-Every kind of :mod:`simulator.cove.players` (``plunderer``, ``brawler``, ``tavern``,
-``balanced``: one heuristic player with different parameters; ``random``) takes the same decision
-here as there, with the same numbers from the same generator (the seat's ``players`` stream,
-drawn through :mod:`simulator.cove.fast.rng` in the same order): the island scores are the same
-float expressions evaluated in the same order, the duel odds come from
-:func:`simulator.cove.fast.odds.win_probability` (the same floats), ties are broken by the same
-``Generator.integers`` draws.
+Rules: ``../shared/rules/pirates-cove.md``; ``docs/rules-cove.md``, "Players". The v1 players are
+the code of the round before issue 13, kept as baselines (one heuristic player with different
+parameters per kind); their island scores are float expressions evaluated in a fixed order, the
+duel odds come from :func:`simulator.cove.fast.odds.win_probability`, ties are broken by
+``Generator.integers`` draws on the seat's own ``players`` stream (:mod:`simulator.cove.fast.rng`).
 
 What a player reads: its own row of ``pp`` (its parameters), its own hand, and the public board
 -- rings, gold, chests, fame, hand sizes, parrots, Artisans and locations of every ship, the
 face-up Treasure cards, the black ships and their pirates, the Royal Navy, the Treasure maps and
-the islands announced (``S_CHOSEN``) -- never a deck's order or another seat's hand (the
-readable players see the same through :class:`~simulator.cove.observation.Observation`). In a
-battle it reads the battle's public state (the readable ``BattleView``) and its own battle cards.
+the islands announced (``S_CHOSEN``) -- never a deck's order or another seat's hand
+(``tests/cove_readable/test_cove_players_see.py``). In a battle it reads the battle's public
+state and its own battle cards.
 
 Decisions return the choice (``NONE`` for ``None``); the game checks it is legal and records it.
 
@@ -412,7 +412,7 @@ def island_scores(tab, gs, oc, seat, scores, pir, opp):
     into ``scores`` (draws the 6 noise terms from the seat's stream). ``pir``, ``opp``: int64
     scratch (6 and 6 x 8)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     ck, cv, V, trk = oc[:4]
     n = g[G_N]
     w_fame = pp[seat, W_FAME]
@@ -563,7 +563,7 @@ def arm(tab, gs, seat, ring, gold, legal, nl):
 def royal_navy(gs, seat, legal, nl, cands):
     """``_royal_navy``: the island of the most famous other ship at a legal island (NONE: keep
     the card)."""
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     if pp[seat, USE_NAVY] == 0.0:
         return NONE
     m = 0
@@ -588,7 +588,7 @@ def royal_navy(gs, seat, legal, nl, cands):
 def letter_of_marque(gs, seat, legal, nl, cands):
     """``_letter_of_marque``: only when the Royal Navy is at our island: redirect it as
     :func:`royal_navy` would send it."""
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     if g[G_RN_ISLAND] < 0 or g[G_RN_ISLAND] != st[seat, S_LOC]:
         return NONE
     return royal_navy(gs, seat, legal, nl, cands)
@@ -599,7 +599,7 @@ def sneak_away(tab, gs, oc, seat, legal, nl, scores, pir, opp):
     """``_sneak_away``: the best legal island if it beats staying by more than 1."""
     if gs[7][seat, PP_IS_EV] != 0.0:
         return players_ev.sneak_away(tab, gs, oc, seat, legal, nl)
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     if pp[seat, USE_SNEAK] == 0.0:
         return NONE
     island_scores(tab, gs, oc, seat, scores, pir, opp)
@@ -900,7 +900,7 @@ def weakest(tab, gs, bt, a, exclude, navy):
     ``exclude``) with the fewest hits to rout, at its weakest section; equal ships picked by the
     player's generator. Returns (ship index or -1, section)."""
     prm = tab[0]
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
     bg = bt[13]
     seat = bsh[a, BS_SEAT] if a >= 0 else bg[BG_CONTROLLER]  # the navy: its controller
@@ -949,7 +949,7 @@ def broadside(tab, gs, oc, bt, a, volley):
             pp[seat, PP_GOLD_SEEN],
         )  # fmt: skip
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx = gs
+    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     ck, cv, V, trk = oc[:4]
     bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst, bhand = bt[:11]
     bg = bt[13]

@@ -16,16 +16,19 @@ state the readable player keeps between decisions is in the same row (``PP_STAKE
 reset with the row at every game (``play_chunk`` copies it from ``pp_all``); the game writes
 ``_gold``/``_month`` at every decision it asks (``game._ask``), as ``HeuristicPlayer.act`` does.
 
-Odds tables and memos: ``oc = (ck, cv, V, trk, lt, lmemo, ct, cmemo, et)`` -- the duel memo of
-:mod:`simulator.cove.fast.odds` and its track buffer, ev-lone's tables and memo, ev-company's
-tables and memo, and :func:`ev_tables` (``et``: float64 ``[npc row]`` the mean fame of a treasure
-galleon, ``(cacafuego_fame_die_sides + 1) / 2`` or its fame). :func:`odds_state` builds it.
+Odds tables and memos: ``oc = (ck, cv, V, trk, lt, lmemo, ct, cmemo, et, rm)`` -- the duel memo
+of :mod:`simulator.cove.fast.odds` and its track buffer, ev-lone's tables and memo, ev-company's
+tables and memo, :func:`ev_tables` (``et``: float64 ``[npc row]`` the mean fame of a treasure
+galleon, ``(cacafuego_fame_die_sides + 1) / 2`` or its fame), and the search player's opponent
+models (``rm``: :func:`simulator.cove.fast.packed.rollout_models`). :func:`odds_state` builds it.
 
 Encodings as in :mod:`simulator.cove.fast.packed`: ``npc`` rows (the Royal Navy ``prm[P_RN]``),
 parrot rows (-1), the 9-entry damage state of :func:`simulator.cove.odds.ship_state`.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -77,6 +80,7 @@ from simulator.cove.fast.packed import (
     PP_OPP_TEMP,
     PP_PARROT0,
     PP_STAKE,
+    REC_NAVIGATE,
     S_ART,
     S_CHESTS,
     S_CHOSEN,
@@ -95,6 +99,7 @@ from simulator.cove.fast.packed import (
     TC_GOLD,
     TC_TAVERN,
     TREASURE,
+    rollout_models,
 )
 from simulator.cove.fast.players import (
     duel_mean,
@@ -104,6 +109,7 @@ from simulator.cove.fast.players import (
     table_weakest,
     view_speed,
 )
+from simulator.cove.fast.records import record, recording
 from simulator.cove.fast.rng import random
 from simulator.cove.rules import CoveRules
 
@@ -113,6 +119,13 @@ G_W_GOLD, G_W_CHEST, G_W_CARD, G_ROUT = 0.3, 0.9, 0.6, 2.0
 #: heuristic._MIN_SUBSET_PROB, heuristic._MAX_COMPANIONS
 MIN_SUBSET_PROB = 0.01
 MAX_COMPANIONS = 3
+#: det[island, DET_*]: the odds behind an island's value (island_values; the decision record)
+DET_NPC = 0  # npc row at the island (-1: none)
+DET_P_ALONE = 1  # P(no opponent comes)
+DET_P_SINK_LONE = 2  # P(sink it) alone with the hand (NaN: no fighting npc)
+DET_P_SINK_COMPANY = 3  # P(sink it while there) over the likely company (NaN: no company)
+DET_EXPECTED = 4  # expected opponents
+DET_COLS = 5
 #: heuristic.ISLAND_SECTION: the section upgraded at outer island 1..4
 ISLAND_SECTION = (-1, HULL, SAILS, CANNONS, CREW)
 
@@ -155,6 +168,7 @@ def odds_state(rules: CoveRules) -> tuple:
         company.tables(rules),
         company.new_memo(),
         ev_tables(rules),
+        rollout_models(rules),
     )
 
 
@@ -462,7 +476,9 @@ def opponent_odds(
             top = max(top, vals[i])
         tot = 0.0
         for i in range(NUM_NAV):
-            opp[s, i] = np.exp((vals[i] - top) / temp)
+            # math.exp: libm's, as compiled np.exp and the readable math.exp (numpy's own exp, which
+            # the JIT-off mode would call for np.exp, differs in the last bit on some values)
+            opp[s, i] = math.exp((vals[i] - top) / temp)
             tot += opp[s, i]
         for i in range(NUM_NAV):
             opp[s, i] = opp[s, i] / tot
@@ -521,8 +537,10 @@ def company_bound(after, share_hi, rout):
 
 
 @njit(cache=True)
-def island_values(tab, gs, oc, seat, out, lazy):
-    """``HeuristicPlayer.island_scores`` into ``out[6]`` (draws the six noise numbers).
+def island_values(tab, gs, oc, seat, out, lazy, det):
+    """``HeuristicPlayer.island_details``: the values into ``out[6]`` (draws the six noise
+    numbers), the odds behind each exact value into ``det[6, DET_COLS]`` (``DET_*``: the
+    decision record's columns, :mod:`simulator.cove.fast.records`).
 
     ``lazy`` (the navigation: only the first best island counts): an island whose value needs
     company estimates is first given an upper bound, each company subset valued at
@@ -530,8 +548,9 @@ def island_values(tab, gs, oc, seat, out, lazy):
     least the exact sum as floats); the islands are then valued exactly from the highest bound
     down, until every bound left is below the best exact value. Those islands keep their bound
     in ``out``: they cannot be the first best, so the choice is the one the exact values make,
-    with fewer estimates. Without ``lazy`` every value is exact. One loop body values an island
-    both ways (a call holding the tuples costs more than the values)."""
+    with fewer estimates (their ``det`` rows are left incomplete). Without ``lazy`` every value
+    (and every ``det`` row) is exact. One loop body values an island both ways (a call holding
+    the tuples costs more than the values)."""
     npc = tab[4]
     prm = tab[0]
     g, rs, pp = gs[0], gs[6], gs[7]
@@ -651,6 +670,9 @@ def island_values(tab, gs, oc, seat, out, lazy):
             share_hi = max(np.float64(npc_prm[key, K_NPC_FAME]), 0.0)
         total = 0.0
         bounded = False
+        p_alone = 0.0  # the odds of the record (HeuristicPlayer.island_details)
+        comp_p = 0.0
+        comp_w = 0.0
         for mask in range(1 << nc):
             prob = 1.0
             m = 0
@@ -663,6 +685,8 @@ def island_values(tab, gs, oc, seat, out, lazy):
                     prob *= 1.0 - cq[isl, j]
             if prob < MIN_SUBSET_PROB and mask:
                 continue
+            if m == 0:
+                p_alone = prob
             # _after_pirate's duel odds (every branch below that fights player ships needs them:
             # some company, away from Treasure Island), inline: no call per subset
             win = 1.0
@@ -689,6 +713,8 @@ def island_values(tab, gs, oc, seat, out, lazy):
                     else:
                         co = company_p(st, oc[6], oc[7], seat, here, m, key)
                         v = co[0] * after + co[1] - co[2] * rout
+                        comp_p += prob * co[0]
+                        comp_w += prob
                 else:
                     v = lone_p * (base + fame) - (1 - lone_p) * rout
                     v -= hv_chest * overboards[isl]
@@ -708,23 +734,46 @@ def island_values(tab, gs, oc, seat, out, lazy):
         pending[isl] = bounded
         total += pp[seat, FIGHT_BIAS] * expecteds[isl]
         out[isl] = total + noise[isl] * pp[seat, NOISE]
+        det[isl, DET_NPC] = key
+        det[isl, DET_P_ALONE] = p_alone
+        det[isl, DET_P_SINK_LONE] = lone_p if fights else np.nan
+        det[isl, DET_P_SINK_COMPANY] = comp_p / comp_w if comp_w else np.nan
+        det[isl, DET_EXPECTED] = expecteds[isl]
     return hv_chest, alone
 
 
 # ------------------------------------------------------------------ decisions
 @njit(cache=True)
 def navigate(tab, gs, oc, seat):
-    """``HeuristicPlayer._navigate``: the first best island; keeps ``_stake``, ``_hv_chest``."""
+    """``HeuristicPlayer._navigate``: the first best island; keeps ``_stake``, ``_hv_chest``.
+    With decision records on, every island is valued exactly (the same choice) and recorded."""
     pp = gs[7]
     scores = np.empty(NUM_NAV, np.float64)
-    hv_chest, alone = island_values(tab, gs, oc, seat, scores, True)
+    det = np.empty((NUM_NAV, DET_COLS), np.float64)
+    keep = recording(gs)
+    hv_chest, alone = island_values(tab, gs, oc, seat, scores, not keep, det)
     best = 0
     for i in range(NUM_NAV):
         if scores[i] > scores[best]:
             best = i
     pp[seat, PP_STAKE] = alone[best]
     pp[seat, PP_HV_CHEST] = hv_chest
+    if keep:
+        record_navigation(gs, seat, scores, det, best)
     return best
+
+
+@njit(cache=True)
+def record_navigation(gs, seat, values, det, best):
+    """The navigation's decision rows (``HeuristicPlayer._navigate``'s record): one per island,
+    its value ``values[isl]`` and the odds ``det[isl]``."""
+    month = float(gs[0][G_MONTH])
+    for isl in range(NUM_NAV):
+        record(
+            gs, month, float(seat), float(REC_NAVIGATE), float(isl), values[isl],
+            1.0 if isl == best else 0.0, det[isl, DET_NPC], det[isl, DET_P_ALONE],
+            det[isl, DET_P_SINK_LONE], det[isl, DET_P_SINK_COMPANY], det[isl, DET_EXPECTED],
+        )  # fmt: skip
 
 
 @njit(cache=True)
@@ -735,7 +784,8 @@ def sneak_away(tab, gs, oc, seat, legal, nl):
     if pp[seat, USE_SNEAK] == 0.0:
         return NONE
     scores = np.empty(NUM_NAV, np.float64)
-    hv_chest, alone = island_values(tab, gs, oc, seat, scores, False)
+    det = np.empty((NUM_NAV, DET_COLS), np.float64)
+    hv_chest, alone = island_values(tab, gs, oc, seat, scores, False, det)
     here = st[seat, S_LOC]
     best = NONE
     for i in range(nl):

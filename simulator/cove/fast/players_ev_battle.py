@@ -1,9 +1,8 @@
-"""The expected-value players' battle policy, compiled: mirror of the battle half of
-:class:`simulator.cove.heuristic.HeuristicPlayer` (kinds with root ``heuristic``: ``plunderer``,
-``brawler``, ``tavern``, ``balanced``).
+"""The expected-value players' battle policy (kinds with root ``heuristic``: ``plunderer``,
+``brawler``, ``tavern``, ``balanced``; the search player's battles too).
 
 Rules: "Combat" and "Non-player ships" of ``../shared/rules/pirates-cove.md``; what the player
-decides is the readable player's (``heuristic.py``, "battle policy"): the battle cards
+decides: the battle cards
 (:func:`battle_card`: alone against a non-player ship the exact lone plan of
 :func:`simulator.cove.fast.lone.lone_plan` with the battle's state; with company Smoke, then
 Favourable wind when it changes the speed order, Grapple when it adds more dice to us than to
@@ -77,6 +76,8 @@ from simulator.cove.fast.packed import (
     NS_HULL,
     NS_PRESENT,
     NS_ROW,
+    OPT_FLEE,
+    OPT_STAND,
     P_ART_ABSORBS,
     P_GRAPE_SELF,
     P_MUTINY_LOSS,
@@ -87,9 +88,12 @@ from simulator.cove.fast.packed import (
     P_ROUT_FAME,
     P_WIND_SPEED,
     PP,
+    PP_MONTH_SEEN,
+    REC_BATTLE,
     SAILS,
 )
 from simulator.cove.fast.players import bview_hits, bview_speed, bview_weakest, first_npc
+from simulator.cove.fast.records import record, recording
 from simulator.cove.fast.rng import integers
 
 # the seat's parameter columns of pp (the heuristic kind's names, scenarios/cove/standard.toml)
@@ -560,7 +564,10 @@ def broadside(tab, gs, oc, bt, a, volley, lt, lmemo, ct, cmemo, stake, gold):
     volley[1] = -1
     volley[2] = -1
     stand, flee = stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
-    if flee > stand + pp[seat, FIGHT_BIAS] and in_danger(tab, bt, a):
+    go = flee > stand + pp[seat, FIGHT_BIAS] and in_danger(tab, bt, a)
+    if recording(gs):
+        record_battle(gs, bt, a, seat, stand, flee, go)
+    if go:
         return True, NPC_TARGET, HULL
     tgt, sec = weakest(tab, gs, bt, a, seat, False)
     if pp[seat, PLAY_CARDS] != 0.0 and bst[a, BT_CAN_FIRE] != 0 and bg[BG_BECALMED] == 0:
@@ -598,6 +605,23 @@ def broadside(tab, gs, oc, bt, a, volley, lt, lmemo, ct, cmemo, stake, gold):
 
 
 @njit(cache=True)
+def record_battle(gs, bt, a, seat, stand, flee, go):
+    """The flee-or-stand decision rows (``HeuristicPlayer.broadside``'s record): stand, then
+    flee, each with its value, the fighting non-player ship (-1: none) and the other ships
+    present; the month is the one the player last saw (``_month``)."""
+    j, fighting = first_npc(bt)
+    row = float(bt[12][j, NS_ROW]) if fighting else -1.0
+    month = gs[7][seat, PP_MONTH_SEEN]
+    me = float(seat)
+    dec = float(REC_BATTLE)
+    others = float(num_others(bt, a))
+    fled = 1.0 if go else 0.0
+    nan = np.nan
+    record(gs, month, me, dec, float(OPT_STAND), stand, 1.0 - fled, row, nan, nan, nan, others)
+    record(gs, month, me, dec, float(OPT_FLEE), flee, fled, row, nan, nan, nan, others)
+
+
+@njit(cache=True)
 def navy_target(tab, gs, bt, controller):
     """``HeuristicPlayer.navy_target`` of the controller's seat (``weakest(view, navy=True)``):
     the present ship with the fewest hits to rout at its weakest section, equal ships picked by
@@ -613,6 +637,7 @@ __all__ = [
     "in_danger",
     "navy_target",
     "overboard_chests",
+    "record_battle",
     "stand_and_flee_values",
     "weakest",
 ]
