@@ -1,17 +1,21 @@
-"""Benchmark: the exact lone-pirate solver with cards, readable against compiled, on the queries
-the expected-value players make.
+"""Benchmark: the exact lone-pirate solver with cards, readable against compiled.
 
-Plays seeded default-mix games on the readable engine recording every query of the solver
-(``lone_pirate_odds``, ``PirateOdds.p_sink`` and ``best_volley``, as
-``tests/test_cove_fast_lone.py`` records them), then answers all of them again, in order, with a
-fresh readable solver (``python_s``), with the compiled one called from Python on a fresh memo
-(``compiled_s``, checking every answer is the same, ``==``; numba's call overhead included) and
-from a compiled loop as the compiled players call it (``compiled_loop_s``, fresh memo; the
-queries packed into arrays beforehand; ``compiled_loop_best_s``: the best of ``--repeat`` such
-runs, each on a fresh memo, the figure to compare on a loaded machine). The last line is one
-JSON object with the machine's load average beside the times.
+The queries are a grid of what the expected-value players ask (the grid of
+``tests/test_cove_fast_lone.py``: every fighting non-player ship x damage states x parrots, with a
+rotating subset of held cards, speed bonuses and Smoke; ``lone_plan`` with a few hands, chests and
+stakes; ``p_sink`` and ``best_volley``), ``--repeat-grid`` times over (later passes hit the memo,
+as a game's repeated queries do). They are answered in order by the readable solver
+(``python_s``, ``simulator.cove.odds``), by the compiled one called from Python on a fresh memo
+(``compiled_s``, every answer checked equal, ``==``; numba's call overhead included) and from a
+compiled loop as the compiled players call it (``compiled_loop_s``, fresh memo; the queries packed
+into arrays beforehand; ``compiled_loop_best_s``: the best of ``--repeat`` such runs, each on a
+fresh memo, the figure to compare on a loaded machine). The last line is one JSON object with the
+machine's load average beside the times.
 
     python benchmarks/cove_lone.py [--games 8] [--repeat 5]
+
+(``--games`` is the number of grid passes: the name kept from when queries were recorded from
+that many games of the readable engine, which is gone.)
 """
 
 from __future__ import annotations
@@ -26,12 +30,80 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
-from _pytest.monkeypatch import MonkeyPatch
 from numba import njit
 
 from simulator.cove.fast import lone
 from simulator.cove.odds import PirateOdds, lone_pirate_odds
-from tests.test_cove_fast_lone import RULES, Pair, check_recorded, record_queries
+from tests.test_cove_fast_lone import (
+    FIGHTERS,
+    RULES,
+    Pair,
+    bits_of,
+    compiled_best_volley,
+    compiled_lone_plan,
+    compiled_p_sink,
+    plan_tuple,
+    states,
+)
+
+#: hands of the lone_plan queries (cards a player holds when it weighs a lone fight)
+HANDS = ((), ("smoke",), ("favourable_wind",), ("grapple", "grapeshot"), ("overboard",))
+
+
+def grid_queries(passes: int) -> dict[str, list]:
+    """The grid of queries, in the recorded form ``{kind: [(query, answer)]}`` (answers filled
+    in by the readable solver)."""
+    po = Pair(RULES).po
+    rec: dict[str, list] = {"lone": [], "p_sink": [], "best_volley": []}
+    for _ in range(passes):
+        for npc in FIGHTERS:
+            for i, (st, parrot) in enumerate(states(RULES)):
+                g, k = (i // 2) % 2, i % 2
+                smoke, grapple, extra = i % 3 == 0, i % 5 == 1, (0, 6, 21, -4)[i % 4]
+                common = {"npc": npc, "st": st, "parrot": parrot, "hull": None, "grapeshot": g}
+                common.update(powder_keg=k, smoke=smoke, extra_speed=extra, grapple=grapple)
+                rec["p_sink"].append((dict(common, volley="optimal", self=None), None))
+                fire = i % 7 != 3
+                rec["best_volley"].append((dict(common, pirate_to_fire=fire, self=None), None))
+                hand = HANDS[i % len(HANDS)]
+                q = {"solver": None, "npc": npc, "st": st, "parrot": parrot, "hand": list(hand)}
+                q.update(chests=i % 3, chest_value=(None, 0.5)[i % 2], stake=1.0 + i % 4)
+                q.update(hull=None, extra_speed=0, smoke_on=False, grapple_on=False)
+                rec["lone"].append((q, None))
+    for kind in rec:
+        rec[kind] = [(q, _answer(po, kind, q)) for q, _ in rec[kind]]
+    return rec
+
+
+def _answer(po: PirateOdds, kind: str, q: dict):
+    if kind == "lone":
+        q = {k: v for k, v in q.items() if k != "solver"}
+        return lone_pirate_odds(po, **q)
+    q = {k: v for k, v in q.items() if k not in ("self", "volley")}
+    return po.p_sink(**q) if kind == "p_sink" else po.best_volley(**q)
+
+
+def check_recorded(rec: dict[str, list], p: Pair) -> int:
+    """Each query asked of the compiled solver, its answer checked equal (``==``)."""
+    for q, want in rec["lone"]:
+        got = compiled_lone_plan(
+            p, q["npc"], q["st"], q["parrot"], tuple(q["hand"]), q["chests"], q["chest_value"],
+            q["stake"], q["hull"], q["extra_speed"], q["smoke_on"], q["grapple_on"],
+        )  # fmt: skip
+        assert got == plan_tuple(want), q
+    for q, want in rec["p_sink"]:
+        got = compiled_p_sink(
+            p, q["npc"], q["st"], q["parrot"], q["hull"], q["grapeshot"], q["powder_keg"],
+            q["smoke"], q["extra_speed"], q["grapple"],
+        )  # fmt: skip
+        assert got == want, q
+    for q, (names, v) in rec["best_volley"]:
+        got = compiled_best_volley(
+            p, q["npc"], q["st"], q["parrot"], q["hull"], q["grapeshot"], q["powder_keg"],
+            q["smoke"], q["extra_speed"], q["grapple"], q["pirate_to_fire"],
+        )  # fmt: skip
+        assert got == (bits_of(names), v), q
+    return sum(len(v) for v in rec.values())
 
 
 def python_answers(rec, po: PirateOdds) -> None:
@@ -41,7 +113,7 @@ def python_answers(rec, po: PirateOdds) -> None:
         del solver
         lone_pirate_odds(po, **q)
     for q, _ in rec["p_sink"]:
-        q = {k: v for k, v in q.items() if k != "self"}
+        q = {k: v for k, v in q.items() if k not in ("self", "volley")}
         po.p_sink(**q)
     for q, _ in rec["best_volley"]:
         q = {k: v for k, v in q.items() if k != "self"}
@@ -115,9 +187,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=5, help="compiled-loop runs (best kept)")
     a = ap.parse_args()
-    games = [(3 + i % 3, 1601 + i) for i in range(a.games)]
-    mp = MonkeyPatch()
-    rec = record_queries(mp, games)
+    rec = grid_queries(a.games)
     n = sum(len(v) for v in rec.values())
     check_recorded(rec, Pair(RULES))  # compiles (or loads) and checks once
     t = time.perf_counter()
