@@ -71,7 +71,14 @@ BUILTIN: dict[str, tuple[tuple[str, ...], tuple[str, ...], int | None, int, int]
         40_000,
         20_000,
     ),
-    "hunt": (("seat-advantage=0.02",), (), 2, 6_000, 4_000),
+    # the first-player handicap (a house rule, one or two numbers) against the first-seat edge
+    "hunt": (
+        ("seat-advantage=0.02",),
+        ("opening.handicap_turns", "opening.handicap_dice"),
+        2,
+        6_000,
+        4_000,
+    ),
 }
 SUMMARY_KEYS = ("game", "players", "population", "seed", "budget", "games", "base", "candidates")
 
