@@ -12,7 +12,7 @@ battle's public state and their own battle cards only.
 The state is the tuple ``bt`` of :func:`scratch` (layout in :mod:`simulator.cove.fast.packed`,
 ``BS_*``, ``BT_*``, ``NS_*``, ``BG_*``), set up by the game's fight adapter
 (:mod:`simulator.cove.fast.game`) and read back by it. Dice come from the game's dice stream
-(``core.die``), in the readable engine's order: the speed roll-off of the card rounds, each
+(``core.die``), in the order the goldens recorded: the speed roll-off of the card rounds, each
 exchange's speed roll-offs, a pirate's tied targets, each broadside, the mutiny die, the
 Cacafuego's fame die.
 """
@@ -153,8 +153,8 @@ from simulator.cove.fast.packed import (
     WON,
 )
 
-#: trace target of a flight (the readable Broadside(flee=True) has target None); aims at
-#: non-player ship j are traced as the readable ``npc_target(j)`` = -1 - j
+#: trace target of a flight (a broadside with no target); aims at non-player ship j are traced
+#: as -1 - j (the trace format of the goldens)
 TRACE_NO_TARGET = -100
 
 

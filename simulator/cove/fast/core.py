@@ -32,10 +32,10 @@ and by the compiled players' odds (:mod:`simulator.cove.fast.players`):
   exchange, never above its card.
 
 Dice come through :func:`die` from a buffer and a context row (``dctx``, ``DX_*``): the full game
-refills its buffer from its PCG64 stream exactly when the readable engine's ``GameDice`` would
-(:mod:`simulator.cove.fast.rng`). The battle kernel reads a pre-generated bulk through its own
-pointer (:func:`roll_off_at`): running out fails the battle, which the kernel then replays from a
-longer bulk.
+refills its buffer from its PCG64 stream exactly when the game's dice recorded in the goldens
+were drawn (:mod:`simulator.cove.fast.rng`). The battle kernel reads a pre-generated bulk through
+its own pointer (:func:`roll_off_at`): running out fails the battle, which the kernel then
+replays from a longer bulk.
 """
 
 from __future__ import annotations
@@ -230,8 +230,8 @@ def sort_desc(order, keys, lo, hi):
 def roll_off(dice, dctx, rs, order, keys, lo, hi, rolls, stack):
     """Settle the ties of equal ``keys`` in ``order[lo:hi]`` (already sorted, highest first) by
     die roll-offs: each tied group rolls one die per ship in its order, highest first,
-    re-rolling among those still tied, the leftmost group first and depth first (the readable
-    engine's ``_roll_off`` recursion). ``rolls`` is indexed by item, ``stack`` holds (start, end)
+    re-rolling among those still tied, the leftmost group first and depth first (a recursion
+    written as a loop over ``stack``). ``rolls`` is indexed by item, ``stack`` holds (start, end)
     rows. Returns False when the dice source failed. The ties are :func:`push_ties`, the order
     among the tied :func:`sort_desc` by roll (shared with :func:`roll_off_at`)."""
     top = push_ties(order, keys, lo, hi, stack, 0)

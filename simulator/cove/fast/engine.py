@@ -4,13 +4,13 @@
 deals chunk by chunk through :func:`simulator.cove.fast.game.play_chunk`. Each game starts from the
 states of the deal's runner streams -- ``Block.rng("dice")`` and ``Block.rng("players", seat)``,
 the states :func:`simulator.cove.fast.rng.state_of` reads, computed by :func:`deal_states` from
-the runner's entropy and spawn keys -- exactly the generators :func:`simulator.cove.api.play_one`
-gives the readable engine, so both engines play the same game.
+the runner's entropy and spawn keys -- so a deal plays the same game at any worker count, chunk
+size or backend, compiled or with the JIT off (the readable mode runs this same source).
 
-Results come back as the rows :func:`simulator.cove.api._chunk` builds from the readable engine's
-:class:`~simulator.cove.game.GameResult` (seats, battles, cards), and, for the die-for-die tests,
-the decisions in the readable engine's trace format (:meth:`FastChunk.trace`) and every stream's
-final state.
+Results come back as the rows of :func:`simulator.cove.api._chunk` (seats, battles, cards), and,
+for the die-for-die tests and the goldens, the decisions in the trace format
+(:meth:`FastChunk.trace`; the format the goldens and fingerprints were recorded in) and every
+stream's final state.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class FastChunk:
     last_state: tuple[np.ndarray, np.ndarray, np.ndarray]
 
     def trace(self, gi: int) -> list[list]:
-        """Game ``gi``'s decisions as the readable engine's trace records them
+        """Game ``gi``'s decisions in the trace format (the goldens' and fingerprints' records)
         (``[seat, kind, choice]``, battle decisions included)."""
         rows = self.trace_rows[self.trace_rows[:, 0] == gi][:, 1:]
         return [self.engine.decode_decision(r) for r in rows]
@@ -319,11 +319,11 @@ class FastGames:
 
     # ---------------------------------------------------------------- decoding
     def card_text(self, code: int) -> str:
-        """The readable engine's hand string of a card code (``parrot:flint``, ``fame:2``)."""
+        """The hand string of a card code (``parrot:flint``, ``fame:2``), as traces name it."""
         return self.code_text[int(code)]
 
     def decode_decision(self, row: np.ndarray) -> list:
-        """One trace row as the readable engine records it."""
+        """One trace row in the trace format."""
         seat, kind, a, b, c, d = (int(x) for x in row)
         name = DECISIONS[kind]
         if name in ("treasure_map", "parrot_swap", "artisan_repair"):

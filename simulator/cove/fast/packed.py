@@ -242,7 +242,7 @@ PP_PARROT0 = PP_OPP_MODEL + 1  # how much it likes parrot row i: p.get("parrot_<
 
 
 # ---------------------------------------------------------------------------- the game state
-#: phase codes (the readable engine's ``Game.phase`` names, PHASES order)
+#: phase codes (the phase names of traces and --check messages, PHASES order)
 PHASES = (
     "setup",
     "arming",
@@ -323,7 +323,7 @@ S_CHESTS = 5
 S_FAME = 6
 S_SRC = 7  # 6 columns: fame by source, FAME_SRC order
 S_PARROT = 13  # parrot row (-1: none)
-S_WOUNDS = 14  # parrot wounds (0/1, as the readable engine keeps them)
+S_WOUNDS = 14  # parrot wounds (0/1)
 S_ART = 15  # 4 columns: -1 no Artisan on the section, else the hits it has absorbed
 S_LOC = 19  # island 0..5, or COVE
 S_BATTLES = 20
@@ -387,7 +387,7 @@ BL_COLS = 14
 NPC_OUTCOMES = ("sunk", "survived", "captured", "not_captured")
 OUT_SUNK, OUT_SURVIVED, OUT_CAPTURED, OUT_NOT_CAPTURED = range(4)
 
-# tr: int64[rows, TR_COLS], the decisions (as the readable engine's trace records them)
+# tr: int64[rows, TR_COLS], the decisions (in the trace format of the goldens)
 TR_SEAT, TR_KIND, TR_A, TR_B, TR_C, TR_D = range(6)
 TR_COLS = 6
 #: decision kinds (Observation.kind names, then the battle policy's)
@@ -604,7 +604,7 @@ def fame_values(rules: CoveRules) -> tuple[int, ...]:
 
 
 def hand_codes(rules: CoveRules) -> dict[str, int]:
-    """Card code of every hand string of the readable engine (``parrot:flint``, ``fame:2``...)."""
+    """Card code of every hand string of traces (``parrot:flint``, ``fame:2``...)."""
     codes = {name: i for i, name in enumerate(FIXED_CARDS)}
     for i, key in enumerate(rules.parrots):
         codes[f"parrot:{key}"] = C_PARROT0 + i

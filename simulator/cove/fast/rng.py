@@ -1,10 +1,10 @@
 """numpy's ``Generator(PCG64)`` draws, compiled: the same numbers from the same runner streams.
 
-The compiled game must take every random number -- dice, shuffles, a player's noise -- from the
-same runner streams as the Python engine (``Block.rng("dice")``, ``Block.rng("players", seat)``),
-in the same order. Rather than change how the readable engine draws, this module reproduces, bit
-for bit, the numpy calls the Python engine makes on a ``numpy.random.Generator`` backed by PCG64
-(numpy's ``default_rng``):
+The game takes every random number -- dice, shuffles, a player's noise -- from the runner's
+streams (``Block.rng("dice")``, ``Block.rng("players", seat)``), which are numpy Generators.
+Compiled code cannot call a Generator, so this module reproduces, bit for bit, the numpy calls on
+a ``numpy.random.Generator`` backed by PCG64 (numpy's ``default_rng``) that the game makes (the
+games recorded before the engine was one, drawn through numpy itself, replay exactly):
 
 * the PCG64 step (128-bit LCG, XSL-RR output) and its buffered 32-bit draws (``next_uint32``
   keeps the high half of a 64-bit output for the next call);
@@ -16,8 +16,8 @@ for bit, the numpy calls the Python engine makes on a ``numpy.random.Generator``
 
 A generator's state is an ``uint64[6]`` row (:data:`R_STATE_HI` ...): the 128-bit state and
 increment as two words each, the buffered-32-bit flag and value. :func:`state_of` reads it from a
-Generator, :func:`set_state` writes it back (so tests can check that both engines leave every
-stream exactly where the other does). ``tests/test_cove_fast_rng.py`` checks every function
+Generator, :func:`set_state` writes it back (so a test can check that a run leaves every stream
+exactly where numpy would). ``tests/test_cove_fast_rng.py`` checks every function
 against numpy on random call sequences, so a numpy release that changed its algorithms would fail
 there first.
 """
