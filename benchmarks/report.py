@@ -17,10 +17,12 @@ Prints a table, then as its last line one JSON object::
 Usage::
 
     python benchmarks/report.py [--size quick] [--jobs 2] [--seed 2026] [--game all] [--serial]
+                                 [--no-cold]
 
 ``--serial`` also times a warm run with ``--jobs 1``: the ratio of the two warm wall times
 (``speedup``) says whether the chunks keep the workers busy, whatever else loads the machine
-(the CPU use alone cannot tell a busy machine from idle workers).
+(the CPU use alone cannot tell a busy machine from idle workers). ``--no-cold`` skips the cold
+run and times one run on the project's own numba cache (its ``cold_*`` figures are null).
 """
 
 from __future__ import annotations
@@ -39,8 +41,10 @@ ROOT = Path(__file__).resolve().parent.parent
 LIMITS = {"quick": (300, 180)}  # size -> (cold, warm) seconds on 2 cores
 
 
-def run(size: str, jobs: int, seed: str, game: str, cache: Path, out: Path) -> dict:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+def run(size: str, jobs: int, seed: str, game: str, cache: Path | None, out: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if cache is not None:  # None: the project's own cache, as it stands
+        env["NUMBA_CACHE_DIR"] = str(cache)
     cmd = [
         sys.executable,
         str(ROOT / "cli.py"),
@@ -89,19 +93,30 @@ def main() -> None:
     ap.add_argument("--seed", default="2026")
     ap.add_argument("--game", default="all")
     ap.add_argument("--serial", action="store_true", help="also a warm run with --jobs 1")
+    ap.add_argument(
+        "--no-cold",
+        action="store_true",
+        help="skip the cold run: one run on the project's own numba cache (warm once filled)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="broadside-bench-") as tmp:
         tmp = Path(tmp)
-        cache = tmp / "numba-cache"
-        cache.mkdir()
-        cold = run(args.size, args.jobs, args.seed, args.game, cache, tmp / "cold")
+        cache = None if args.no_cold else tmp / "numba-cache"
+        if cache is not None:
+            cache.mkdir()
+        cold = (
+            None
+            if args.no_cold
+            else run(args.size, args.jobs, args.seed, args.game, cache, tmp / "cold")
+        )
         warm = run(args.size, args.jobs, args.seed, args.game, cache, tmp / "warm")
         serial = (
             run(args.size, 1, args.seed, args.game, cache, tmp / "serial") if args.serial else None
         )
     cold_limit, warm_limit = LIMITS.get(args.size, (None, None))
     print(f"{'run':6} {'wall s':>8} {'cpu s':>8} {'cpu use':>8} {'load':>6}  sections (s)")
-    runs = [("cold", cold), ("warm", warm)] + ([("serial", serial)] if serial else [])
+    runs = ([("cold", cold)] if cold else []) + [("warm", warm)]
+    runs += [("serial", serial)] if serial else []
     for name, r in runs:
         secs = ", ".join(f"{k} {v:.1f}" for k, v in r["sections"].items())
         print(
@@ -110,10 +125,10 @@ def main() -> None:
         )
     within = (
         None
-        if cold_limit is None
+        if cold_limit is None or cold is None
         else bool(cold["wall_s"] <= cold_limit and warm["wall_s"] <= warm_limit)
     )
-    if cold_limit is not None:
+    if cold_limit is not None and cold is not None:
         print(f"limits on 2 cores: cold {cold_limit} s, warm {warm_limit} s; within: {within}")
     print(
         json.dumps(
@@ -122,18 +137,18 @@ def main() -> None:
                 "jobs": args.jobs,
                 "game": args.game,
                 "seed": args.seed,
-                "cold_s": round(cold["wall_s"], 1),
+                "cold_s": None if cold is None else round(cold["wall_s"], 1),
                 "warm_s": round(warm["wall_s"], 1),
-                "cold_cpu_s": round(cold["cpu_s"], 1),
+                "cold_cpu_s": None if cold is None else round(cold["cpu_s"], 1),
                 "warm_cpu_s": round(warm["cpu_s"], 1),
-                "cold_cpu_use": round(cold["cpu_use"], 3),
+                "cold_cpu_use": None if cold is None else round(cold["cpu_use"], 3),
                 "warm_cpu_use": round(warm["cpu_use"], 3),
                 "cold_limit_s": cold_limit,
                 "warm_limit_s": warm_limit,
                 "within_limits": within,
-                "load_before": [round(cold["load_before"], 2), round(warm["load_before"], 2)],
+                "load_before": [round(r["load_before"], 2) for r in (cold, warm) if r],
                 "cores": os.cpu_count(),
-                "sections_cold_s": cold["sections"],
+                "sections_cold_s": None if cold is None else cold["sections"],
                 "sections_warm_s": warm["sections"],
                 **(
                     {
