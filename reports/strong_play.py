@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from reports.sections.common import PROJECT_ROOT
 from scenarios.loader import SCENARIO_ROOT, ScenarioError
 from scenarios.populations import Population, load_population
 from scenarios.strategies import with_strategies
@@ -77,7 +78,7 @@ def find_populations(game: str, scenario: Any) -> list[Found]:
             out.append(Found(path, load_population(path, scenario)))
         except ScenarioError as exc:
             # the reason names the file; the page names it from the project (no checkout path)
-            root = str(SCENARIO_ROOT.parent.resolve()) + "/"
+            root = str(PROJECT_ROOT.resolve()) + "/"
             out.append(Found(path, None, str(exc).splitlines()[0].replace(root, "")))
     return out
 

@@ -106,8 +106,8 @@ def test_a_population_of_another_scenario_is_listed_and_not_used(tmp_path, monke
     """The reason names the file: as given outside the project, from the project inside it (the
     page holds no path of the checkout)."""
     monkeypatch.setattr(sp, "population_dir", lambda game: tmp_path / game)
-    if inside:  # the project's root is tmp_path's parent: the file lies inside it
-        monkeypatch.setattr(sp, "SCENARIO_ROOT", tmp_path / "scenarios")
+    if inside:  # the project's root is tmp_path: the file lies inside it
+        monkeypatch.setattr(sp, "PROJECT_ROOT", tmp_path)
     scen = toy.load()
     _write(tmp_path / "toy", scen, scenario_hash="0123456789abcdef")
     sec = Section("toy", "Toy")

@@ -181,7 +181,7 @@ def show(scenario, variants, fmt):
         "treasures": rules.board.num_treasures,
         "strait_pairs": [list(p) for p in rules.board.strait_pairs],
         "players": list(rules.player_counts),
-        "dice": rules.num_dice + (rules.cyclone.extra_dice if rules.cyclone.enabled else 0),
+        "dice": rules.dice_per_roll,
     }
     if fmt == "json":
         emit(fmt, pd.DataFrame(), info)

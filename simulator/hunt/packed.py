@@ -195,7 +195,7 @@ def _pack_p(board: Board, rules, num_players, owner, home, seat_ships) -> tuple:
     P[P_NNODES], P[P_MAXL], P[P_PASS_OWN] = board.num_nodes, maxl, rules.movement.pass_own_ships
     P[P_FLEET], P[P_SINK_ALL] = rules.fleet.enabled, rules.fleet.sink == "all"
     P[P_WRECKS] = rules.shipwreck.enabled
-    P[P_NDICE] = rules.num_dice + (cyc.extra_dice if cyc.enabled else 0)
+    P[P_NDICE] = rules.dice_per_roll
     P[P_SIDES], P[P_CYC], P[P_CYC_EQ] = rules.die_sides, cyc.enabled, cyc.equal_dice
     P[P_CYC_PLAY] = cyc.play_roll_after_loss
     P[P_FIRE], P[P_FIRE_HALF], P[P_FIRE_ENDS] = fire.enabled, fire.radius == "half", fire.ends_turn

@@ -149,7 +149,7 @@ class OpeningRules:
     handicap_dice: int = field(
         default=1,
         metadata={
-            "range": (1, 8),
+            "range": (1, MAX_DICE),
             "doc": "dice the first player rolls on those turns (at most the dice of a roll)",
         },
     )
