@@ -62,11 +62,11 @@ def grid_queries(passes: int) -> dict[str, list]:
                 smoke, grapple, extra = i % 3 == 0, i % 5 == 1, (0, 6, 21, -4)[i % 4]
                 common = {"npc": npc, "st": st, "parrot": parrot, "hull": None, "grapeshot": g}
                 common.update(powder_keg=k, smoke=smoke, extra_speed=extra, grapple=grapple)
-                rec["p_sink"].append((dict(common, volley="optimal", self=None), None))
+                rec["p_sink"].append((common, None))
                 fire = i % 7 != 3
-                rec["best_volley"].append((dict(common, pirate_to_fire=fire, self=None), None))
+                rec["best_volley"].append((dict(common, pirate_to_fire=fire), None))
                 hand = HANDS[i % len(HANDS)]
-                q = {"solver": None, "npc": npc, "st": st, "parrot": parrot, "hand": list(hand)}
+                q = {"npc": npc, "st": st, "parrot": parrot, "hand": list(hand)}
                 q.update(chests=i % 3, chest_value=(None, 0.5)[i % 2], stake=1.0 + i % 4)
                 q.update(hull=None, extra_speed=0, smoke_on=False, grapple_on=False)
                 rec["lone"].append((q, None))
@@ -76,10 +76,9 @@ def grid_queries(passes: int) -> dict[str, list]:
 
 
 def _answer(po: PirateOdds, kind: str, q: dict):
+    """The readable solver's answer to one query."""
     if kind == "lone":
-        q = {k: v for k, v in q.items() if k != "solver"}
         return lone_pirate_odds(po, **q)
-    q = {k: v for k, v in q.items() if k not in ("self", "volley")}
     return po.p_sink(**q) if kind == "p_sink" else po.best_volley(**q)
 
 
@@ -107,17 +106,9 @@ def check_recorded(rec: dict[str, list], p: Pair) -> int:
 
 
 def python_answers(rec, po: PirateOdds) -> None:
-    for q, _ in rec["lone"]:
-        q = dict(q)
-        solver = q.pop("solver")
-        del solver
-        lone_pirate_odds(po, **q)
-    for q, _ in rec["p_sink"]:
-        q = {k: v for k, v in q.items() if k not in ("self", "volley")}
-        po.p_sink(**q)
-    for q, _ in rec["best_volley"]:
-        q = {k: v for k, v in q.items() if k != "self"}
-        po.best_volley(**q)
+    for kind, queries in rec.items():
+        for q, _ in queries:
+            _answer(po, kind, q)
 
 
 def packed(rec):

@@ -1108,24 +1108,8 @@ def balance(
         validation_games=validation_games,
         engine=engine,
     )
-    rows = [
-        {
-            "candidate": k,
-            "target": name,
-            "base": res.base[name]["value"],
-            "value": t["value"],
-            "ci95_low": t["ci95"][0],
-            "ci95_high": t["ci95"][1],
-            "improvement": t["improvement"],
-            "improvement_low": t["improvement_ci95"][0],
-            "improvement_high": t["improvement_ci95"][1],
-            "params": ", ".join(f"{p}={v}" for p, v in cand["params"].items()),
-        }
-        for k, cand in enumerate(res.candidates, start=1)
-        for name, t in cand["targets"].items()
-    ]
     return BalanceSearch(
-        candidates=pd.DataFrame(rows, columns=CANDIDATE_COLUMNS),
+        candidates=pd.DataFrame(res.candidate_rows(), columns=CANDIDATE_COLUMNS),
         before_after=res.before_after,
         history=res.history,
         note=res.note,

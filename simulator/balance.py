@@ -650,6 +650,27 @@ class BalanceResult:
             "provenance": self.provenance,
         }
 
+    def candidate_rows(self) -> list[dict[str, Any]]:
+        """One row per (kept candidate, target): base and validated value with its interval, the
+        improvement with its interval, and the changed numbers in words (the command's table and
+        the Python API's ``candidates``)."""
+        return [
+            {
+                "candidate": k,
+                "target": name,
+                "base": self.base[name]["value"],
+                "value": t["value"],
+                "ci95_low": t["ci95"][0],
+                "ci95_high": t["ci95"][1],
+                "improvement": t["improvement"],
+                "improvement_low": t["improvement_ci95"][0],
+                "improvement_high": t["improvement_ci95"][1],
+                "params": ", ".join(f"{p}={v}" for p, v in cand["params"].items()),
+            }
+            for k, cand in enumerate(self.candidates, start=1)
+            for name, t in cand["targets"].items()
+        ]
+
 
 def _inside(decl: ParamDecl, value: Value) -> bool:
     """``value`` lies in ``decl``'s (possibly narrowed) range or choices."""

@@ -649,23 +649,7 @@ def balance(
         tables=out is not None,
         figure=figure,
     )
-    rows = []
-    for k, cand in enumerate(result.candidates, start=1):
-        for name, t in cand["targets"].items():
-            rows.append(
-                {
-                    "candidate": k,
-                    "target": name,
-                    "base": result.base[name]["value"],
-                    "value": t["value"],
-                    "ci95_low": t["ci95"][0],
-                    "ci95_high": t["ci95"][1],
-                    "improvement": t["improvement"],
-                    "improvement_low": t["improvement_ci95"][0],
-                    "improvement_high": t["improvement_ci95"][1],
-                    "params": ", ".join(f"{p}={v}" for p, v in cand["params"].items()),
-                }
-            )
+    rows = result.candidate_rows()
     if not rows:
         rows = [
             {"candidate": None, "target": name, "base": b["value"], "value": None}

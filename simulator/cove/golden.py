@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from scenarios.loader import load_scenario
+from simulator.cove.api import BATTLE_COLUMNS
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.cove.tables import FAME_SOURCES
 from simulator.runner import Block
@@ -134,23 +135,9 @@ def final_state(eng, chunk) -> dict[str, Any]:
     }
 
 
-#: the battle log's fields as a golden file names them (the API's battles columns after the
-#: game and rotation)
-BATTLE_FIELDS = (
-    "battle",
-    "month",
-    "island",
-    "pirate",
-    "ships",
-    "seats",
-    "outcome",
-    "player_ships_routed",
-    "player_ships_fled",
-    "exchanges",
-    "battle_npcs",
-    "routed_by_players",
-    "player_ships_routed_in_battle",
-)
+#: the battle log's fields as a golden file names them: the API's battles columns after the game
+#: and rotation
+BATTLE_FIELDS = tuple(BATTLE_COLUMNS[2:])
 
 
 def record(name: str) -> dict[str, Any]:
