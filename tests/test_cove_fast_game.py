@@ -144,3 +144,25 @@ def test_compiled_games_release_every_array_they_allocate():
     assert after.alloc - before.alloc == after.free - before.free
     assert after.mi_alloc - before.mi_alloc == after.mi_free - before.mi_free
     assert [sys.getrefcount(x) for x in held] == refs
+
+
+def test_a_full_output_buffer_stops_the_chunk_naming_the_buffer():
+    """play_chunk copies each game's log, card record, trace and decision rows behind the game's
+    index (``game._append_rows``); a buffer without room copies nothing and stops the chunk at
+    that game with E_CAPACITY and the buffer's CAP_* code (``game._out_of_room``), which
+    FastGameError names."""
+    import numpy as np
+
+    from simulator.cove.fast import game as fg
+    from simulator.cove.fast import packed as pk
+
+    out = np.zeros((3, 3), np.int64)
+    src = np.arange(6, dtype=np.int64).reshape(3, 2)
+    assert fg._append_rows(out, 1, src, 2, 7)
+    assert out.tolist() == [[0, 0, 0], [7, 0, 1], [7, 2, 3]]
+    assert not fg._append_rows(out, 2, src, 2, 8)
+    assert out.tolist() == [[0, 0, 0], [7, 0, 1], [7, 2, 3]]
+    og = np.zeros((5, fg.GR_COLS), np.int64)
+    assert fg._out_of_room(og, 4, pk.CAP_TRACE) == 4
+    assert og[4, fg.GR_ERROR] == pk.E_CAPACITY and og[4, fg.GR_ERROR + 3] == pk.CAP_TRACE
+    assert not og[:4].any()

@@ -246,7 +246,6 @@ from simulator.cove.fast.packed import (
     PUT_BOTTOM,
     PUT_TOP,
     RC_CODE,
-    RC_COLS,
     RC_DRAW,
     RC_FATE,
     RC_MONTH,
@@ -1815,6 +1814,27 @@ def new_game(tab, gs, n, flags):
 
 
 @njit(cache=True)
+def _append_rows(out, at, src, k, gi):
+    """Copy the first ``k`` rows of the game's buffer ``src`` to ``out[at : at + k]``, each behind
+    the game's index ``gi`` (column 0); False, copying nothing, when ``out`` has no room."""
+    if at + k > out.shape[0]:
+        return False
+    for r in range(k):
+        out[at + r, 0] = gi
+        for c in range(src.shape[1]):
+            out[at + r, 1 + c] = src[r, c]
+    return True
+
+
+@njit(cache=True)
+def _out_of_room(out_game, gi, which):
+    """Game ``gi`` stops the chunk: an output buffer (``CAP_*``) is full. Returns ``gi``."""
+    out_game[gi, GR_ERROR] = E_CAPACITY
+    out_game[gi, GR_ERROR + 3] = which
+    return gi
+
+
+@njit(cache=True)
 def play_chunk(
     tab, pp_all, seat_strat, rs_all, flags, out_seats, out_win, out_game, out_log, out_rec,
     out_tr, out_dec, out_rs, gs, oc, sc, bt,
@@ -1866,49 +1886,25 @@ def play_chunk(
             out_seats[gi, s, SR_SUNK] = st[s, S_SUNK]
             out_win[gi, s] = win[s]
         k = g[G_NLOG]
-        if nlog + k > out_log.shape[0]:
-            out_game[gi, GR_ERROR] = E_CAPACITY
-            out_game[gi, GR_ERROR + 3] = CAP_LOG
-            return gi
-        for r in range(k):
-            out_log[nlog + r, 0] = gi
-            for c in range(blog.shape[1]):
-                out_log[nlog + r, 1 + c] = blog[r, c]
+        if not _append_rows(out_log, nlog, blog, k, gi):
+            return _out_of_room(out_game, gi, CAP_LOG)
         nlog += k
         out_game[gi, GR_NLOG] = k
         k = g[G_NREC]
-        if nrec + k > out_rec.shape[0]:
-            out_game[gi, GR_ERROR] = E_CAPACITY
-            out_game[gi, GR_ERROR + 3] = CAP_RECORD
-            return gi
-        for r in range(k):
-            out_rec[nrec + r, 0] = gi
-            for c in range(RC_COLS):
-                out_rec[nrec + r, 1 + c] = rec[r, c]
+        if not _append_rows(out_rec, nrec, rec, k, gi):
+            return _out_of_room(out_game, gi, CAP_RECORD)
         nrec += k
         out_game[gi, GR_NREC] = k
         k = min(g[G_NTRACE], tr.shape[0])
         if g[G_TRACE]:
-            if g[G_NTRACE] > tr.shape[0] or ntr + k > out_tr.shape[0]:
-                out_game[gi, GR_ERROR] = E_CAPACITY
-                out_game[gi, GR_ERROR + 3] = CAP_TRACE
-                return gi
-            for r in range(k):
-                out_tr[ntr + r, 0] = gi
-                for c in range(tr.shape[1]):
-                    out_tr[ntr + r, 1 + c] = tr[r, c]
+            if g[G_NTRACE] > tr.shape[0] or not _append_rows(out_tr, ntr, tr, k, gi):
+                return _out_of_room(out_game, gi, CAP_TRACE)
             ntr += k
         out_game[gi, GR_NTRACE] = k
         k = g[G_NDEC]
         if g[G_DECISIONS]:
-            if ndec + k > out_dec.shape[0]:
-                out_game[gi, GR_ERROR] = E_CAPACITY
-                out_game[gi, GR_ERROR + 3] = CAP_DECISIONS
-                return gi
-            for r in range(k):
-                out_dec[ndec + r, 0] = gi
-                for c in range(drec.shape[1]):
-                    out_dec[ndec + r, 1 + c] = drec[r, c]
+            if not _append_rows(out_dec, ndec, drec, k, gi):
+                return _out_of_room(out_game, gi, CAP_DECISIONS)
             ndec += k
         out_game[gi, GR_NDEC] = k
         if g[G_ERROR]:
