@@ -17,12 +17,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.hunt import moves
 from simulator.hunt import packed as pk
 from simulator.hunt.players import choose, fire_choice, fire_target, policy_arrays
 from simulator.hunt.rng import randint
 
-NOW, BEFORE = 0, 1  # rows of the game's position buffer G
+# The codes this module passes to its compiled functions are int64 (numpy integers,
+# :func:`simulator.compiled.code`), as are the ints and bools written at its calls
+# (``np.int64(-1)``, ``np.bool_(False)``) and a seat counted from ``np.int64(0)``: numba types a
+# plain ``int`` as a literal of its value and would compile the callee (and everything it passes
+# the value on to) once more per value. Every compiled function here has one signature.
+NOW, BEFORE = compiled.codes(2)  # rows of the game's position buffer G
 END_CODES = ("win", "stalemate", "draw")  # O_END values 0, 1, 2
 END_WIN, END_STALEMATE, END_DRAW = 0, 1, 2
 
@@ -68,7 +74,7 @@ T_SEAT = 1  # the seat whose turn it is
 T_SHIP = 2  # the fire ship, or the ship the cyclone took (-1 for a roll)
 T_CENTRE = 3  # the node where the fire ship exploded
 T_DICE = 4
-T_ROLL, T_FIRE, T_CYCLONE = 0, 1, 2
+T_ROLL, T_FIRE, T_CYCLONE = compiled.codes(3)
 
 
 def initial_position(t) -> tuple[np.ndarray, np.ndarray]:
@@ -312,7 +318,7 @@ def play_roll(A, P, G, wreck, wreck_before, seat, ptype, w, dice, prng, WB, out,
     for col in range(G.shape[1]):
         G[NOW, col] = leaf[k, col]
     out[O_LOADS] += WB[moves.B_INFO][k, moves.L_LOADS]
-    trace_event(P, G, trace, out, T_ROLL, seat, -1, -1, dice)
+    trace_event(P, G, trace, out, T_ROLL, seat, np.int64(-1), np.int64(-1), dice)
     for s in range(P[pk.P_NSHIPS]):
         if G[BEFORE, s] >= 0 and G[NOW, s] < 0 and P[pk.P_WRECKS] == 1:
             wreck[G[BEFORE, s]] = 1
@@ -352,10 +358,10 @@ def play_turn(A, P, G, wreck, wreck_before, seat, ptype, w, drng, prng, dice, nd
         if P[pk.P_CYC] == 1 and cyclone_strikes(P, roll):
             victim = cyclone_victim(A, P, G, seat)
             save_before(P, G, wreck, wreck_before)
-            remove_ship(P, G, wreck, victim, False)
-            trace_event(P, G, trace, out, T_CYCLONE, seat, victim, -1, roll)
+            remove_ship(P, G, wreck, victim, np.bool_(False))
+            trace_event(P, G, trace, out, T_CYCLONE, seat, victim, np.int64(-1), roll)
             out[O_CYCLONE] += 1
-            count_losses(P, G, -1, out)
+            count_losses(P, G, np.int64(-1), out)
             if checked(P, G, wreck, wreck_before, out) or game_over(P, G, out):
                 return True
             if P[pk.P_CYC_PLAY] == 0 or afloat(P, G, NOW, seat) == 0:
@@ -395,7 +401,7 @@ def play_one(
     dice = np.empty(P[pk.P_NDICE], dtype=np.int64)
     out[:] = 0
     out[O_WINNER], out[O_END], out[O_MAXFLEET] = -1, END_STALEMATE, 1
-    seat, turns, first_turns = 0, 0, 0
+    seat, turns, first_turns = np.int64(0), 0, 0  # seat: int64 from the start (see NOW)
     over = checked(P, G, wreck, wreck_before, out)
     while not over:
         if turns >= P[pk.P_MAXTURNS]:

@@ -10,6 +10,11 @@ over distinct outcomes) and only those using the most dice (a win always). Buffe
 row numbers rather than views, gathered in a few arrays (:func:`work_buffers`): views and arrays
 taken out of a tuple cost reference counts in the inner loop. With the JIT off the uint64 hashes
 wrap with numpy's overflow warning: callers run under ``np.errstate(over="ignore")``.
+
+Each compiled function here has one signature: numba types an ``int`` written at a call, or a
+variable that starts as one, as a literal of its value and would compile the callee (and its
+callees) once more per value; so such arguments start as ``np.int64`` (typed int64), and the
+two-line :func:`occupancy` is compiled into its callers (``inline="always"``).
 """
 
 from __future__ import annotations
@@ -122,7 +127,7 @@ def mix(h, x):
 # ---------------------------------------------------------------------------- legs and steps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def occupancy(P, S, row, OCC, sign):
     """Mark (``sign`` 1) or clear (``sign`` 0) the ships of row ``row`` in ``OCC``."""
     for s in range(P[pk.P_NSHIPS]):
@@ -500,15 +505,16 @@ def enumerate_options(A, P, G, row, wreck, player, dice, WB):
     for k in range(D_LEN):
         DEPTH[k, 0] = 0
     DEPTH[D_WRECK, 0] = -1
-    HASH[0] = zobrist(P, Z, S, 0)
-    DEPTH[D_NSTEPS, 0] = steps_at(P, S, 0, wreck, OCC, player, dice, 0, STEPS)
+    zero = np.int64(0)  # depth 0, no dice used (int64, not a literal: see the module docstring)
+    HASH[0] = zobrist(P, Z, S, zero)
+    DEPTH[D_NSTEPS, 0] = steps_at(P, S, zero, wreck, OCC, player, dice, zero, STEPS)
     if DEPTH[D_NSTEPS, 0] == 0:  # no die can be used: the turn passes
         for col in range(S.shape[1]):
             LEAF[0, col] = S[0, col]
         for k in range(L_LEN):
             INFO[0, k] = 0
         return 1
-    n_leaves, n_visited, depth = 0, 0, 0
+    n_leaves, n_visited, depth = zero, zero, zero
     while depth >= 0 and n_leaves >= 0:
         sp = DEPTH[D_POS, depth]
         if sp >= DEPTH[D_NSTEPS, depth]:
@@ -533,7 +539,7 @@ def enumerate_options(A, P, G, row, wreck, player, dice, WB):
             if plain:
                 found, _ = find_leaf(TABLE, INFO, np.int64(h & np.uint64(0x7FFFFFFFFFFFFFFF)))
                 if found >= 0:
-                    merge_leaf(INFO, found, nd, 0, DEPTH[D_LOADS, depth])
+                    merge_leaf(INFO, found, nd, zero, DEPTH[D_LOADS, depth])
                     continue
         d1 = depth + 1
         won, h = apply_step(P, Z, S, depth, d1, player, STEPS, depth, sp, HASH[depth], wreck)

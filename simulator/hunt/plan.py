@@ -124,8 +124,11 @@ def reach_sets(P, remove, remove_pair, size, cbit, out):
 
 @njit(cache=True)
 def _reverse_pass(reach, start, pairs, fill):
-    """One pass of :func:`reverse_index`: count (``fill`` is None) or place the pairs."""
+    """One pass of :func:`reverse_index`: count (``fill`` empty) or place the pairs (``fill[m]``
+    the next free entry of node ``m``). An empty array rather than None, so both passes have
+    one signature (one compile)."""
     n_rolls, n_nodes, n_words = reach.shape
+    counting = fill.shape[0] == 0
     for r in range(n_rolls):
         for n in range(n_nodes):
             for w in range(n_words):
@@ -138,7 +141,7 @@ def _reverse_pass(reach, start, pairs, fill):
                     m = w * 64 + k
                     if not hit or m == n:
                         continue
-                    if fill is None:
+                    if counting:
                         start[m + 1] += 1
                     else:
                         pairs[fill[m]] = n * n_rolls + r
@@ -152,7 +155,7 @@ def reverse_index(reach):
     n_nodes = reach.shape[1]
     start = np.zeros(n_nodes + 1, dtype=np.int64)
     pairs = np.empty(0, dtype=np.int64)
-    _reverse_pass(reach, start, pairs, None)
+    _reverse_pass(reach, start, pairs, np.empty(0, dtype=np.int64))
     for m in range(n_nodes):
         start[m + 1] += start[m]
     pairs = np.empty(start[n_nodes], dtype=np.int64)

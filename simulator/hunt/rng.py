@@ -27,7 +27,8 @@ def uniform(s):
     return (next_u64(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def randint(s, n):
-    """An integer in [0, n)."""
+    """An integer in [0, n). Compiled into its callers (``inline="always"``): some pass a count
+    that numba types as a literal at first (``mine = 0``), which would compile it once more."""
     return int(uniform(s) * n)
