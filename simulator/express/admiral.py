@@ -35,6 +35,9 @@ or try to disengage and sail to the best point. Every option is scored in victor
 The admiral reads only what a player at the table sees: positions, masts, hull points, nations and
 who has acted; never the enemy's crews (assigned secretly, seed "Équipage") nor any die. All numbers
 are declared with their ranges in ``[kinds.admiral]`` of the scenario.
+
+Calls pass typed values where a literal would go (``np.bool_(False)``, ``np.int64(-1)``,
+``float(a_next)``), so each compiled function compiles for one signature (see :mod:`core`).
 """
 
 from __future__ import annotations
@@ -556,7 +559,7 @@ def _scan(
                         e_next += (1.0 - en[k, E_FIRST]) * en[k, E_FOCUS] * tt[k, h]
             ov[k] = 0.0
             if use_opp and en[k, E_FIRST] < 1.0:
-                h = _threat_hit_on(d, a_next, ri, hit_on_cm)
+                h = _threat_hit_on(d, float(a_next), ri, hit_on_cm)
                 if h < 7:
                     v = (1.0 - en[k, E_FIRST]) * ff[k, h]
                     ov[k] = v
@@ -671,7 +674,7 @@ def admiral(
     engaged = is_engaged(eng, s, i, si)
     my_masts = si[s, i, S_MASTS]
     my_hull = si[s, i, S_HULL]
-    a_next = allowance(si, na, s, i, ri, move_cm, False)
+    a_next = allowance(si, na, s, i, ri, move_cm, np.bool_(False))
 
     # ---- scenario stakes: [0] treasure held, [1] treasure home, [2] convoy exit (VP x weight)
     stakes = np.zeros(3)
@@ -684,13 +687,13 @@ def admiral(
     enemy_carrier = -1
     if sc == 1 and int(tr[TR_STATE]) == 1 and int(tr[TR_SIDE]) == o:
         enemy_carrier = int(tr[TR_SHIP])
-    fetcher = -1
+    fetcher = np.int64(-1)
     if sc == 1 and int(tr[TR_STATE]) == 0:
         best_t = 1e18
         for k in range(n_ships):
             if si[s, k, S_STATUS] != ST_AFLOAT or is_engaged(eng, s, k, si):
                 continue
-            a = allowance(si, na, s, k, ri, move_cm, False)
+            a = allowance(si, na, s, k, ri, move_cm, np.bool_(False))
             if a <= 0:
                 continue
             d = dist(sf[s, k, F_X], sf[s, k, F_Y], tr[TR_X], tr[TR_Y])
@@ -875,7 +878,7 @@ def admiral(
                     x,
                     y,
                     a_next,
-                    False,
+                    np.bool_(False),
                     s,
                     i,
                     si,
@@ -999,13 +1002,13 @@ def admiral(
                 b_order = 0.0
     # the Carpenter's repair: no attack, a shorter move
     if repair_ok:
-        a_rep = allowance(si, na, s, i, ri, move_cm, True)
+        a_rep = allowance(si, na, s, i, ri, move_cm, np.bool_(True))
         hq = np.zeros(n_ships, dtype=np.int64)
         mv, mx, my, _t, _f = _scan(
             x,
             y,
             a_rep,
-            False,
+            np.bool_(False),
             s,
             i,
             si,

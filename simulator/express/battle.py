@@ -26,6 +26,10 @@ Rules covered (notes numbers from ``../shared/rules/pirates-express.md``):
   :func:`core.observe`, which hides the enemy's unrevealed crews (``commanders.orders``).
 
 One generator rolls every die (``rng``); commanders that randomise get their own (``prng``).
+
+Calls pass typed values where a literal would go (``np.bool_(True)``, ``np.int64(0)``) and
+:func:`_log`, called with an event code and zeros, is ``inline="always"``: each compiled
+function compiles for one signature, not once per literal value (see :mod:`core`).
 """
 
 from __future__ import annotations
@@ -195,7 +199,7 @@ TRACE_WIDTH = 8
 VP_MAST, VP_SINK, VP_SCEN = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log(trace, tn, e, a, b, c, d, f, g, h):
     k = tn[0]
     if k < trace.shape[0]:
@@ -334,7 +338,7 @@ def _fire(rng, si, sf, na, vp, tr, eng, s, i, j, ri, hit_on_cm, islands, trace, 
     _log(trace, tn, EV_FIRE, turn, s, i, j, r, dice, hits)
     _reveal_if_used(si, s, i, trace, tn, turn)
     for _ in range(hits):
-        if _take_loss(si, na, vp, tr, s, o, j, ri, trace, tn, turn, True):
+        if _take_loss(si, na, vp, tr, s, o, j, ri, trace, tn, turn, np.bool_(True)):
             _clear_engagements(eng, o, j)
             break
 
@@ -371,7 +375,7 @@ def _board(rng, si, sf, na, vp, tr, eng, s, i, j, ri, trace, tn, turn):
     o = 1 - s
     if si[o, j, S_STATUS] != ST_AFLOAT:
         return
-    sa = _boarding_roll(rng, si, na, s, i, ri, True)
+    sa = _boarding_roll(rng, si, na, s, i, ri, np.bool_(True))
     sb = _boarding_roll(rng, si, na, o, j, ri, ri[RI_DEF_ABIL] == 1)
     _set_engaged(eng, s, i, j)
     _log(trace, tn, EV_BOARD, turn, s, i, j, sa, sb, 0)
@@ -386,7 +390,7 @@ def _board(rng, si, sf, na, vp, tr, eng, s, i, j, ri, trace, tn, turn):
     before = si[lose_s, lose_i, S_MASTS] + si[lose_s, lose_i, S_HULL]
     n = net if net < before else before
     for _ in range(n):
-        _take_loss(si, na, vp, tr, win_s, lose_s, lose_i, ri, trace, tn, turn, False)
+        _take_loss(si, na, vp, tr, win_s, lose_s, lose_i, ri, trace, tn, turn, np.bool_(False))
     carried = tr[TR_STATE] == 1 and int(tr[TR_SIDE]) == lose_s and int(tr[TR_SHIP]) == lose_i
     sinkable = (net > before) if ri[RI_SINK_RULE] == 0 else (raw > before)
     if sinkable and ri[RI_WINNER_SINKS] == 1:
@@ -561,7 +565,7 @@ def _can_act(si, na, s, i, ri, move_cm):
         return False
     if si[s, i, S_MASTS] > 0:
         return True
-    if allowance(si, na, s, i, ri, move_cm, False) > 0:
+    if allowance(si, na, s, i, ri, move_cm, np.bool_(False)) > 0:
         return True
     # a mastless ship whose Carpenter may repair it can still come back
     return si[s, i, S_CREW] == CARPENTER and ri[RI_CARP_MASTLESS] == 1 and ri[RI_CARP_MASTS] > 0
@@ -780,7 +784,8 @@ def play_battle(
                 turn,
             )
             if ri[RI_END_IDLE] == 1 and (
-                _side_idle(si, nations, 0, ri, move_cm) or _side_idle(si, nations, 1, ri, move_cm)
+                _side_idle(si, nations, np.int64(0), ri, move_cm)
+                or _side_idle(si, nations, np.int64(1), ri, move_cm)
             ):
                 over = True
                 break
@@ -940,7 +945,7 @@ def sample_disengage(rng, n, start, masts, nation_cap, rules_cap):
     ri = np.zeros(64, dtype=np.int64)
     ri[RI_DIS_CAP] = rules_cap
     ok = 0
-    d = disengage_difficulty(si, na, 0, 0, ri)
+    d = disengage_difficulty(si, na, np.int64(0), np.int64(0), ri)
     for _ in range(n):
         if d <= 6 and rng.integers(1, 7) >= d:
             ok += 1
@@ -964,12 +969,14 @@ def sample_boardings(rng, n, masts, crews, nation_dice, nation_rerolls, ri):
         na[s, NA_REROLLS] = nation_rerolls[s]
         na[s, NA_REROLL_BOARD] = 1
     out = np.zeros(n, dtype=np.int64)
+    zero = np.int64(0)  # the boarder is ship (0, 0), the defender ship (1, 0)
+    one = np.int64(1)
     for k in range(n):
         for s in range(2):
             si[s, 0, S_CAPT_USED] = 0
             si[s, 0, S_PIR_USED] = 0
             si[s, 0, S_MUSK_USED] = 0
-        a = _boarding_roll(rng, si, na, 0, 0, ri, True)
-        b = _boarding_roll(rng, si, na, 1, 0, ri, ri[RI_DEF_ABIL] == 1)
+        a = _boarding_roll(rng, si, na, zero, zero, ri, np.bool_(True))
+        b = _boarding_roll(rng, si, na, one, zero, ri, ri[RI_DEF_ABIL] == 1)
         out[k] = a - b
     return out

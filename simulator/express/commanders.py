@@ -31,6 +31,9 @@ enemy's hidden crews, issue 27) play the scenario objective first
 the far edge, attackers target convoy ships). A Carpenter repairs a mastless ship, or one that has
 lost ``repair_at_lost`` masts when the repair costs no shot this turn (``random``: with a
 probability whenever allowed).
+
+The compiled policies pass typed values where a literal would go (``np.bool_(False)``,
+``np.int64(-1)``, ``float(allow)``), so each compiles for one signature (see :mod:`core`).
 """
 
 from __future__ import annotations
@@ -331,7 +334,7 @@ def _has_shot(si, sf, na, s, i, ri, move_cm, hit_on_cm):
     """Could this ship fire at some enemy this activation (in contact, or within move + range)?"""
     if si[s, i, S_MASTS] <= 0:
         return False
-    reach = allowance(si, na, s, i, ri, move_cm, False) + hit_on_cm.shape[0] - 2
+    reach = allowance(si, na, s, i, ri, move_cm, np.bool_(False)) + hit_on_cm.shape[0] - 2
     o = 1 - s
     for j in range(si.shape[1]):
         if (
@@ -369,12 +372,12 @@ def _retreat(act, si, sf, s, i, allow, rf):
     """Destination straight away from the nearest enemy."""
     x = sf[s, i, F_X]
     y = sf[s, i, F_Y]
-    j = _nearest_enemy(si, sf, s, x, y, False)
+    j = _nearest_enemy(si, sf, s, x, y, np.bool_(False))
     if j < 0:
         return
     ex = sf[1 - s, j, F_X]
     ey = sf[1 - s, j, F_Y]
-    px, py = _toward(x, y, 2 * x - ex, 2 * y - ey, allow)
+    px, py = _toward(x, y, 2 * x - ex, 2 * y - ey, float(allow))
     px, py = _clamp(px, py, rf)
     act[A_DX] = px
     act[A_DY] = py
@@ -405,7 +408,7 @@ def _objective(
             for k in range(si.shape[1]):
                 if si[s, k, S_STATUS] != ST_AFLOAT or is_engaged(eng, s, k, si):
                     continue
-                if allowance(si, na, s, k, ri, move_cm, False) <= 0:
+                if allowance(si, na, s, k, ri, move_cm, np.bool_(False)) <= 0:
                     continue
                 d = dist(sf[s, k, F_X], sf[s, k, F_Y], tr[TR_X], tr[TR_Y])
                 if d < bd:
@@ -424,7 +427,7 @@ def _objective(
     act[A_DX] = px
     act[A_DY] = py
     if not repairing:
-        j = _nearest_enemy(si, sf, s, qx, qy, True)
+        j = _nearest_enemy(si, sf, s, qx, qy, np.bool_(True))
         if j >= 0 and cannon_dice(si, s, i, ri) > 0:
             act[A_ATTACK] = ATTACK_CANNON
             act[A_TARGET] = j
@@ -441,7 +444,7 @@ def _preferred_target(si, sf, s, x, y, ri, tr):
         if si[1 - s, j, S_STATUS] == ST_AFLOAT:
             return j
     if sc == 2:
-        j = _nearest_enemy(si, sf, s, x, y, True)
+        j = _nearest_enemy(si, sf, s, x, y, np.bool_(True))
         if j >= 0 and si[1 - s, j, S_CONVOY] == 1:
             return j
     return -1
@@ -460,7 +463,7 @@ def _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
         j = _engaged_enemy(si, eng, s, i)
         if si[s, i, S_MASTS] == 0 and not repairing:
             act[A_DISENGAGE] = 1.0
-            _retreat(act, si, sf, s, i, allowance(si, na, s, i, ri, move_cm, False), rf)
+            _retreat(act, si, sf, s, i, allowance(si, na, s, i, ri, move_cm, np.bool_(False)), rf)
         elif not repairing and j >= 0:
             act[A_ATTACK] = ATTACK_CANNON
             act[A_TARGET] = j
@@ -472,7 +475,7 @@ def _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
     # duel value of each (target, range): own expected hits - weight x the target's expected hits
     # at that range; ties go to the closer range (the gunline closes when the duel is even)
     best_v = -1e18
-    bj = -1
+    bj = np.int64(-1)
     bpx = x
     bpy = y
     for j in range(si.shape[1]):
@@ -520,11 +523,11 @@ def _gunline(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
         for k in range(si.shape[1]):
             if si[s, k, S_STATUS] != ST_AFLOAT or k == i or is_engaged(eng, s, k, si):
                 continue
-            jk = _nearest_enemy(si, sf, s, sf[s, k, F_X], sf[s, k, F_Y], False)
+            jk = _nearest_enemy(si, sf, s, sf[s, k, F_X], sf[s, k, F_Y], np.bool_(False))
             if jk < 0:
                 continue
             dk = dist(sf[s, k, F_X], sf[s, k, F_Y], sf[o, jk, F_X], sf[o, jk, F_Y])
-            dk -= allowance(si, na, s, k, ri, move_cm, False)
+            dk -= allowance(si, na, s, k, ri, move_cm, np.bool_(False))
             if dk > front:
                 front = dk
         tx = sf[o, bj, F_X]
@@ -606,7 +609,7 @@ def _board_edge(si, na, s, i, o, j, ri):
     if ri[RI_DEF_ABIL] == 1:
         pb = _successes_pmf(boarding_dice(si, na, o, j, ri), p, _board_rerolls(si, na, o, j, ri))
     else:
-        pb = _successes_pmf(si[o, j, S_MASTS], p, 0)
+        pb = _successes_pmf(si[o, j, S_MASTS], p, np.int64(0))
     hold_a = si[s, i, S_MASTS] + si[s, i, S_HULL]
     hold_b = si[o, j, S_MASTS] + si[o, j, S_HULL]
     sink_a = ri[RI_VP_SINK] + na[s, NA_EXTRA_VP_SINK]  # what (s, i) scores by sinking
@@ -647,7 +650,7 @@ def _boarder(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
         j = _engaged_enemy(si, eng, s, i)
         if si[s, i, S_MASTS] == 0 and not repairing:
             act[A_DISENGAGE] = 1.0
-            _retreat(act, si, sf, s, i, allowance(si, na, s, i, ri, move_cm, False), rf)
+            _retreat(act, si, sf, s, i, allowance(si, na, s, i, ri, move_cm, np.bool_(False)), rf)
         elif not repairing and j >= 0:
             act[A_TARGET] = j
             if _board_edge(si, na, s, i, o, j, ri) >= params[0]:
@@ -679,7 +682,7 @@ def _boarder(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, mov
         act[A_DX] = sf[o, best, F_X]
         act[A_DY] = sf[o, best, F_Y]
         return
-    j = pref if pref >= 0 else _nearest_enemy(si, sf, s, x, y, False)
+    j = pref if pref >= 0 else _nearest_enemy(si, sf, s, x, y, np.bool_(False))
     if j < 0:
         return
     px, py = _toward(sf[o, j, F_X], sf[o, j, F_Y], x, y, contact + 1.5)
@@ -706,7 +709,7 @@ def _skirmisher(act, params, si, sf, eng, na, s, i, ri, rf, hit_on_cm, islands, 
         losing = j >= 0 and si[s, i, S_MASTS] + params[1] < si[o, j, S_MASTS]
         if (si[s, i, S_MASTS] == 0 or losing) and not repairing:
             act[A_DISENGAGE] = 1.0
-            _retreat(act, si, sf, s, i, allowance(si, na, s, i, ri, move_cm, False), rf)
+            _retreat(act, si, sf, s, i, allowance(si, na, s, i, ri, move_cm, np.bool_(False)), rf)
         elif not repairing and j >= 0:
             act[A_ATTACK] = ATTACK_CANNON
             act[A_TARGET] = j
