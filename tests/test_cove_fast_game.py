@@ -118,8 +118,7 @@ def test_compiled_games_release_every_array_they_allocate():
     and tuples of the buffers) are all released: numba's allocation counts balance over 60
     games (the improved kinds and the v1 baselines with trace and record, then three-player
     tables with ``random``), and the engine's tables and memos keep their Python reference
-    counts. The house's functions borrow their arguments (``simulator.compiled.
-    borrow_arguments``): a missing release would leak, an extra one free a buffer in use."""
+    counts: a missing release would leak, an extra one free a buffer in use."""
     import gc
 
     from numba.core.runtime import _nrt_python, rtsys

@@ -62,16 +62,6 @@ from simulator.cove.duel_cards import DuelCardPolicy
 from simulator.cove.fast import core
 from simulator.cove.rules import SECTIONS, CoveRules
 
-#: every index of this module's compiled functions (and of the rule core's functions they inline)
-#: is a non-negative variable or a constant: they index without Python's wraparound
-#: (:func:`simulator.compiled.index_without_wraparound`; checked by running the kernel's tests
-#: with ``BROADSIDE_CHECK_PROMISES=1``)
-NONNEGATIVE_INDICES = True
-#: ``_run``'s array arguments never share memory: its two callers make each one with its own
-#: allocation (``_scratch`` and ``simulate_battles_kernel`` here, ``fast.company._estimate``)
-#: (:func:`simulator.compiled.arguments_without_aliases`; checked like the indices)
-NOALIAS_ARGUMENTS = ("_run",)
-
 HULL, CREW, CANNONS, SAILS = range(4)
 WON, ROUTED, FLED, MUTINY, STAYED = range(5)  # OUTCOMES order
 F_FLIGHT, F_ROUT, F_PIRATE, F_CAPTURE, F_PARROT, F_MUTINY = range(6)  # FAME_CAUSES order
@@ -395,8 +385,10 @@ def _battle(
             for s in range(S):
                 order[s] = s
                 keys[s] = _speed(val, ship, pos, php, cstate, s)
-            core.sort_desc(order, keys, 0, S)
-            dp = core.roll_off_at(dice, dp, order, keys, 0, S, rolls, stack)  # once a battle
+            core.sort_desc(order, keys, np.int64(0), S)
+            dp = core.roll_off_at(
+                dice, dp, order, keys, np.int64(0), S, rolls, stack
+            )  # once a battle
             if dp < 0:
                 return -1
             code = 0
@@ -422,7 +414,7 @@ def _battle(
             hull_start = npc_state[1]
             npc_state[4] = 0  # the non-player ship has not fired in this exchange yet
             # speed order: present ships (argument order) then the non-player ship (index S)
-            m = 0
+            m = np.int64(0)
             for s in range(S):
                 if present[s]:
                     order[m] = s
@@ -438,7 +430,7 @@ def _battle(
                     order[0] = order[1]
                     order[1] = o
             else:
-                core.sort_desc(order, keys, 0, m)
+                core.sort_desc(order, keys, np.int64(0), m)
                 dp = core.roll_off_at_inline(dice, dp, order, keys, 0, m, rolls, stack)
                 if dp < 0:
                     return -1
@@ -452,11 +444,11 @@ def _battle(
                     # ---------------------------------------------------- non-player ship's turn
                     rule = prm[P_NPC_TARGET]
                     if rule == T_CONTROLLER:
-                        tgt, sec = _weakest(ship, pos, art, php, present, S, -1, absorbs)
+                        tgt, sec = _weakest(ship, pos, art, php, present, S, np.int64(-1), absorbs)
                         first_sec = sec
                         last_sec = sec + 1
                     elif S == 1:  # a lone ship is always the target
-                        tgt = 0
+                        tgt = np.int64(0)
                         dmg = prm[P_NPC_DAMAGE]
                         if dmg == D_EVERY_SECTION:
                             first_sec = 0
@@ -621,7 +613,7 @@ def _battle(
                         cstate[a, K_HAND + 1] -= 1
                     if canno:
                         cstate[a, K_HAND + 2] -= 1
-                tgt = -1
+                tgt = np.int64(-1)
                 sec = 0
                 if npc_state[0]:
                     thr = core.fire_threshold(
@@ -704,7 +696,7 @@ def _battle(
             if present[s]:
                 outcome[s] = STAYED
     if npc_kind == NPC_GALLEON:
-        m = 0
+        m = np.int64(0)
         for s in range(S):
             if present[s]:
                 order[m] = s
@@ -714,8 +706,10 @@ def _battle(
         if m > 0:
             if prm[P_TI]:
                 if prm[P_TI_FASTEST]:
-                    core.sort_desc(order, keys, 0, m)
-                    dp = core.roll_off_at(dice, dp, order, keys, 0, m, rolls, stack)  # once
+                    core.sort_desc(order, keys, np.int64(0), m)
+                    dp = core.roll_off_at(
+                        dice, dp, order, keys, np.int64(0), m, rolls, stack
+                    )  # once
                     if dp < 0:
                         return -1
                     captor = order[0]

@@ -188,7 +188,7 @@ def scratch(hand_cap):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _trace(gs, seat, kind, a, b, c, d):
     g, tr = gs[0], gs[5]
     if g[G_TRACE] == 0:
@@ -236,8 +236,8 @@ def _order_ships(tab, gs, bt, order, m):
             keys[a] = npc[nst[a - S, NS_ROW], N_SAILS]
         else:
             keys[a] = _speed(tab, bt, a)
-    core.sort_desc(order, keys, 0, m)
-    return core.roll_off(gs[8], gs[9], gs[6], order, keys, 0, m, rolls, stack)
+    core.sort_desc(order, keys, np.int64(0), m)
+    return core.roll_off(gs[8], gs[9], gs[6], order, keys, np.int64(0), m, rolls, stack)
 
 
 @njit(cache=True)
@@ -347,7 +347,7 @@ def _card_phase(tab, gs, oc, bt):
                 anyc = True
     if not anyc:
         return True
-    m = 0
+    m = np.int64(0)
     for s in range(S):
         if present[s]:
             order[m] = s
@@ -361,7 +361,7 @@ def _card_phase(tab, gs, oc, bt):
             s = order[i]
             if bg[BG_BECALMED]:
                 break
-            npl = 0
+            npl = np.int64(0)
             for q in range(bst[s, BT_HAND_N]):
                 c = bhand[s, q]
                 if BATTLE_LO <= c <= BATTLE_HI:
@@ -483,7 +483,7 @@ def _player_turn(tab, gs, oc, bt, a):
         at_npc, smoked, grape, prm[P_HIT_ON], prm[P_SMOKE_HIT_ON], prm[P_GRAPE_HIT_ON],
         prm[P_GRAPE_BEATS_SMOKE] != 0,
     )  # fmt: skip
-    hits = 0
+    hits = np.int64(0)
     for _ in range(nd):
         if core.die(gs[8], gs[9], gs[6]) >= thr:
             hits += 1
@@ -583,7 +583,7 @@ def _npc_turn(tab, gs, bt, j):
         nv = min(nv, npc[row, N_MISFIRE_POS])
         for s in range(S):
             victims[s] = 0
-    hits = 0
+    hits = np.int64(0)
     for _ in range(npc[row, N_DICE]):
         d = core.die(gs[8], gs[9], gs[6])
         if d >= thr:
@@ -630,7 +630,7 @@ def run(tab, gs, oc, bt):
                 if nst[j, NS_FIGHTS]:
                     nst[j, NS_HAS_FIRED] = 0
                     nst[j, NS_HULL_START] = nst[j, NS_HULL]
-            m = 0
+            m = np.int64(0)
             for s in range(S):
                 if present[s]:
                     order[m] = s
@@ -663,7 +663,7 @@ def run(tab, gs, oc, bt):
                 outcome[s] = STAYED
     if galleon >= 0 and bg[BG_NPRESENT] > 0:
         captor = -1
-        m = 0
+        m = np.int64(0)
         for s in range(S):
             if present[s]:
                 order[m] = s
@@ -684,7 +684,7 @@ def run(tab, gs, oc, bt):
     return bg[BG_EXCHANGE]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reset(bt, S, n_npc, ti, controller):
     """Clear the battle state for ``S`` ships and ``n_npc`` non-player ships (the caller then
     fills each ship with :func:`set_ship` and each non-player ship with :func:`set_npc`)."""

@@ -19,8 +19,8 @@ other.
 
 A root is compiled for the argument types the game calls it with (:func:`roots`): the types of
 the engine's own buffers (``tab``, ``gs``, ``oc``, ``sc``, ``bt``; the same for every scenario and
-table size: arrays of fixed dtype and rank) and plain integers, booleans and floats (the house
-compiles a callee once per argument type, :func:`simulator.compiled.compile_nested_calls_once`).
+table size: arrays of fixed dtype and rank) and plain integers, booleans and floats (never a
+literal value: the codes the game passes are numpy integers, :func:`simulator.compiled.code`).
 ``tests/test_cove_fast_build.py`` checks that each root's cache holds exactly one signature,
 this one: a root compiled for other types would be time lost, never a different result.
 """
@@ -44,7 +44,7 @@ def roots() -> dict[str, tuple[Any, tuple | None]]:
     (``None`` for the battle kernel's ``_run``: its own warm-up, :func:`combat_kernel.warm_up`,
     compiles it for the argument types the company estimate calls it with)."""
     import numba
-    from numba.core import types
+    from numba import types
 
     from scenarios.loader import load_scenario
     from simulator.cove import combat_kernel

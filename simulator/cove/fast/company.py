@@ -301,15 +301,15 @@ def sample_rng(ct, words, n_words, rs):
     pool = np.empty(4, np.uint64)
     seed_pool(root, root.shape[0], key, key.shape[0], pool)
     derived = np.empty(4, np.uint64)
-    generate_state32(pool, 4, derived)  # the 128-bit derived seed's words, low first
+    generate_state32(pool, np.int64(4), derived)  # the 128-bit derived seed's words, low first
     ent = np.empty(4, np.int64)
     for k in range(4):
         ent[k] = np.int64(derived[k])
     blk = np.zeros(3, np.int64)  # (_BLOCK_TAG, block index 0, stream id)
     blk[2] = cst[Q_STREAM]
     # int_words(derived) drops zero high words, and numpy pads them back (a spawn key follows)
-    seed_pool(ent, 4, blk, 3, pool)
-    pcg64_seed(pool, rs, 0)
+    seed_pool(ent, np.int64(4), blk, np.int64(3), pool)
+    pcg64_seed(pool, rs, np.int64(0))
 
 
 @njit(cache=True)
@@ -403,7 +403,7 @@ def _estimate(ct, npc, ships, art, order, m, words, n_words):
         fresh = np.empty(tail + want, np.int8)
         for k in range(tail):
             fresh[k] = dice[t0 + k]
-        d6_bulk_int8(rs, 0, fresh[tail:])
+        d6_bulk_int8(rs, np.int64(0), fresh[tail:])
         dice = fresh
         ctx[X_P] = 0
         status = _run(

@@ -42,14 +42,10 @@ from __future__ import annotations
 
 from numba import njit
 
+from simulator import compiled
 from simulator.cove.fast.rng import DICE_BLOCK, d6
 
-#: every index of this module's compiled functions is a non-negative variable or a constant: they
-#: index without Python's wraparound (:func:`simulator.compiled.index_without_wraparound`; the
-#: functions inlined elsewhere follow their caller's module)
-NONNEGATIVE_INDICES = True
-
-HULL, CREW, CANNONS, SAILS = range(4)  # SECTIONS order
+HULL, CREW, CANNONS, SAILS = compiled.codes(4)  # SECTIONS order
 
 # dctx (int64[DX_LEN]): the dice source of a battle
 DX_P = 0  # next face in the buffer

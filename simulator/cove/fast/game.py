@@ -360,7 +360,7 @@ def game_scratch(n_seats, npos, deck_width):
 
 
 # ------------------------------------------------------------------ small helpers
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _error(g, code, a, b, c):
     if g[G_ERROR] == 0:
         g[G_ERROR] = code
@@ -371,7 +371,7 @@ def _error(g, code, a, b, c):
         g[G_ERR_C] = c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _trace(gs, seat, kind, a):
     battle._trace(gs, seat, kind, a, 0, 0, 0)
 
@@ -396,13 +396,13 @@ def _is_random(gs, seat):
     return gs[7][seat, PP_IS_RANDOM] != 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _random_pick(gs, seat, legal, nl):
     """The random kind: ``legal[Generator.integers(len(legal))]``."""
     return legal[integers(gs[6], 1 + seat, nl)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _has(st, seat, code):
     for i in range(st[seat, S_HAND_N]):
         if st[seat, S_HAND + i] == code:
@@ -410,7 +410,7 @@ def _has(st, seat, code):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hand_remove(st, seat, code):
     n = st[seat, S_HAND_N]
     for i in range(n):
@@ -422,7 +422,7 @@ def _hand_remove(st, seat, code):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_fame(prm, st, seat, amount, src):
     """Add (or remove) fame; never below the floor; returns the change."""
     before = st[seat, S_FAME]
@@ -451,7 +451,7 @@ def _pay_bank(g, st, seat, gold):
     g[G_BANK_GOLD] += gold
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_gold(g, st, seat, gold):
     got = min(gold, g[G_BANK_GOLD])
     g[G_BANK_GOLD] -= got
@@ -459,7 +459,7 @@ def _take_gold(g, st, seat, gold):
     return got
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _take_chests(g, st, seat, chests):
     got = min(chests, g[G_BANK_CHESTS])
     g[G_BANK_CHESTS] -= got
@@ -479,7 +479,7 @@ def _shuffle(gs, sc, row, n):
         return
     dk, rs = gs[2], gs[6]
     perm, tmp = sc[7], sc[8]
-    permutation(rs, 0, n, perm)
+    permutation(rs, np.int64(0), n, perm)
     for i in range(n):
         tmp[i] = dk[row, perm[i]]
     for i in range(n):
@@ -535,7 +535,7 @@ def _play_card(gs, seat, code):
     _rec_close(gs, seat, code, FATE_PLAYED)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _discard(gs, code):
     g, dk = gs[0], gs[2]
     dk[D_DISCARD, g[G_DISC_N]] = code
@@ -556,7 +556,7 @@ def _put_back(tab, gs, sc, code):
         pos = 0
     else:
         perm = sc[7]
-        permutation(rs, 0, n + 1, perm)
+        permutation(rs, np.int64(0), n + 1, perm)
         pos = perm[0] if n + 1 > 1 else 0
     for i in range(n, pos, -1):
         dk[D_TAVERN, i] = dk[D_TAVERN, i - 1]
@@ -640,7 +640,7 @@ def _next_pirate(gs, sc):
     return dk[D_PIRATE, g[G_PIR_N]]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _raise(tab, gs, seat, sec, mult):
     step = tab[2]
     st = gs[1]
@@ -658,8 +658,8 @@ def _order_by_speed(tab, gs, sc, seats, m):
     st = gs[1]
     for i in range(m):
         keys[seats[i]] = _game_speed(tab, st, seats[i])
-    core.sort_desc(seats, keys, 0, m)
-    core.roll_off(gs[8], gs[9], gs[6], seats, keys, 0, m, sc[11], stack)
+    core.sort_desc(seats, keys, np.int64(0), m)
+    core.roll_off(gs[8], gs[9], gs[6], seats, keys, np.int64(0), m, sc[11], stack)
 
 
 @njit(cache=True)
@@ -788,7 +788,7 @@ def _plan_arming(tab, gs, sc, seat, plans):
     gold = st[seat, S_GOLD]
     plans[seat, 0] = 0
     while True:
-        nl = 1
+        nl = np.int64(1)
         legal[0] = NONE
         for k in range(4):
             if 0 < ring[k] < prm[P_NPOS] and step[ring[k]] <= gold:
@@ -829,10 +829,10 @@ def _phase_treasure(tab, gs, oc, sc):
             legal[0] = 0
             legal[1] = 1
             if _is_random(gs, si):
-                use = _random_pick(gs, si, legal, 2)
+                use = _random_pick(gs, si, legal, np.int64(2))
             else:
-                use = 1  # _treasure_map: always
-            if _ask(gs, si, TK_MAP, legal, 2, use):
+                use = np.int64(1)  # _treasure_map: always
+            if _ask(gs, si, TK_MAP, legal, np.int64(2), use):
                 _play_card(gs, si, C_MAP)
                 face = _d6(gs)
                 while face >= prm[P_MAP_REROLL]:
@@ -844,7 +844,7 @@ def _phase_treasure(tab, gs, oc, sc):
                     g[G_MAPS + 2 * g[G_NMAPS] + 1] = min(face, 5) - 1
                     g[G_NMAPS] += 1
         if _has(st, si, C_PLUNDER):
-            nl = 1
+            nl = np.int64(1)
             legal[0] = NONE
             for v in range(n):
                 if v != si and st[v, S_PLUNDER_BY] < 0:
@@ -963,7 +963,7 @@ def _end_of_navigation_events(tab, gs, oc, sc):
     for k in range(n):
         si = (g[G_FIRST] + k) % n
         if _has(st, si, C_ROYAL_NAVY) and g[G_RN_SENT] < prm[P_RN_PER_MONTH] and g[G_RN_ISLAND] < 0:
-            nl = 1
+            nl = np.int64(1)
             legal[0] = NONE
             for i in range(NUM_OUTER):
                 if i != st[si, S_LOC]:
@@ -989,7 +989,7 @@ def _end_of_navigation_events(tab, gs, oc, sc):
             si = (g[G_FIRST] + k) % n
             if _has(st, si, C_LETTER):
                 sender_loc = st[g[G_RN_SENDER], S_LOC]
-                nl = 1
+                nl = np.int64(1)
                 legal[0] = NONE
                 for i in range(NUM_OUTER):
                     if i == g[G_RN_ISLAND] or i == sender_loc:
@@ -1015,7 +1015,7 @@ def _end_of_navigation_events(tab, gs, oc, sc):
     for k in range(n):
         si = (g[G_FIRST] + k) % n
         if _has(st, si, C_SNEAK):
-            nl = 1
+            nl = np.int64(1)
             legal[0] = NONE
             for i in range(NUM_OUTER):
                 if not _occupied(tab, gs, i):
@@ -1072,9 +1072,9 @@ def _one_battle(tab, gs, oc, sc, bt, isl, seats, m, npcs, nn):
     for j in range(nn):
         if npcs[j] == prm[P_RN]:
             controller = g[G_RN_CONTROLLER]
-    battle.reset(bt, m, nn, 1 if isl == TREASURE else 0, controller)
+    battle.reset(bt, m, nn, np.int64(1 if isl == TREASURE else 0), controller)
     for i in range(m):
-        _battle_ship(tab, gs, bt, i, seats[i], True)
+        _battle_ship(tab, gs, bt, i, seats[i], np.bool_(True))
     for j in range(nn):
         battle.set_npc(tab, bt, j, npcs[j])
     exchanges = battle.run(tab, gs, oc, bt)
@@ -1254,14 +1254,14 @@ def _island_combat(tab, gs, oc, sc, bt, isl, m_present, pirate, navy):
     if nn == 0:
         if isl != TREASURE and m_present >= 2:
             m = _here(gs, isl, here)
-            _one_battle(tab, gs, oc, sc, bt, isl, here, m, npcs, 0)
+            _one_battle(tab, gs, oc, sc, bt, isl, here, m, npcs, np.int64(0))
         return
     one = np.full(2, -1, np.int64)
     if nn == 2 and prm[P_NAVY_ORDER] == ORDER_ONE:
         m = _here(gs, isl, here)
         if m == 0:
             return
-        _one_battle(tab, gs, oc, sc, bt, isl, here, m, npcs, 2)
+        _one_battle(tab, gs, oc, sc, bt, isl, here, m, npcs, np.int64(2))
         return
     if nn == 2 and prm[P_NAVY_ORDER] == ORDER_NAVY_FIRST:
         t = npcs[0]
@@ -1281,7 +1281,7 @@ def _island_combat(tab, gs, oc, sc, bt, isl, m_present, pirate, navy):
         ):
             continue
         one[0] = row
-        _one_battle(tab, gs, oc, sc, bt, isl, here, m, one, 1)
+        _one_battle(tab, gs, oc, sc, bt, isl, here, m, one, np.int64(1))
 
 
 @njit(cache=True, inline="always")
@@ -1322,7 +1322,7 @@ def _phase_plunder(tab, gs, oc, sc):
         if c < 0:
             continue
         m = 0
-        s = -1
+        s = np.int64(-1)
         for q in range(n):
             if st[q, S_LOC] == isl:
                 m += 1
@@ -1353,7 +1353,7 @@ def _phase_plunder(tab, gs, oc, sc):
             if prm[P_PLUNDER_CARDS] and tavern:
                 _draw_tavern(tab, gs, sc, s, tavern - (-(-tavern // 2)))
                 _draw_tavern(tab, gs, sc, ben, -(-tavern // 2))
-                tavern = 0
+                tavern = np.int64(0)
         if tavern:
             _draw_tavern(tab, gs, sc, s, tavern)
     _check(tab, gs)
@@ -1383,7 +1383,7 @@ def _tavern(tab, gs, sc, s):
         if g[G_TAV_N] == 0 and g[G_DISC_N] == 0:
             return  # nothing left to sell
         _pay_bank(g, st, s, price)
-        _draw_tavern(tab, gs, sc, s, 1)
+        _draw_tavern(tab, gs, sc, s, np.int64(1))
 
 
 @njit(cache=True)
@@ -1393,7 +1393,7 @@ def _shipyard(tab, gs, sc, s, sec):
     st = gs[1]
     pos = st[s, S_RING + sec]
     gold = st[s, S_GOLD]
-    most = 0
+    most = np.int64(0)
     while 0 < pos < prm[P_NPOS] and step[pos] <= gold:
         gold -= step[pos]
         pos += 1
@@ -1429,7 +1429,7 @@ def _treasure_island(tab, gs, sc, s):
     prm, step = tab[0], tab[2]
     g, st = gs[0], gs[1]
     legal = sc[0]
-    fame = 0
+    fame = np.int64(0)
     ch = st[s, S_CHESTS]
     if ch:
         for i in range(ch + 1):
@@ -1459,7 +1459,7 @@ def _treasure_island(tab, gs, sc, s):
         _bury_fame(tab, gs, s, fame)
     for _ in range(prm[P_TI_LEVELS]):
         mult = prm[P_TI_MULT]
-        nl = 1
+        nl = np.int64(1)
         legal[0] = NONE
         for i in range(4):
             p = st[s, S_RING + i]
@@ -1503,13 +1503,13 @@ def _cove(tab, gs, sc, s):
     legal[0] = 0  # "cards"
     legal[1] = 1  # "card_and_gold"
     if _is_random(gs, s):
-        pick = _random_pick(gs, s, legal, 2)
+        pick = _random_pick(gs, s, legal, np.int64(2))
     else:
         if gs[7][s, PP_IS_EV] != 0.0:
             pick = players_ev.cove_reward(tab, gs, s)
         else:
             pick = 0 if gs[7][s, players.COVE_CARDS] != 0.0 else 1
-    _ask(gs, s, TK_COVE_REWARD, legal, 2, pick)
+    _ask(gs, s, TK_COVE_REWARD, legal, np.int64(2), pick)
     if pick == 0:
         _draw_tavern(tab, gs, sc, s, prm[P_COVE_CARDS])
     else:
@@ -1524,7 +1524,7 @@ def _any_island(tab, gs, sc, s):
     g, st = gs[0], gs[1]
     legal = sc[0]
     if _has(st, s, C_ARTISAN):
-        nl = 1
+        nl = np.int64(1)
         legal[0] = NONE
         na = 0
         for i in range(4):
@@ -1557,15 +1557,15 @@ def _any_island(tab, gs, sc, s):
             legal[0] = 0
             legal[1] = 1
             if _is_random(gs, s):
-                rep = _random_pick(gs, s, legal, 2)
+                rep = _random_pick(gs, s, legal, np.int64(2))
             else:
                 rep = players.artisan_repair(tab, gs, s)
-            _ask(gs, s, TK_ARTISAN_REPAIR, legal, 2, rep)
+            _ask(gs, s, TK_ARTISAN_REPAIR, legal, np.int64(2), rep)
             if rep:
                 _pay_bank(g, st, s, prm[P_ART_REPAIR])
                 st[s, S_ART + sec] = 0
     if _has(st, s, C_SHIPWRIGHT):
-        nl = 1
+        nl = np.int64(1)
         legal[0] = NONE
         for i in range(4):
             if 0 < st[s, S_RING + i] < prm[P_NPOS]:
@@ -1678,7 +1678,7 @@ def _duel(tab, gs, oc, sc, bt, tied, m):
     outcome = bt[7]
     for _ in range(prm[P_DUEL_REPEATS]):
         g[G_DUELS] += 1
-        battle.reset(bt, m, 0, 0, -1)
+        battle.reset(bt, m, np.int64(0), np.int64(0), NONE)
         for i in range(m):
             _battle_ship(tab, gs, bt, i, tied[i], prm[P_DUEL_CARDS] != 0)
         battle.run(tab, gs, oc, bt)
@@ -1826,7 +1826,7 @@ def _append_rows(out, at, src, k, gi):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _out_of_room(out_game, gi, which):
     """Game ``gi`` stops the chunk: an output buffer (``CAP_*``) is full. Returns ``gi``."""
     out_game[gi, GR_ERROR] = E_CAPACITY
@@ -1850,10 +1850,10 @@ def play_chunk(
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     ngames = seat_strat.shape[0]
     n = seat_strat.shape[1]
-    nlog = 0
-    nrec = 0
-    ntr = 0
-    ndec = 0
+    nlog = np.int64(0)
+    nrec = np.int64(0)
+    ntr = np.int64(0)
+    ndec = np.int64(0)
     win = np.zeros(n, np.float64)
     for gi in range(ngames):
         for s in range(n):

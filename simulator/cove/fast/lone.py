@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.cove.fast.core import (
     absorb,
     num_dice,
@@ -102,7 +103,7 @@ T_GO = 1  # our broadside left us in the battle / the pirate's broadside changed
 T_LOOP = 2  # the exchange came back to the frame's own state (the fixed point's beta)
 T_CHILD = 3  # a value the frame needs: the next child slot
 # frame kinds: V (PirateOdds._v), MID (_mid), then best_volley's root (pirate to fire 0 / 1)
-KIND_V, KIND_MID, KIND_BV0, KIND_BV1 = 0, 1, 2, 3
+KIND_V, KIND_MID, KIND_BV0, KIND_BV1 = compiled.codes(4)
 V_GRAPESHOT, V_KEG = 1, 2  # bits of a volley choice (odds.V_GRAPESHOT, odds.V_KEG)
 
 
@@ -174,7 +175,7 @@ def new_memo(
 
 
 # ------------------------------------------------------------------------------- small pieces
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _with(s, i, v):
     """The state tuple ``s`` with field ``i`` set to ``v``."""
     return (
@@ -492,10 +493,10 @@ def _my_turn(pmf, fx, s, h, g, k, a, pirate_to_fire, has_loop, mode, ck, cv, i, 
         if mode == 0:
             dead = dead0
             if keg and x:
-                s1, d = _hit(s1, psec, absorbs, 0, x)
+                s1, d = _hit(s1, psec, absorbs, np.int64(0), x)
                 dead = dead or d
             if grape:
-                s1, d = _hit(s1, psec, absorbs, 2, self_hits)
+                s1, d = _hit(s1, psec, absorbs, np.int64(2), self_hits)
                 dead = dead or d
             tape[t] = T_SKIP if dead else T_GO
         t += 1
@@ -617,7 +618,7 @@ def _expand(
     nd = fx[FX_ND]
     pn = fx[FX_PN]
     sp = _speed(vals, parrots, s, parrot, extra)
-    nn = 0
+    nn = np.int64(0)
     c = 0.0
     for oi in range(2):
         if sp > sails:
@@ -751,8 +752,8 @@ def _walk(
     fi[0, FI_COUNT] = -1
     fi[0, FI_PARENT] = -1
     top = 1
-    ctop = 0
-    ttop = 0
+    ctop = np.int64(0)
+    ttop = np.int64(0)
     while True:
         f = top - 1
         fkind = fk[f, CK_KIND]
@@ -762,8 +763,8 @@ def _walk(
             if ctop + maxc > ck.shape[0] or ttop + maxt > tape.shape[0]:
                 return False, 0.0, 0
             _v, nch, nt, _b = _expand(
-                vals, parrots, npcs, prm, pmf, cfg, fkind, fs, fh, fg, fkk, 0, ck, cv, ctop, tape,
-                ttop, nw, nal, nbe, nact,
+                vals, parrots, npcs, prm, pmf, cfg, fkind, fs, fh, fg, fkk, np.int64(0), ck, cv,
+                ctop, tape, ttop, nw, nal, nbe, nact,
             )  # fmt: skip
             fi[f, FI_START] = ctop
             fi[f, FI_COUNT] = nch
@@ -795,7 +796,7 @@ def _walk(
         if pushed:
             continue
         v, _n, _t, bits = _expand(
-            vals, parrots, npcs, prm, pmf, cfg, fkind, fs, fh, fg, fkk, 1, ck, cv,
+            vals, parrots, npcs, prm, pmf, cfg, fkind, fs, fh, fg, fkk, np.int64(1), ck, cv,
             fi[f, FI_START], tape, fi[f, FI_TAPE], nw, nal, nbe, nact,
         )  # fmt: skip
         if fkind <= KIND_MID:
@@ -832,7 +833,7 @@ def _root(lt, memo, npc, st, parrot, hull, grapeshot, powder_keg, smoke, extra_s
     k = min(powder_keg, 1)
     sm = 1 if smoke else 0
     gr = 1 if grapple else 0
-    parrot2, extra2, s = _canon(lt, npc, parrot, extra_speed, gr, _tuple(st, 0), g, k)
+    parrot2, extra2, s = _canon(lt, npc, parrot, extra_speed, gr, _tuple(st, np.int64(0)), g, k)
     return (npc, parrot2, sm, extra2, gr), s, h, g, k
 
 
@@ -902,8 +903,10 @@ def lone_plan(
     """lone_pirate_odds with the hand as counts of its cards (chest_value None when
     ``use_chest_value`` is 0, hull None when -1): (p_sink, smoke, wind, grapple, overboard)."""
     smoke = 1 if (smoke_on or has_smoke) else 0
-    base_dice = dice(lt, st, parrot, 0)
-    grapple = 1 if (grapple_on or (has_grapple and dice(lt, st, parrot, 1) > base_dice)) else 0
+    base_dice = dice(lt, st, parrot, np.int64(0))
+    grapple = (
+        1 if (grapple_on or (has_grapple and dice(lt, st, parrot, np.int64(1)) > base_dice)) else 0
+    )
     wind_step = lt[LT_PRM][PR_WIND]
     per = lt[LT_PRM][PR_PER_CHEST]
     throw = chests if (has_overboard and use_chest_value and per > 0) else 0
@@ -947,14 +950,14 @@ def lone_plan(
 @njit(cache=True)
 def dice(lt, st, parrot, grapple):
     """PirateOdds.dice: the dice of our broadside in damage state ``st`` (int64[9])."""
-    return _dice(lt[LT_VALS], lt[LT_PARROTS], _tuple(st, 0), parrot, grapple)
+    return _dice(lt[LT_VALS], lt[LT_PARROTS], _tuple(st, np.int64(0)), parrot, grapple)
 
 
 @njit(cache=True)
 def hit(lt, st, parrot, sec, k, out):
     """PirateOdds.hit: ``k`` hits on section ``sec`` of ``st``, the state written into ``out``."""
     s, _destroyed = _hit(
-        _tuple(st, 0), _parrot_sec(lt[LT_PARROTS], parrot), lt[LT_PRM][PR_ABSORBS], sec, k
+        _tuple(st, np.int64(0)), _parrot_sec(lt[LT_PARROTS], parrot), lt[LT_PRM][PR_ABSORBS], sec, k
     )
     for j in range(9):
         out[j] = s[j]

@@ -33,6 +33,7 @@ import math
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.cove.fast import core
 from simulator.cove.fast.odds import win_probability
 from simulator.cove.fast.packed import (
@@ -240,7 +241,7 @@ def table_weakest(prm, par, st, s, absorbs):
 
 #: the v1 player's reading (``players_v1.HeuristicPlayer._protection``), not a rule: its parrot
 #: protects its section whether or not ``combat.parrot_absorbs_hits`` is on
-V1_PARROT_ABSORBS = 1
+V1_PARROT_ABSORBS = compiled.code(1)
 
 
 @njit(cache=True, inline="always")
@@ -298,7 +299,7 @@ def pirate_odds(tab, st, oc, s, row):
         return 1.0
     dmg = npc[row, N_DAMAGE]
     if dmg == D_EVERY:
-        lo, hi = 0, 4
+        lo, hi = np.int64(0), np.int64(4)
         k = table_weakest(prm, par, st, s, V1_PARROT_ABSORBS)[0]
     else:
         lo, hi = dmg, dmg + 1
@@ -342,12 +343,49 @@ def duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V):
     speeds, the mean of both orders (the readable players' ``sum(...) / len(firsts)``)."""
     if my_speed == osp:
         got = 0.0
-        got += win_probability(trk, hits + 1, their, their_dice, hits, True, 0, 99, pmf, ck, cv, V)
-        got += win_probability(trk, hits + 1, their, their_dice, hits, False, 0, 99, pmf, ck, cv, V)
+        got += win_probability(
+            trk,
+            hits + 1,
+            their,
+            their_dice,
+            hits,
+            np.bool_(True),
+            np.int64(0),
+            np.int64(99),
+            pmf,
+            ck,
+            cv,
+            V,
+        )
+        got += win_probability(
+            trk,
+            hits + 1,
+            their,
+            their_dice,
+            hits,
+            np.bool_(False),
+            np.int64(0),
+            np.int64(99),
+            pmf,
+            ck,
+            cv,
+            V,
+        )
         return got / 2
     got = 0.0
     got += win_probability(
-        trk, hits + 1, their, their_dice, hits, my_speed > osp, 0, 99, pmf, ck, cv, V
+        trk,
+        hits + 1,
+        their,
+        their_dice,
+        hits,
+        my_speed > osp,
+        np.int64(0),
+        np.int64(99),
+        pmf,
+        ck,
+        cv,
+        V,
     )
     return got / 1
 
@@ -441,7 +479,7 @@ def island_scores(tab, gs, oc, seat, scores, pir, opp):
     rm = room(val, par, st, seat)
     gold = st[seat, S_GOLD]
     rn = g[G_RN_ISLAND]
-    hits = -1  # our side of the duel odds, once
+    hits = np.int64(-1)  # our side of the duel odds, once
     my_speed = view_speed(val, par, st, seat)
     for isl in range(6):
         v = 0.0
@@ -518,7 +556,7 @@ def most_famous(st, rs, seat, cands, m):
     top = st[cands[0], S_FAME]
     for i in range(1, m):
         top = max(top, st[cands[i], S_FAME])
-    nb = 0
+    nb = np.int64(0)
     first = -1
     for i in range(m):
         if st[cands[i], S_FAME] == top:
@@ -566,7 +604,7 @@ def royal_navy(gs, seat, legal, nl, cands):
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     if pp[seat, USE_NAVY] == 0.0:
         return NONE
-    m = 0
+    m = np.int64(0)
     for s in range(g[G_N]):
         if s == seat:
             continue
@@ -825,7 +863,7 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
     seat = bsh[a, BS_SEAT]
     if pp[seat, PP_IS_RANDOM] != 0.0:
         opts = np.empty(npl + 1, np.int64)
-        no = 1
+        no = np.int64(1)
         opts[0] = NONE
         for i in range(npl):
             c = playable[i]
@@ -910,14 +948,14 @@ def weakest(tab, gs, bt, a, exclude, navy):
             return -1, HULL
     S = bg[BG_S]
     key = 1 << 30
-    nb = 0
+    nb = np.int64(0)
     for s in range(S):
         if s == exclude or not present[s]:
             continue
         hk = bview_weakest(prm, bt, s)[0]
         if hk < key:
             key = hk
-            nb = 1
+            nb = np.int64(1)
         elif hk == key:
             nb += 1
     if nb == 0:
@@ -1026,7 +1064,7 @@ def broadside(tab, gs, oc, bt, a, volley):
             )  # fmt: skip
             if odds < pp[seat, FLEE_PIRATE_ODDS]:
                 return True, -1, HULL
-    tgt, sec = weakest(tab, gs, bt, a, a, False)
+    tgt, sec = weakest(tab, gs, bt, a, a, np.bool_(False))
     if pp[seat, PLAY_CARDS] != 0.0 and bst[a, BT_CAN_FIRE] and not bg[BG_BECALMED]:
         nv = 0
         held_c = held_g = held_k = False
@@ -1058,7 +1096,7 @@ def navy_target(tab, gs, bt, controller):
     present = bt[6]
     S = bt[13][BG_S]
     if pp[controller, PP_IS_RANDOM] != 0.0:
-        m = 0
+        m = np.int64(0)
         for s in range(S):
             if present[s]:
                 m += 1
@@ -1070,8 +1108,8 @@ def navy_target(tab, gs, bt, controller):
                     tgt = s
                     break
                 k -= 1
-        return tgt, integers(rs, 1 + controller, 4)
-    return weakest(tab, gs, bt, -1, -1, True)
+        return tgt, integers(rs, 1 + controller, np.int64(4))
+    return weakest(tab, gs, bt, NONE, NONE, np.bool_(True))
 
 
 @njit(cache=True)

@@ -33,6 +33,7 @@ import math
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.cove.combat_kernel import P_NPC_FAME as K_NPC_FAME
 from simulator.cove.fast import company, lone
 from simulator.cove.fast.odds import new_cache
@@ -113,7 +114,7 @@ from simulator.cove.fast.records import record, recording
 from simulator.cove.fast.rng import random
 from simulator.cove.rules import CoveRules
 
-NUM_NAV = 6
+NUM_NAV = compiled.code(6)
 #: opponents' valuation (heuristic._GENERIC)
 G_W_GOLD, G_W_CHEST, G_W_CARD, G_ROUT = 0.3, 0.9, 0.6, 2.0
 #: heuristic._MIN_SUBSET_PROB, heuristic._MAX_COMPANIONS
@@ -205,9 +206,9 @@ def ship_state(prm, st, s, out):
     out[8] = max(php, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count(st, s, code):
-    n = 0
+    n = np.int64(0)
     for i in range(st[s, S_HAND_N]):
         if st[s, S_HAND + i] == code:
             n += 1
@@ -231,11 +232,11 @@ def lone_plan(prm, st, lt, lmemo, s, npc_row, with_hand, stake, hv_chest):
         grape = _count(st, s, C_GRAPESHOT)
         keg = _count(st, s, C_KEG)
     else:
-        smoke = wind = grapple = overboard = grape = keg = 0
+        smoke = wind = grapple = overboard = grape = keg = np.int64(0)
     chests = st[s, S_CHESTS] if overboard else 0
     return lone.lone_plan(
         lt, lmemo, npc_row, s9, st[s, S_PARROT], smoke, wind, grapple, overboard, grape, keg,
-        chests, hv_chest, 1, stake, -1, 0, 0, 0,
+        chests, hv_chest, np.int64(1), stake, np.int64(-1), np.int64(0), np.int64(0), np.int64(0),
     )  # fmt: skip
 
 
@@ -267,7 +268,7 @@ def duel_track(prm, par, st, lt, s, trk):
     tmp = np.empty(9, np.int64)
     for t in range(hits + 1):
         lone.hit(lt, s9, st[s, S_PARROT], weak, t, tmp)
-        trk[t] = lone.dice(lt, tmp, st[s, S_PARROT], 0)
+        trk[t] = lone.dice(lt, tmp, st[s, S_PARROT], np.int64(0))
     return hits
 
 
@@ -287,7 +288,7 @@ def duel_odds_of(prm, val, par, pmf, st, lt, ck, cv, V, me, hits, trk, o):
     their = table_weakest(prm, par, st, o, prm[P_PARROT_ABSORBS])[0]
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, o, s9)
-    their_dice = lone.dice(lt, s9, st[o, S_PARROT], 0)
+    their_dice = lone.dice(lt, s9, st[o, S_PARROT], np.int64(0))
     my_speed = view_speed(val, par, st, me)
     osp = view_speed(val, par, st, o)
     return duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V)
@@ -438,7 +439,7 @@ def generic_values(prm, val, tcard, npc, par, g, st, lt, lmemo, ct, cmemo, et, s
             key = pir[isl]
             if key >= 0:
                 if npc[key, N_FIGHTS] != 0 and isl == TREASURE and last:
-                    m = 0
+                    m = np.int64(0)
                     for o in range(n):
                         if o != s:
                             others[m] = o
@@ -446,7 +447,7 @@ def generic_values(prm, val, tcard, npc, par, g, st, lt, lmemo, ct, cmemo, et, s
                     ps = company_p(st, ct, cmemo, s, others, m, key)[0]
                     v = ps * (v + npc[key, N_FAME] / n) - (1 - ps) * G_ROUT
                 elif npc[key, N_FIGHTS] != 0:
-                    ps = lone_plan(prm, st, lt, lmemo, s, key, False, 0.0, 0.0)[0]
+                    ps = lone_plan(prm, st, lt, lmemo, s, key, np.bool_(False), 0.0, 0.0)[0]
                     v = ps * (v + npc[key, N_FAME]) - (1 - ps) * G_ROUT
                 else:
                     v += et[key]
@@ -640,14 +641,22 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
             if fights:
                 fames[isl] = float(npc_fame(tab, key))
                 plan = lone_plan(
-                    prm, st, lt, oc[5], seat, key, True, alone[isl] + fames[isl] + rout, hv_chest
+                    prm,
+                    st,
+                    lt,
+                    oc[5],
+                    seat,
+                    key,
+                    np.bool_(True),
+                    alone[isl] + fames[isl] + rout,
+                    hv_chest,
                 )
                 lone_ps[isl] = plan[0]
                 overboards[isl] = plan[4]
             bound = lazy and fights
         elif lazy:
             best = -1  # the first best exact value so far
-            isl = -1  # the highest bound left
+            isl = np.int64(-1)  # the highest bound left
             for i in range(NUM_NAV):
                 if pending[i]:
                     if isl < 0 or out[i] > out[isl]:
@@ -675,7 +684,7 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
         comp_w = 0.0
         for mask in range(1 << nc):
             prob = 1.0
-            m = 0
+            m = np.int64(0)
             for j in range(nc):
                 if mask >> j & 1:
                     prob *= cq[isl, j]
@@ -752,7 +761,7 @@ def navigate(tab, gs, oc, seat):
     det = np.empty((NUM_NAV, DET_COLS), np.float64)
     keep = recording(gs)
     hv_chest, alone = island_values(tab, gs, oc, seat, scores, not keep, det)
-    best = 0
+    best = np.int64(0)
     for i in range(NUM_NAV):
         if scores[i] > scores[best]:
             best = i
@@ -785,7 +794,7 @@ def sneak_away(tab, gs, oc, seat, legal, nl):
         return NONE
     scores = np.empty(NUM_NAV, np.float64)
     det = np.empty((NUM_NAV, DET_COLS), np.float64)
-    hv_chest, alone = island_values(tab, gs, oc, seat, scores, False, det)
+    hv_chest, alone = island_values(tab, gs, oc, seat, scores, np.bool_(False), det)
     here = st[seat, S_LOC]
     best = NONE
     for i in range(nl):

@@ -171,20 +171,20 @@ def num_others(bt, a):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hand_count(bt, a, card):
     """Copies of ``card`` in ship ``a``'s battle hand (battle and volley cards)."""
     bst, bhand = bt[9], bt[10]
-    m = 0
+    m = np.int64(0)
     for i in range(bst[a, BT_HAND_N]):
         if bhand[a, i] == card:
             m += 1
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _held(playable, npl, card):
-    m = 0
+    m = np.int64(0)
     for i in range(npl):
         if playable[i] == card:
             m += 1
@@ -205,7 +205,7 @@ def battle_track(tab, lt, bt, s, trk):
     parrot = view_parrot(bt, s)
     for t in range(h + 1):
         lone.hit(lt, st, parrot, weak, t, after)
-        trk[t] = lone.dice(lt, after, parrot, 0)
+        trk[t] = lone.dice(lt, after, parrot, np.int64(0))
     return h
 
 
@@ -287,7 +287,7 @@ def overboard_need(tab, gs, oc, lt, bt, a, stake):
     j, fighting = first_npc(bt)
     if num_others(bt, a) != 1 or fighting:
         return -1
-    o = 0
+    o = np.int64(0)
     for s in range(bt[13][BG_S]):
         if s != a and bt[6][s]:
             o = s
@@ -295,8 +295,12 @@ def overboard_need(tab, gs, oc, lt, bt, a, stake):
     theirs = np.empty(64, np.int64)
     mh = battle_track(tab, lt, bt, a, mine)
     th = battle_track(tab, lt, bt, o, theirs)
-    slow = win_probability(mine, mh + 1, th, theirs[0], mh, False, 0, 99, pmf, ck, cv, V)
-    fast = win_probability(mine, mh + 1, th, theirs[0], mh, True, 0, 99, pmf, ck, cv, V)
+    slow = win_probability(
+        mine, mh + 1, th, theirs[0], mh, np.bool_(False), np.int64(0), np.int64(99), pmf, ck, cv, V
+    )
+    fast = win_probability(
+        mine, mh + 1, th, theirs[0], mh, np.bool_(True), np.int64(0), np.int64(99), pmf, ck, cv, V
+    )
     seat = bt[0][a, BS_SEAT]
     gain = (fast - slow) * (stake + pp[seat, ROUT_COST])
     return need if gain > need * pp[seat, W_CHEST] else -1
@@ -320,7 +324,8 @@ def battle_plan(tab, gs, lt, lmemo, bt, a, has_smoke, n_wind, has_grapple, has_o
     plan_stake = stake + npc[row, N_FAME] + pp[seat, ROUT_COST]
     return lone.lone_plan(
         lt, lmemo, row, st, view_parrot(bt, a), 1 if has_smoke else 0, n_wind,
-        1 if has_grapple else 0, 1 if has_overboard else 0, 0, 0, chests, hv_chest, 1,
+        1 if has_grapple else 0, 1 if has_overboard else 0, np.int64(0), np.int64(0), chests,
+        hv_chest, np.int64(1),
         plan_stake, bt[12][j, NS_HULL], bview_speed(tab, bt, a) - base_speed(tab, bt, a),
         bt[9][a, BT_SMOKE], bt[13][BG_GRAPPLE],
     )  # fmt: skip
@@ -386,7 +391,20 @@ def overboard_chests(tab, gs, oc, bt, a, chests, lt, lmemo, stake, hv_chest):
     chests (hand: Overboard alone), else :func:`overboard_need` (0 for ``None``); at most
     ``chests``."""
     if lone_npc(bt, a):
-        got = battle_plan(tab, gs, lt, lmemo, bt, a, False, 0, False, True, stake, hv_chest)
+        got = battle_plan(
+            tab,
+            gs,
+            lt,
+            lmemo,
+            bt,
+            a,
+            np.bool_(False),
+            np.int64(0),
+            np.bool_(False),
+            np.bool_(True),
+            stake,
+            hv_chest,
+        )
         return min(chests, got[4])
     need = overboard_need(tab, gs, oc, lt, bt, a, stake)
     return min(chests, need if need > 0 else 0)
@@ -460,8 +478,8 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
         else:
             ships = np.empty((m + 1, 7), np.int64)
             art = np.empty((m + 1, 4), np.int64)
-            _table_facts(tab, bt, a, ships, art, 0)
-            i = 1
+            _table_facts(tab, bt, a, ships, art, np.int64(0))
+            i = np.int64(1)
             for s in range(S):
                 if s != a and bt[6][s]:
                     _table_facts(tab, bt, s, ships, art, i)
@@ -478,7 +496,9 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
         if s != a and bt[6][s]:
             th = battle_track(tab, lt, bt, s, theirs)
             first = my_speed > bview_speed(tab, bt, s)
-            win *= win_probability(mine, mh + 1, th, theirs[0], mh, first, 0, 99, pmf, ck, cv, V)
+            win *= win_probability(
+                mine, mh + 1, th, theirs[0], mh, first, np.int64(0), np.int64(99), pmf, ck, cv, V
+            )
     stand = win * (stake + prm[P_ROUT_FAME] * m) - (1 - win) * rout
     return stand, flee
 
@@ -519,14 +539,14 @@ def weakest(tab, gs, bt, a, seat, navy):
         return NPC_TARGET - best_j, HULL
     S = bg[BG_S]
     key = 1 << 30
-    nb = 0
+    nb = np.int64(0)
     for s in range(S):
         if (s == a and not navy) or not present[s]:
             continue
         hk, k = bview_weakest(prm, bt, s)
         if hk < key:
             key = hk
-            nb = 1
+            nb = np.int64(1)
         elif hk == key:
             nb += 1
     if nb == 0:
@@ -569,7 +589,7 @@ def broadside(tab, gs, oc, bt, a, volley, lt, lmemo, ct, cmemo, stake, gold):
         record_battle(gs, bt, a, seat, stand, flee, go)
     if go:
         return True, NPC_TARGET, HULL
-    tgt, sec = weakest(tab, gs, bt, a, seat, False)
+    tgt, sec = weakest(tab, gs, bt, a, seat, np.bool_(False))
     if pp[seat, PLAY_CARDS] != 0.0 and bst[a, BT_CAN_FIRE] != 0 and bg[BG_BECALMED] == 0:
         j, fighting = first_npc(bt)
         nv = 0
@@ -626,7 +646,7 @@ def navy_target(tab, gs, bt, controller):
     """``HeuristicPlayer.navy_target`` of the controller's seat (``weakest(view, navy=True)``):
     the present ship with the fewest hits to rout at its weakest section, equal ships picked by
     the controller's generator. Returns (ship, section)."""
-    return weakest(tab, gs, bt, -1, controller, True)
+    return weakest(tab, gs, bt, NONE, controller, np.bool_(True))
 
 
 __all__ = [

@@ -59,6 +59,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.cove.fast import battle, core, game, players_ev
 from simulator.cove.fast.packed import (
     BL_COLS,
@@ -141,9 +142,11 @@ W_CHEST = PP["w_chest"]
 TARGET0 = PP["target_hull"]
 PRIO0 = PP["prio_hull"]
 # a rollout's streams (rows of its stream array), numpy's SeedSequence(seed).spawn tree
-ST_DEAL = 0  # child (0,): the hidden cards, then the month's dice
-ST_MODELS = 1  # child (1,): which model plays each opponent
-ST_PICK0 = 2  # child (1, i): seat i's stream while the models choose islands (rows 2 .. 2 + n - 1)
+ST_DEAL = compiled.code(0)  # child (0,): the hidden cards, then the month's dice
+ST_MODELS = compiled.code(1)  # child (1,): which model plays each opponent
+ST_PICK0 = compiled.code(
+    2
+)  # child (1, i): seat i's stream while the models choose islands (rows 2 .. 2 + n - 1)
 # child (2, i): seat i's stream during the simulated month (rows 2 + n .. 2 + 2 n - 1)
 
 
@@ -199,11 +202,11 @@ def child_stream(seed, key0, key1, n_key, out, row):
 @njit(cache=True)
 def rollout_streams(seed, n, out):
     """A rollout's streams into ``out[2 + 2 n, R_COLS]`` (``ST_*`` rows)."""
-    child_stream(seed, 0, 0, 1, out, ST_DEAL)
-    child_stream(seed, 1, 0, 1, out, ST_MODELS)
+    child_stream(seed, np.int64(0), np.int64(0), np.int64(1), out, ST_DEAL)
+    child_stream(seed, np.int64(1), np.int64(0), np.int64(1), out, ST_MODELS)
     for i in range(n):
-        child_stream(seed, 1, i, 2, out, ST_PICK0 + i)
-        child_stream(seed, 2, i, 2, out, ST_PICK0 + n + i)
+        child_stream(seed, np.int64(1), i, np.int64(2), out, ST_PICK0 + i)
+        child_stream(seed, np.int64(2), i, np.int64(2), out, ST_PICK0 + n + i)
 
 
 # ------------------------------------------------------------------ the hidden information
@@ -238,7 +241,7 @@ def unseen_cards(tab, gs, seat, out):
 @njit(cache=True)
 def _shuffled(rs, items, m, perm, tmp):
     """``items[:m]`` in the order of ``Generator.permutation(m)`` drawn from row 0 of ``rs``."""
-    permutation(rs, 0, m, perm)
+    permutation(rs, np.int64(0), m, perm)
     for i in range(m):
         tmp[i] = items[perm[i]]
     for i in range(m):
@@ -298,7 +301,7 @@ def determinize(tab, gs, tm, seat, deal):
             tst[s, S_HAND + i] = cards[used + i]
         tst[s, S_HAND_N] = size
         used += size
-    left = 0
+    left = np.int64(0)
     for i in range(used, npar):
         cards[left] = cards[i]
         left += 1
@@ -313,7 +316,7 @@ def determinize(tab, gs, tm, seat, deal):
     # the Legendary Pirate deck: the pirate cards not seen, in random order
     for i in range(g[G_PDISC_N]):
         tdk[D_PDISC, i] = dk[D_PDISC, i]
-    np_ = 0
+    np_ = np.int64(0)
     for i in range(prm[P_NPDECK]):
         key = pdeck[i]
         seen = False
@@ -466,7 +469,7 @@ def navigate(tab, gs, oc, seat):
     n = g[G_N]
     scores = np.empty(NUM_NAV, np.float64)
     det = np.empty((NUM_NAV, players_ev.DET_COLS), np.float64)
-    hv_chest, alone = players_ev.island_values(tab, gs, oc, seat, scores, False, det)
+    hv_chest, alone = players_ev.island_values(tab, gs, oc, seat, scores, np.bool_(False), det)
     hv_gold, _hv, _last = players_ev.holding_values(prm, npc, g, pp, seat)
     cands = np.empty(NUM_NAV, np.int64)
     nc = candidates(scores, int(pp[seat, PP_CANDIDATES]), cands)

@@ -116,7 +116,7 @@ def generate_state32(pool, n_words, out):
 def pcg64_seed(pool, rs, k):
     """``PCG64(seed_seq)`` (seeded by ``generate_state(4, uint64)``) into row ``k`` of ``rs``."""
     w = np.empty(8, np.uint64)
-    generate_state32(pool, 8, w)
+    generate_state32(pool, np.int64(8), w)
     s_hi = w[0] | (w[1] << np.uint64(32))
     s_lo = w[2] | (w[3] << np.uint64(32))
     i_hi = w[4] | (w[5] << np.uint64(32))
