@@ -343,7 +343,7 @@ def _objective(qx, qy, s, i, si, ri, rf, tr, edges, fetcher, stakes, turns_after
                 v += 0.5 * stakes[0] * max(0.0, 1.0 - d / (rf[RF_W] + rf[RF_D]))
         elif state == 1 and int(tr[TR_SIDE]) == s and int(tr[TR_SHIP]) == i:
             errand = True
-            dh = dist_to_edge(edges[s], qx, qy, rf, ri, True)
+            dh = dist_to_edge(edges[s], qx, qy, rf, ri, np.bool_(True))
             if dh <= rf[RF_TR_HOME_ZONE]:
                 v += stakes[1]
             else:
@@ -351,7 +351,7 @@ def _objective(qx, qy, s, i, si, ri, rf, tr, edges, fetcher, stakes, turns_after
                 v += stakes[0] + (stakes[1] - stakes[0]) * max(0.0, 1.0 - dh / half)
     elif sc == 2 and si[s, i, S_CONVOY] == 1:
         errand = True
-        df = dist_to_edge(edges[s], qx, qy, rf, ri, False)
+        df = dist_to_edge(edges[s], qx, qy, rf, ri, np.bool_(False))
         if df <= rf[RF_EXIT_ZONE]:
             v += stakes[2]
             leaves = True
@@ -449,12 +449,12 @@ def _fill_candidates(pts, x, y, allow, s, i, si, sf, en, ri, rf, hit_on_cm, tr, 
             pts[n, 1] = tr[TR_Y]
             n += 1
         elif int(tr[TR_STATE]) == 1 and int(tr[TR_SIDE]) == s and int(tr[TR_SHIP]) == i:
-            px, py = edge_point(edges[s], x, y, rf, ri, True)
+            px, py = edge_point(edges[s], x, y, rf, ri, np.bool_(True))
             pts[n, 0] = px
             pts[n, 1] = py
             n += 1
     elif sc == 2 and si[s, i, S_CONVOY] == 1:
-        px, py = edge_point(edges[s], x, y, rf, ri, False)
+        px, py = edge_point(edges[s], x, y, rf, ri, np.bool_(False))
         pts[n, 0] = px
         pts[n, 1] = py
         n += 1
@@ -747,7 +747,7 @@ def admiral(
         sink_extra = stakes[0] if k == enemy_carrier else 0.0
         bare_extra = 0.0
         if sc == 2 and si[o, k, S_CONVOY] == 1 and na[o, NA_MASTLESS_MOVE] == 0:
-            dk = dist_to_edge(edges[o], kx, ky, rf, ri, False)
+            dk = dist_to_edge(edges[o], kx, ky, rf, ri, np.bool_(False))
             ak = _public_allowance(si, na, o, k, ri, move_cm)
             if dk - rf[RF_EXIT_ZONE] <= (turns_after + 1) * ak:
                 bare_extra = stakes[2]

@@ -429,12 +429,12 @@ def _move(si, sf, na, vp, tr, eng, edges, s, i, px, py, allow, ri, rf, islands, 
         if tr[TR_STATE] == 1 and int(tr[TR_SIDE]) == s and int(tr[TR_SHIP]) == i:
             tr[TR_X] = px
             tr[TR_Y] = py
-            if dist_to_edge(edges[s], px, py, rf, ri, True) <= rf[RF_TR_HOME_ZONE]:
+            if dist_to_edge(edges[s], px, py, rf, ri, np.bool_(True)) <= rf[RF_TR_HOME_ZONE]:
                 tr[TR_STATE] = 2
                 vp[s, VP_SCEN] += ri[RI_TR_HOME]
                 _log(trace, tn, EV_SCENARIO, turn, s, i, ri[RI_TR_HOME], 0, 0, 0)
     elif sc == 2 and si[s, i, S_CONVOY] == 1:
-        if dist_to_edge(edges[s], px, py, rf, ri, False) <= rf[RF_EXIT_ZONE]:
+        if dist_to_edge(edges[s], px, py, rf, ri, np.bool_(False)) <= rf[RF_EXIT_ZONE]:
             si[s, i, S_STATUS] = ST_EXITED
             vp[s, VP_SCEN] += ri[RI_CONVOY_EXIT_VP]
             _clear_engagements(eng, s, i)

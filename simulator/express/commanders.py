@@ -399,7 +399,7 @@ def _objective(
     go = False
     if sc == 1:
         if tr[TR_STATE] == 1 and int(tr[TR_SIDE]) == s and int(tr[TR_SHIP]) == i:
-            px, py = edge_point(edges[s], x, y, rf, ri, True)
+            px, py = edge_point(edges[s], x, y, rf, ri, np.bool_(True))
             go = True
         elif tr[TR_STATE] == 0:
             # the nearest of my ships that can move fetches the token
@@ -419,7 +419,7 @@ def _objective(
                 py = tr[TR_Y]
                 go = True
     elif sc == 2 and si[s, i, S_CONVOY] == 1:
-        px, py = edge_point(edges[s], x, y, rf, ri, False)
+        px, py = edge_point(edges[s], x, y, rf, ri, np.bool_(False))
         go = True
     if not go:
         return 0

@@ -12,10 +12,10 @@ Each compiled function of the package compiles once, for one signature: numba ty
 or ``bool`` written in a call (``f(a, 0)``, ``f(a, True)``), a plain ``int`` module constant and
 even a variable that only ever holds one constant as a literal of its value, and compiles the
 callee (and what it passes that value on to) once per value. So the engine's calls pass typed
-values where a literal would go (``np.bool_(False)``, ``np.int64(-1)``), and a tiny leaf helper
-called with literals (:func:`edge_point`, :func:`dist_to_edge`, ``battle._log``) is
-``inline="always"``: compiled into its callers, never on its own. ``tests/test_compiled.py``
-checks one signature per function over whole games.
+values where a literal would go (``np.bool_(False)``, ``np.int64(-1)``), and ``battle._log``,
+called everywhere with an event code and zeros, is ``inline="always"`` (compiled into its
+callers, never on its own). ``tests/test_compiled.py`` checks one signature per function over
+whole games.
 """
 
 from __future__ import annotations
@@ -523,7 +523,7 @@ def engaged_with(eng, s, i, j):
     return eng[j, i]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def edge_point(s_edge, x, y, rf, ri, own):
     """Nearest point of a side's own (own=True) or far edge, straight across from (x, y)."""
     e = s_edge if own else 1 - s_edge
@@ -532,7 +532,7 @@ def edge_point(s_edge, x, y, rf, ri, own):
     return x, (0.0 if e == 0 else rf[RF_D])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def dist_to_edge(s_edge, x, y, rf, ri, own):
     ex, ey = edge_point(s_edge, x, y, rf, ri, own)
     return dist(x, y, ex, ey)
