@@ -14,7 +14,7 @@ from simulator import compiled
 
 #: every module whose code or constants the cached machine code holds
 COMPILED_MODULES = ("board", "rules", "packed", "rng", "moves", "plan", "players", "game")
-#: simulator/compiled.py changes how numba compiles the house
+#: simulator/compiled.py makes the codes (numpy integers) the modules freeze into the machine code
 EXTERNAL_SOURCES = (Path(__file__).resolve().parent.parent / "compiled.py",)
 
 
