@@ -22,56 +22,27 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.express.rules import CREW_ROLES, ExpressRules
 
-_COMPILED_SOURCES = ("core.py", "commanders.py", "admiral.py", "battle.py")
+#: the modules whose compiled code numba caches (each calls into the others)
+COMPILED_MODULES = ("core", "commanders", "admiral", "battle")
 
 
-def _refresh_numba_cache() -> None:
-    """Drop numba's on-disk cache of this package when any compiled source changed.
-
-    numba keys a cached function on its own file only, so an edit to a callee in another file
-    (a commander, a rule helper) would otherwise keep running stale machine code. A stamp with the
-    sha256 of the three compiled sources sits beside the cache files.
-    """
-    import hashlib
-    import os
-    from pathlib import Path
-
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for name in _COMPILED_SOURCES:
-        try:
-            digest.update((here / name).read_bytes())
-        except OSError:
-            return
-    stamp_dir = here / "__pycache__"
-    stamp = stamp_dir / "express-numba-sources.sha256"
-    want = digest.hexdigest()
-    try:
-        if stamp.read_text() == want:
-            return
-    except OSError:
-        pass
-    try:
-        stamp_dir.mkdir(exist_ok=True)
-        for f in stamp_dir.iterdir():
-            if f.suffix in (".nbi", ".nbc") and f.name.split(".")[0] in {
-                n[:-3] for n in _COMPILED_SOURCES
-            }:
-                f.unlink(missing_ok=True)
-        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(want)
-        os.replace(tmp, stamp)
-    except OSError:
-        pass  # read-only install: numba then compiles in memory or uses its own cache dir
+def drop_stale_cache(here: Path | None = None) -> bool:
+    """Delete this package's numba cache files when one of its compiled sources changed: numba
+    keys a cached function on its own file only, so an edit to a callee in another file would
+    otherwise keep running stale machine code (:func:`simulator.compiled.drop_stale_cache`, the
+    one mechanism of the three games)."""
+    return compiled.drop_stale_cache(here or Path(__file__).resolve().parent, COMPILED_MODULES)
 
 
-_refresh_numba_cache()
+drop_stale_cache()
 
 # ---- crew indices (CREW_ROLES order)
 CAPTAIN, HELMSMAN, MUSKETEER, GUNNER, CARPENTER = range(5)
