@@ -360,7 +360,7 @@ def test_company_odds_is_pythons_on_the_default_players_situations():
     eng = FastGames(rules, names)
     for deal in range(6):
         eng.play([mix_for(rules, 3 + deal % 3)], [Block(deal, deal, 1, 20261201)])
-    keys, vals, count = eng.oc[7]
+    keys, vals, count = eng.oc.cmemo
     slots = np.flatnonzero(keys[:, 0])
     assert len(slots) == count[0] > 0  # never emptied: every estimate is there
     npcs = set()

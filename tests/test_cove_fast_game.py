@@ -21,6 +21,7 @@ from cli import main
 from scenarios.loader import load_scenario
 from simulator.cove import fast
 from simulator.cove.api import choose_engine, play
+from simulator.cove.fast import players_ev
 from simulator.cove.fast.engine import FastGames
 from simulator.cove.fast.packed import compiled_kinds
 from simulator.cove.rules import CoveRules
@@ -126,7 +127,7 @@ def test_compiled_games_release_every_array_they_allocate():
     eng = FastGames(RULES, EV + V1 + ("random",))
     deals = [Block(index=i, start=i, size=1, entropy=2026) for i in range(30)]
     eng.play([EV] * 2, deals[:2], trace=True, record=True)  # buffers made, memos started
-    held = [*eng.oc, *eng.tables.arrays()]
+    held = [*(getattr(eng.oc, k) for k in players_ev.OC_FIELDS), *eng.tables.arrays()]
     gc.collect()
     refs = [sys.getrefcount(x) for x in held]
     _nrt_python.memsys_enable_stats()

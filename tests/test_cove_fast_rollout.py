@@ -193,7 +193,7 @@ def test_a_rollout_is_the_same_for_every_candidate_and_leaves_the_template_alone
     rollout.rollout_streams(np.uint64(12345), n, streams)
     models = np.empty(n, np.int64)
     rollout.seat_players(gs, oc, seat, streams, models)
-    assert models[seat] == -1 and all(1 <= m < len(oc[9]) for m in np.delete(models, seat))
+    assert models[seat] == -1 and all(1 <= m < len(oc.rm) for m in np.delete(models, seat))
     tm, work = rollout.new_state(gs), rollout.new_state(gs)
     from simulator.cove.fast import battle, game
 

@@ -330,7 +330,7 @@ def company_error(
     rules = scenario.rules
     eng = FastGames(rules, [strategy])
     tab = eng.tables.arrays()
-    ct, cmemo = eng.oc[6], eng.oc[7]
+    ct, cmemo = eng.oc.ct, eng.oc.cmemo
     row = player_row(rules, strategy)
     row[PP_STAKE] = 3.0
     deal = Block(0, 0, 1, int(seed))

@@ -106,8 +106,8 @@ def expected_opponents(t: Table, seat: int = 0) -> np.ndarray:
     players_ev.black_pirates(t.g, pir)
     opp = np.zeros((t.n, 6), np.float64)
     players_ev.opponent_odds(
-        tab[0], tab[1], tab[3], tab[4], tab[5], t.g, t.st, t.pp, oc[4], oc[5], oc[6], oc[7],
-        oc[8], seat, pir, opp,
+        tab[0], tab[1], tab[3], tab[4], tab[5], t.g, t.st, t.pp, oc.lt, oc.lmemo, oc.ct, oc.cmemo,
+        oc.et, seat, pir, opp,
     )  # fmt: skip
     return np.delete(opp, seat, axis=0).sum(axis=0)
 
@@ -115,7 +115,7 @@ def expected_opponents(t: Table, seat: int = 0) -> np.ndarray:
 def lone_p_sink(t: Table, pirate: str, seat: int = 0) -> float:
     """The expected-value player's P(sink) of ``pirate`` alone, with its hand."""
     row = t.npc_keys.index(pirate)
-    plan = players_ev.lone_plan(t.tab[0], t.st, t.oc[4], t.oc[5], seat, row, True, 10.0, 0.8)
+    plan = players_ev.lone_plan(t.tab[0], t.st, t.oc.lt, t.oc.lmemo, seat, row, True, 10.0, 0.8)
     return float(plan[0])
 
 
@@ -252,10 +252,10 @@ def test_company_shares_the_pirate_fame_and_changes_the_value():
     is shared, the survivors fight for the card)."""
     alone = pirate_position(("smoke", "grapeshot"))
     a = values(alone)[2]
-    assert expected_opponents(alone)[2] == 0.0 and alone.oc[7][2][0] == 0  # no estimate
+    assert expected_opponents(alone)[2] == 0.0 and alone.oc.cmemo[2][0] == 0  # no estimate
     crowd = pirate_position(("smoke", "grapeshot"), chosen=(None, 2, 2, 0))
     c = values(crowd)[2]
-    assert expected_opponents(crowd)[2] == 2.0 and crowd.oc[7][2][0] > 0  # estimated
+    assert expected_opponents(crowd)[2] == 2.0 and crowd.oc.cmemo[2][0] > 0  # estimated
     assert c != a
 
 
@@ -468,7 +468,7 @@ def test_players_pirate_odds_equal_the_combat_engines_exact_duel(key):
 
 def _company_estimates(t: Table) -> set[tuple[int, ...]]:
     """The situations (seed words) of every company estimate made on the table (its memo)."""
-    keys, _vals, count = t.oc[7]
+    keys, _vals, count = t.oc.cmemo
     made = {tuple(int(w) for w in keys[h, 1 : 1 + keys[h, 0]]) for h in np.flatnonzero(keys[:, 0])}
     assert len(made) == count[0]  # the memo was never emptied: it holds every estimate made
     return made

@@ -190,7 +190,7 @@ class FastGames:
 
     def _check_rollout_models(self) -> None:
         """A search player that models its opponents as ``balanced`` needs that strategy."""
-        models = self.oc[9]
+        models = self.oc.rm
         for row in self.pp_all:
             if row[PP_IS_ROLLOUT] and row[PP_OPP_MODEL] == OPP_BALANCED and not models[0, PP_IS_EV]:
                 raise UnsupportedScenario(

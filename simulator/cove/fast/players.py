@@ -162,7 +162,7 @@ if [PP[f"target_{s}"] for s in SECTIONS] != [TARGET0 + i for i in range(4)] or [
     raise ImportError("players_v1.V1_BASE_PARAMS: target_* and prio_* must be in SECTIONS order")
 
 
-#: the odds' track buffer (oc[3]): the duel track below this index, a pirate's above
+#: the odds' track buffer (oc.trk): the duel track below this index, a pirate's above
 PIRATE_TRACK = 128
 
 
@@ -294,7 +294,7 @@ def pirate_odds(tab, st, oc, s, row):
     """``HeuristicPlayer.pirate_odds``: the exact odds that seat ``s`` alone sinks pirate
     ``row``, both standing, no cards (dice fall as crew or cannons are hit)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    ck, cv, V, trk = oc[:4]
+    ck, cv, V, trk = oc.ck, oc.cv, oc.V, oc.trk
     if npc[row, N_FIGHTS] == 0:
         return 1.0
     dmg = npc[row, N_DAMAGE]
@@ -329,7 +329,7 @@ def duel_odds(tab, st, oc, hits, my_speed, o):
     seat ``o`` first, each standing at the other's weakest section (equal speeds: a die roll
     decides, the mean of both orders)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    ck, cv, V, trk = oc[:4]
+    ck, cv, V, trk = oc.ck, oc.cv, oc.V, oc.trk
     their = table_weakest(prm, par, st, o, V1_PARROT_ABSORBS)[0]
     their_dice = view_dice(val, par, st, o)
     osp = view_speed(val, par, st, o)
@@ -451,7 +451,7 @@ def island_scores(tab, gs, oc, seat, scores, pir, opp):
     scratch (6 and 6 x 8)."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
-    ck, cv, V, trk = oc[:4]
+    trk = oc.trk
     n = g[G_N]
     w_fame = pp[seat, W_FAME]
     rout_cost = pp[seat, ROUT_COST]
@@ -853,7 +853,7 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
     seat = bt[0][a, BS_SEAT]
     if pp[seat, PP_IS_EV] != 0.0:
         return players_ev_battle.battle_card(
-            tab, gs, oc, bt, a, playable, npl, oc[4], oc[5], pp[seat, PP_STAKE],
+            tab, gs, oc, bt, a, playable, npl, oc.lt, oc.lmemo, pp[seat, PP_STAKE],
             pp[seat, PP_HV_CHEST],
         )  # fmt: skip
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
@@ -923,7 +923,7 @@ def overboard_chests(tab, gs, oc, bt, a, chests):
     seat = bt[0][a, BS_SEAT]
     if pp[seat, PP_IS_EV] != 0.0:
         return players_ev_battle.overboard_chests(
-            tab, gs, oc, bt, a, chests, oc[4], oc[5], pp[seat, PP_STAKE], pp[seat, PP_HV_CHEST]
+            tab, gs, oc, bt, a, chests, oc.lt, oc.lmemo, pp[seat, PP_STAKE], pp[seat, PP_HV_CHEST]
         )
     rs, pp = gs[6], gs[7]
     seat = bt[0][a, BS_SEAT]
@@ -983,12 +983,12 @@ def broadside(tab, gs, oc, bt, a, volley):
     seat = bt[0][a, BS_SEAT]
     if pp[seat, PP_IS_EV] != 0.0:
         return players_ev_battle.broadside(
-            tab, gs, oc, bt, a, volley, oc[4], oc[5], oc[6], oc[7], pp[seat, PP_STAKE],
+            tab, gs, oc, bt, a, volley, oc.lt, oc.lmemo, oc.ct, oc.cmemo, pp[seat, PP_STAKE],
             pp[seat, PP_GOLD_SEEN],
         )  # fmt: skip
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
-    ck, cv, V, trk = oc[:4]
+    ck, cv, V, trk = oc.ck, oc.cv, oc.V, oc.trk
     bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst, bhand = bt[:11]
     bg = bt[13]
     seat = bsh[a, BS_SEAT]

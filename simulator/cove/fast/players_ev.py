@@ -16,7 +16,8 @@ state the readable player keeps between decisions is in the same row (``PP_STAKE
 reset with the row at every game (``play_chunk`` copies it from ``pp_all``); the game writes
 ``_gold``/``_month`` at every decision it asks (``game._ask``), as ``HeuristicPlayer.act`` does.
 
-Odds tables and memos: ``oc = (ck, cv, V, trk, lt, lmemo, ct, cmemo, et, rm)`` -- the duel memo
+Odds tables and memos: ``oc``, an :class:`OddsState` with the fields ``ck, cv, V, trk, lt, lmemo,
+ct, cmemo, et, rm`` (:data:`OC_FIELDS`; one object, not a tuple of its arrays) -- the duel memo
 of :mod:`simulator.cove.fast.odds` and its track buffer, ev-lone's tables and memo, ev-company's
 tables and memo, :func:`ev_tables` (``et``: float64 ``[npc row]`` the mean fame of a treasure
 galleon, ``(cacafuego_fame_die_sides + 1) / 2`` or its fame), and the search player's opponent
@@ -31,7 +32,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.experimental import structref
 
 from simulator import compiled
 from simulator.cove.combat_kernel import P_NPC_FAME as K_NPC_FAME
@@ -113,6 +115,7 @@ from simulator.cove.fast.players import (
 from simulator.cove.fast.records import record, recording
 from simulator.cove.fast.rng import random
 from simulator.cove.rules import CoveRules
+from simulator.engine_mode import jit_disabled
 
 NUM_NAV = compiled.code(6)
 #: opponents' valuation (heuristic._GENERIC)
@@ -159,9 +162,49 @@ def ev_tables(rules: CoveRules) -> np.ndarray:
     return et
 
 
-def odds_state(rules: CoveRules) -> tuple:
-    """The players' ``oc`` tuple (see the module docstring): fresh memos, one per chunk."""
-    return (
+#: the fields of the players' odds state ``oc`` (see the module docstring), in order
+OC_FIELDS = ("ck", "cv", "V", "trk", "lt", "lmemo", "ct", "cmemo", "et", "rm")
+
+
+@structref.register
+class OddsStateType(types.StructRef):
+    """numba's type of :class:`OddsState` (its fields typed by their values, never literals)."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class OddsState(structref.StructRefProxy):
+    """The players' odds tables and memos ``oc`` as one object with named fields
+    (:data:`OC_FIELDS`). numba counts a reference to every array a compiled function receives:
+    as a tuple of its 35 arrays (the lone and company tables and memos are tuples) ``oc`` cost
+    70 counts a call; as one object, 2 (and one per field a function reads)."""
+
+    def __new__(cls, *values):
+        self = structref.StructRefProxy.__new__(cls, *values)
+        for name, value in zip(OC_FIELDS, values, strict=True):  # the same objects, for Python
+            self.__dict__[name] = value
+        return self
+
+
+structref.define_proxy(OddsState, OddsStateType, list(OC_FIELDS))
+
+
+class _ReadableOddsState:
+    """:class:`OddsState` with numba's JIT off (``--engine python``): the same fields on a
+    plain object (a proxy's constructor is compiled code)."""
+
+    __slots__ = OC_FIELDS
+
+    def __init__(self, *values):
+        for name, value in zip(OC_FIELDS, values, strict=True):
+            setattr(self, name, value)
+
+
+def odds_state(rules: CoveRules) -> OddsState:
+    """The players' ``oc`` (see the module docstring): fresh memos, one per chunk."""
+    make = _ReadableOddsState if jit_disabled() else OddsState
+    return make(
         *new_cache(),
         np.zeros(256, np.int64),
         lone.tables(rules),
@@ -220,7 +263,7 @@ def _count(st, s, code):
 def lone_plan(prm, st, lt, lmemo, s, npc_row, with_hand, stake, hv_chest):
     """``HeuristicPlayer.lone_plan`` of seat ``s`` (``with_hand``: its hand, else none):
     (p_sink, smoke, wind, grapple, overboard). ``prm`` = ``tab[0]``, ``st`` = ``gs[1]``, ``lt``,
-    ``lmemo`` = ``oc[4]``, ``oc[5]``: the arrays it reads, not the tuples (a compiled call that
+    ``lmemo`` = ``oc.lt``, ``oc.lmemo``: the arrays it reads, not the tuples (a compiled call that
     holds the tuples counts a reference to each of their arrays on entry and on exit)."""
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
@@ -243,7 +286,8 @@ def lone_plan(prm, st, lt, lmemo, s, npc_row, with_hand, stake, hv_chest):
 @njit(cache=True)
 def company_p(st, ct, cmemo, me, others, m, npc_row):
     """``HeuristicPlayer.company(me, others[:m], npc)``: (p_sink, share, p_routed); ``st`` =
-    ``gs[1]``, ``ct``, ``cmemo`` = ``oc[6]``, ``oc[7]`` (not the tuples: see :func:`lone_plan`)."""
+    ``gs[1]``, ``ct``, ``cmemo`` = ``oc.ct``, ``oc.cmemo`` (not the tuples: see
+    :func:`lone_plan`)."""
     ships = np.zeros((m + 1, 7), np.int64)
     art = np.zeros((m + 1, 4), np.int64)
     for r in range(m + 1):
@@ -261,7 +305,7 @@ def duel_track(prm, par, st, lt, s, trk):
     """``HeuristicPlayer.duel_track``: hits that rout seat ``s`` at its weakest section (the
     first of equals); its dice after 0..hits hits there in ``trk`` (the solver's ``hit`` and
     ``dice``: :func:`simulator.cove.fast.lone.hit`, :func:`~simulator.cove.fast.lone.dice`);
-    ``prm``, ``par`` = ``tab[0]``, ``tab[5]``, ``st`` = ``gs[1]``, ``lt`` = ``oc[4]``."""
+    ``prm``, ``par`` = ``tab[0]``, ``tab[5]``, ``st`` = ``gs[1]``, ``lt`` = ``oc.lt``."""
     hits, weak = table_weakest(prm, par, st, s, prm[P_PARROT_ABSORBS])
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
@@ -276,7 +320,7 @@ def duel_track(prm, par, st, lt, s, trk):
 def duel_odds(tab, gs, oc, me, hits, trk, o):
     """``HeuristicPlayer.duel_odds(me, other)`` with our track (``hits``, ``trk``) computed."""
     return duel_odds_of(
-        tab[0], tab[1], tab[5], tab[9], gs[1], oc[4], oc[0], oc[1], oc[2], me, hits, trk, o
+        tab[0], tab[1], tab[5], tab[9], gs[1], oc.lt, oc.ck, oc.cv, oc.V, me, hits, trk, o
     )
 
 
@@ -411,7 +455,7 @@ def generic_values(prm, val, tcard, npc, par, g, st, lt, lmemo, ct, cmemo, et, s
     """``HeuristicPlayer._generic_values`` of every opponent ``s`` of ``seat`` that has not
     chosen its island yet, into ``out[s, :6]``, in seat order (one call per decision: a call
     that holds the tuples costs more than the values; ``tab[0]``, ``tab[1]``, ``tab[3]``,
-    ``tab[4]``, ``tab[5]``, ``gs[0]``, ``gs[1]``, ``oc[4]``...``oc[8]``)."""
+    ``tab[4]``, ``tab[5]``, ``gs[0]``, ``gs[1]``, ``oc.lt``...``oc.et``)."""
     n = g[G_N]
     last = g[G_MONTH] == prm[P_NUM_MONTHS]
     others = np.empty(8, np.int64)
@@ -493,14 +537,14 @@ def npc_fame(tab, row):
 @njit(cache=True)
 def after_pirate(tab, gs, oc, seat, here, m, isl, base, mine):
     """``HeuristicPlayer._after_pirate`` (``mine``: [hits, computed] of our duel track, kept in
-    ``oc[3]``)."""
+    ``oc.trk``)."""
     prm = tab[0]
     pp = gs[7]
     if m == 0 or isl == TREASURE:
         return base
-    trk = oc[3]
+    trk = oc.trk
     if mine[1] == 0:
-        mine[0] = duel_track(prm, tab[5], gs[1], oc[4], seat, trk)
+        mine[0] = duel_track(prm, tab[5], gs[1], oc.lt, seat, trk)
         mine[1] = 1
     win = 1.0
     for j in range(m):
@@ -514,7 +558,7 @@ def galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine):
     """``HeuristicPlayer._galleon_value``."""
     prm, val, par = tab[0], tab[1], tab[5]
     st = gs[1]
-    fame = oc[8][key]
+    fame = oc.et[key]
     if isl == TREASURE:
         fastest = True
         sp = view_speed(val, par, st, seat)
@@ -555,7 +599,7 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
     npc = tab[4]
     prm = tab[0]
     g, rs, pp = gs[0], gs[6], gs[7]
-    et = oc[8]
+    et = oc.et
     n = g[G_N]
     hv_gold, hv_chest, last_bury = holding_values(prm, npc, g, pp, seat)
     alone = np.empty(NUM_NAV, np.float64)
@@ -578,8 +622,8 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
     black_pirates(g, pir)
     opp = np.zeros((max(n, 1), NUM_NAV), np.float64)
     opponent_odds(
-        prm, tab[1], tab[3], npc, tab[5], g, gs[1], pp, oc[4], oc[5], oc[6], oc[7], oc[8], seat,
-        pir, opp,
+        prm, tab[1], tab[3], npc, tab[5], g, gs[1], pp, oc.lt, oc.lmemo, oc.ct, oc.cmemo, oc.et,
+        seat, pir, opp,
     )  # fmt: skip
     rout = pp[seat, ROUT_COST]
     noise = np.empty(NUM_NAV, np.float64)
@@ -600,10 +644,10 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
     # the duel odds against each opponent (duel_odds: a pure function of the table, the same at
     # every island and subset), computed on first use and kept for this decision; the product
     # over a subset multiplies them in the same order as _after_pirate, so the same floats
-    trk = oc[3]
+    trk = oc.trk
     val, par, pmf, st = tab[1], tab[5], tab[9], gs[1]
-    ck, cv, V, lt = oc[0], oc[1], oc[2], oc[4]
-    npc_prm = oc[6][2]
+    ck, cv, V, lt = oc.ck, oc.cv, oc.V, oc.lt
+    npc_prm = oc.ct[2]
     dwin = np.empty(max(n, 1), np.float64)
     dknown = np.zeros(max(n, 1), np.int64)
     rout_fame = prm[P_ROUT_FAME]
@@ -644,7 +688,7 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
                     prm,
                     st,
                     lt,
-                    oc[5],
+                    oc.lmemo,
                     seat,
                     key,
                     np.bool_(True),
@@ -720,7 +764,7 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
                         v = company_bound(after, share_hi, rout)
                         bounded = True
                     else:
-                        co = company_p(st, oc[6], oc[7], seat, here, m, key)
+                        co = company_p(st, oc.ct, oc.cmemo, seat, here, m, key)
                         v = co[0] * after + co[1] - co[2] * rout
                         comp_p += prob * co[0]
                         comp_w += prob

@@ -273,7 +273,7 @@ def overboard_need(tab, gs, oc, lt, bt, a, stake):
     ``w_chest`` each (only against one player ship, no non-player ship); -1: ``None``."""
     prm, pmf = tab[0], tab[9]
     pp = gs[7]
-    ck, cv, V = oc[0], oc[1], oc[2]
+    ck, cv, V = oc.ck, oc.cv, oc.V
     per = prm[P_OVERBOARD_SPEED]
     if per <= 0:
         return -1
@@ -451,7 +451,7 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
     lone.)"""
     prm, npc, pmf = tab[0], tab[4], tab[9]
     pp = gs[7]
-    ck, cv, V = oc[0], oc[1], oc[2]
+    ck, cv, V = oc.ck, oc.cv, oc.V
     bsh, bst = bt[0], bt[9]
     seat = bsh[a, BS_SEAT]
     rout = pp[seat, ROUT_COST]

@@ -25,7 +25,7 @@ One rollout (:func:`determinize`, :func:`opponent_picks`, :func:`simulate`):
 * **Opponents played by models the player can have** (``rollout_opponents``): each opponent is a
   fresh player of a default-mix strategy that is not a search player, drawn per opponent and
   rollout (``"mix"``), or ``balanced`` (``"balanced"``) -- the rows of
-  :func:`simulator.cove.fast.packed.rollout_models` (``oc[9]``), never the opponent's own row.
+  :func:`simulator.cove.fast.packed.rollout_models` (``oc.rm``), never the opponent's own row.
   Those that have not announced an island choose one by their model on the determinized board
   (secret and simultaneous: the same choices for every candidate island).
 * **The month played by the engine itself**: our ship sails to the candidate island, the others
@@ -338,10 +338,10 @@ def determinize(tab, gs, tm, seat, deal):
 # ------------------------------------------------------------------ the players of a rollout
 @njit(cache=True)
 def seat_players(gs, oc, seat, streams, models):
-    """Which parameter row of ``oc[9]`` plays each opponent (``models[s]``; -1 for our seat):
+    """Which parameter row of ``oc.rm`` plays each opponent (``models[s]``; -1 for our seat):
     drawn from the rollout's models stream, one per opponent in seat order (``"mix"``), or row
     0, ``balanced``."""
-    pp, rm = gs[7], oc[9]
+    pp, rm = gs[7], oc.rm
     n = gs[0][G_N]
     n_mix = rm.shape[0] - 1
     for s in range(n):
@@ -358,7 +358,7 @@ def set_players(gs, oc, seat, models, work, streams, first):
     """Seat the rollout's players in ``work``: our seat the player itself with a fresh state
     (an expected-value player: it does not search again), the others their models' rows; seat
     ``i`` draws from stream row ``first + i``."""
-    pp, rm = gs[7], oc[9]
+    pp, rm = gs[7], oc.rm
     wpp, wrs = work[7], work[6]
     for s in range(gs[0][G_N]):
         if s == seat:
