@@ -38,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import types
+from numba.experimental import structref
 
 
 def code(value: int) -> np.int64:
@@ -50,6 +52,82 @@ def code(value: int) -> np.int64:
 def codes(n: int) -> tuple[np.int64, ...]:
     """``n`` consecutive codes from 0 (``A, B, C = codes(3)``): :func:`code` of ``range(n)``."""
     return tuple(np.int64(i) for i in range(n))
+
+
+class StateType(types.StructRef):
+    """numba's type of a :class:`State` subclass: its fields typed by their values (never as a
+    literal value, which would compile each function again per value)."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class State(structref.StructRefProxy):
+    """A compiled engine's group of arrays (a state, its scratch) as one object with named fields
+    (``FIELDS``, in the constructor's order), in place of a tuple of the arrays: numba counts a
+    reference to every array a compiled function receives, so a tuple of 20 arrays costs 40
+    atomic counts a call, this object 2 (and one per field a function reads). Compiled code reads
+    ``state.field``; Python reads the same objects (kept beside the compiled struct at
+    construction). Bind a subclass to its type with :func:`define_state`."""
+
+    FIELDS: tuple[str, ...] = ()
+
+    def __new__(cls, *values):
+        self = structref.StructRefProxy.__new__(cls, *values)
+        for name, value in zip(cls.FIELDS, values, strict=True):
+            self.__dict__[name] = value
+        return self
+
+    def __getattr__(self, name: str):
+        """A field of a state that compiled code made and returned (no Python objects kept
+        beside it): read from the struct by a compiled getter, then kept."""
+        if name not in type(self).FIELDS:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+        value = _field_getter(name)(self)
+        self.__dict__[name] = value
+        return value
+
+
+_GETTERS: dict[str, Any] = {}
+
+
+def _field_getter(name: str):
+    """A compiled function returning field ``name`` of any :class:`State` (one per name)."""
+    getter = _GETTERS.get(name)
+    if getter is None:
+        from numba import njit
+
+        space: dict = {}
+        exec(f"def get(state):\n    return state.{name}\n", space)
+        getter = _GETTERS[name] = njit(space["get"])
+    return getter
+
+
+class ReadableState:
+    """A :class:`State` with numba's JIT off (``--engine python``): the same fields on a plain
+    object (a compiled struct's constructor is compiled code)."""
+
+    FIELDS: tuple[str, ...] = ()
+    __slots__ = ()
+
+    def __init__(self, *values):
+        for name, value in zip(self.FIELDS, values, strict=True):
+            setattr(self, name, value)
+
+
+def define_state(proxy: type, type_class: type) -> type:
+    """Register ``type_class`` (a :class:`StateType` subclass defined at module level, so that
+    numba's cache can name it) and bind ``proxy`` (a :class:`State` subclass) to it; returns the
+    class the engine constructs: ``proxy``, or with the JIT off a :class:`ReadableState` with the
+    same fields."""
+    from simulator.engine_mode import jit_disabled
+
+    structref.register(type_class)
+    structref.define_proxy(proxy, type_class, list(proxy.FIELDS))
+    if jit_disabled():
+        attrs = {"FIELDS": proxy.FIELDS, "__slots__": proxy.FIELDS, "__module__": proxy.__module__}
+        return type(proxy.__name__, (ReadableState,), attrs)
+    return proxy
 
 
 @dataclass(frozen=True)

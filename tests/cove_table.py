@@ -719,10 +719,10 @@ class Table:
         monkeypatch.setattr(game, "_ask", recorded)
 
     def _policy(self, bt, a) -> Battle:
-        return self.scripts[int(bt[0][a, BS_SEAT])].battle
+        return self.scripts[int(bt.bsh[a, BS_SEAT])].battle
 
     def _held(self, bt, a) -> list[str]:
-        return [self.card(c) for c in bt[10][a, : bt[9][a, BT_HAND_N]]]
+        return [self.card(c) for c in bt.bhand[a, : bt.bst[a, BT_HAND_N]]]
 
     def _battle_card(self, tab, gs, oc, bt, a, playable, npl):
         names = [self.card(c) for c in playable[:npl]]
@@ -737,7 +737,7 @@ class Table:
 
     def _broadside(self, tab, gs, oc, bt, a, volley):
         pol = self._policy(bt, a)
-        bsh, bst, nst, bg = bt[0], bt[9], bt[12], bt[13]
+        bsh, bst, nst, bg = bt.bsh, bt.bst, bt.nst, bt.bg
         volley[:3] = -1
         exchange = int(bg[BG_EXCHANGE])
         if exchange in pol.flee_at:
@@ -849,12 +849,12 @@ def weakest_target(tab, bt, a) -> tuple[int, int]:
     equals) at its weakest section (the first of equals): ``combat_policies.weakest_target``."""
     prm = tab[0]
     best = None
-    for s in range(bt[13][BG_S]):
-        if s == a or not bt[6][s]:
+    for s in range(bt.bg[BG_S]):
+        if s == a or not bt.present[s]:
             continue
         h = [players.bview_hits(prm, bt, s, k) for k in range(4)]
         k = min(range(4), key=lambda i: (h[i], i))
-        key = (h[k], int(bt[0][s, BS_SEAT]))
+        key = (h[k], int(bt.bsh[s, BS_SEAT]))
         if best is None or key < best[0]:
             best = (key, s, k)
     assert best is not None, "a broadside needs a present opponent"

@@ -49,7 +49,7 @@ def test_battle_state_is_battle_ship_state(hits_to_kill, absorbs):
                 used = np.full(4, -1, np.int64)
                 used[art_sec] = 0
                 fb.set_ship(tab, bt, 0, 0, np.array(ring, np.int64), used, prow, False, 0, 0)
-                bt[3][0] = php
+                bt.php[0] = php
                 psec = SECTIONS.index(rules.parrots[parrot].section) if parrot else -1
                 prot = [c.artisan_absorbs if k == art_sec else 0 for k in range(4)]
                 if parrot and absorbs:

@@ -127,6 +127,7 @@ def test_compiled_games_release_every_array_they_allocate():
     eng = FastGames(RULES, EV + V1 + ("random",))
     deals = [Block(index=i, start=i, size=1, entropy=2026) for i in range(30)]
     eng.play([EV] * 2, deals[:2], trace=True, record=True)  # buffers made, memos started
+    eng.play([("random", "tavern", "brawler-v1")], deals[:1])  # the three-seat table's too
     held = [*(getattr(eng.oc, k) for k in players_ev.OC_FIELDS), *eng.tables.arrays()]
     gc.collect()
     refs = [sys.getrefcount(x) for x in held]

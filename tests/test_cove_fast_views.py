@@ -196,7 +196,7 @@ def test_battle_view_weakest_grapple_gain_and_battle_track(case):
     trk = np.zeros(64, np.int64)
     kill = rules.combat.parrot_hits_to_kill
     bt = fb.scratch(8)
-    bsh, pos, art, php, psec = bt[:5]
+    bsh, pos, art, php, psec = bt.bsh, bt.pos, bt.art, bt.php, bt.psec
     keys = list(rules.parrots)
     absorbs = rules.combat.artisan_absorbs
     for ring, artisans, parrot, wounds in _states(rules):

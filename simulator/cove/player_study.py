@@ -365,7 +365,7 @@ def company_error(
                     battle.set_ship(tab, bt, i, i, rings[i], no_art, -1, False, 0, 0)
                 battle.set_npc(tab, bt, 0, npc_row)
                 battle.run(tab, gs, eng.oc, bt)
-                nst = bt[12]
+                nst = bt.nst
                 hits += int(nst[0, NS_SUNK] != 0 and nst[0, NS_SHARED] & 1)
             lo, hi = wilson_interval(hits, n)
             rows.append(

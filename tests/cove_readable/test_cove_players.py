@@ -87,7 +87,7 @@ def position(
 
 
 def navigate(t: Table, seat: int = 0) -> int:
-    return int(players.navigate(t.tab, t.gs, t.oc, seat, t.sc[1], t.sc[2], t.sc[3]))
+    return int(players.navigate(t.tab, t.gs, t.oc, seat, t.sc.scores, t.sc.pir, t.sc.opp))
 
 
 def values(t: Table, seat: int = 0) -> np.ndarray:
@@ -199,7 +199,7 @@ def test_equal_opponents_are_picked_at_random_not_by_seat():
     picks = [int(players.most_famous(t.st, t.gs[6], 0, cands, 3)) for _ in range(200)]
     assert picks == [1 + int(gen.integers(3)) for _ in range(200)]
     legal = np.array([NONE, 1, 2, 3, 4], np.int64)
-    navy = [int(players.royal_navy(t.gs, 0, legal, 5, t.sc[4])) for _ in range(200)]
+    navy = [int(players.royal_navy(t.gs, 0, legal, 5, t.sc.cands)) for _ in range(200)]
     assert navy == [1 + int(gen.integers(3)) for _ in range(200)]  # at the leaders' islands
     t.put(2, 2, fame=1)  # one leader: no draw
     state = t.gs[6][1].copy()
@@ -329,9 +329,9 @@ def battle_position(
     t = position(me, ships, hand=hand)
     bt = t.start_battle(list(range(1 + len(others))), [npc] if npc else ())
     if npc is not None and npc_hull is not None:
-        bt[12][0, NS_HULL] = npc_hull
-    bt[9][0, BT_SMOKE] = int(smoke)
-    bt[13][BG_CARD_ROUND] = 1
+        bt.nst[0, NS_HULL] = npc_hull
+    bt.bst[0, BT_SMOKE] = int(smoke)
+    bt.bg[BG_CARD_ROUND] = 1
     return t, bt
 
 
@@ -432,7 +432,7 @@ def test_of_two_non_player_ships_the_least_hull_is_aimed_at():
         t = position(me, [{"ring": (5, 5, 5, 5), "location": 1}, {}, {}])
         bt = t.start_battle([0], ["captain_hook", "royal_navy"])
         volley = np.full(3, -1, np.int64)
-        bt[12][1, NS_HULL] = 2  # the Royal Navy down to 2 hull (Hook: 5)
+        bt.nst[1, NS_HULL] = 2  # the Royal Navy down to 2 hull (Hook: 5)
         flee, target, _ = players.broadside(t.tab, t.gs, t.oc, bt, 0, volley)
         assert not flee and target == (-2 if me == "balanced" else -1)
 

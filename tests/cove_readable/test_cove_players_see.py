@@ -139,7 +139,14 @@ def ask(t: Table, decision: str, me: int, seed: int):
     tab, gs, oc, sc, st, pp = t.tab, t.gs, t.oc, t.sc, t.st, t.pp
     prm, step = tab[0], tab[2]
     if decision == "navigate":
-        return (_pick(t, me, range(6), lambda lg, nl: players.navigate(tab, gs, oc, me, *sc[1:4])),)
+        return (
+            _pick(
+                t,
+                me,
+                range(6),
+                lambda lg, nl: players.navigate(tab, gs, oc, me, sc.scores, sc.pir, sc.opp),
+            ),
+        )
     if decision == "sneak_away":
         legal = [NONE] + [i for i in range(OUTER) if not game._occupied(tab, gs, i)]
         legal += [5] if st[me, S_LOC] != 5 else []
@@ -148,13 +155,15 @@ def ask(t: Table, decision: str, me: int, seed: int):
                 t,
                 me,
                 legal,
-                lambda lg, nl: players.sneak_away(tab, gs, oc, me, lg, nl, *sc[1:4]),
+                lambda lg, nl: players.sneak_away(
+                    tab, gs, oc, me, lg, nl, sc.scores, sc.pir, sc.opp
+                ),
             ),
         )
     if decision in ("royal_navy", "letter_of_marque"):
         legal = [NONE] + [i for i in range(OUTER) if i != st[me, S_LOC]]
         fn = players.royal_navy if decision == "royal_navy" else players.letter_of_marque
-        return (_pick(t, me, legal, lambda lg, nl: fn(gs, me, lg, nl, sc[4])),)
+        return (_pick(t, me, legal, lambda lg, nl: fn(gs, me, lg, nl, sc.cands)),)
     if decision == "parrot_swap":
         st[me, S_FAME] = max(st[me, S_FAME], prm[P_SWAP_COST])
         if st[me, S_PARROT] < 0:
@@ -224,15 +233,15 @@ def ask_in_battle(t: Table, decision: str, me: int, rng) -> tuple:
         npcs = list(dict.fromkeys(npcs))
     bt = t.start_battle(seats, npcs, island=int(rng.integers(0, 6)), controller=me)
     a = seats.index(me)
-    bt[13][BG_CARD_ROUND] = int(rng.integers(1, 3))
-    bt[13][BG_EXCHANGE] = int(rng.integers(0, 3))
+    bt.bg[BG_CARD_ROUND] = int(rng.integers(1, 3))
+    bt.bg[BG_EXCHANGE] = int(rng.integers(0, 3))
     for i in range(len(seats)):
-        bt[9][i, BT_SMOKE] = int(rng.random() < 0.2)
+        bt.bst[i, BT_SMOKE] = int(rng.random() < 0.2)
     for j in range(len(npcs)):
-        bt[12][j, NS_HULL] = max(1, bt[12][j, NS_HULL] - int(rng.integers(0, 3)))
-        bt[12][j, NS_HAS_FIRED] = int(rng.random() < 0.5)
+        bt.nst[j, NS_HULL] = max(1, bt.nst[j, NS_HULL] - int(rng.integers(0, 3)))
+        bt.nst[j, NS_HAS_FIRED] = int(rng.random() < 0.5)
     if decision == "battle_card":
-        hand = [c for c in bt[10][a, : bt[9][a, BT_HAND_N]] if BATTLE_LO <= c <= BATTLE_HI]
+        hand = [c for c in bt.bhand[a, : bt.bst[a, BT_HAND_N]] if BATTLE_LO <= c <= BATTLE_HI]
         playable = np.array(hand + [0], np.int64)
         return (int(players.battle_card(tab, gs, oc, bt, a, playable, len(hand))),)
     if decision == "overboard_chests":
@@ -244,7 +253,7 @@ def ask_in_battle(t: Table, decision: str, me: int, rng) -> tuple:
         return (int(flee), int(target), int(sec), *(int(v) for v in volley))
     if "royal_navy" in npcs:
         tgt, sec = players.navy_target(tab, gs, bt, me)
-        return (int(bt[0][tgt, BS_SEAT]), int(sec))
+        return (int(bt.bsh[tgt, BS_SEAT]), int(sec))
     raise AssertionError("the Royal Navy must be in the battle")
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.cove.fast import core, players
 from simulator.cove.fast.packed import (
     BATTLE_HI,
@@ -158,13 +159,34 @@ from simulator.cove.fast.packed import (
 TRACE_NO_TARGET = -100
 
 
+#: the fields of the battle state ``bt`` (:func:`scratch`), in order
+BT_FIELDS = (
+    "bsh", "pos", "art", "php", "psec", "was_hit", "present", "outcome", "fame", "bst", "bhand",
+    "bplayed", "nst", "bg", "order", "keys", "rolls", "stack", "tmp", "tmp2",
+)  # fmt: skip
+
+
+class BattleStateType(compiled.StateType):
+    """numba's type of :class:`BattleState`."""
+
+
+class BattleState(compiled.State):
+    """The battle state ``bt`` as one object (:data:`BT_FIELDS`;
+    :class:`simulator.compiled.State`)."""
+
+    FIELDS = BT_FIELDS
+
+
+BattleState = compiled.define_state(BattleState, BattleStateType)
+
+
 @njit(cache=True)
 def scratch(hand_cap):
     """The battle state ``bt`` (reused by every battle of a chunk; compiled: the search player's
     rollouts make their own, :mod:`.rollout`): see the packed layout."""
     i8 = np.int64
     S, J = MAX_SHIPS, MAX_NPCS
-    return (
+    return BattleState(
         np.zeros((S, BS_COLS), i8),  # 0 bsh: what each ship brings (BS_*)
         np.zeros((S, 4), i8),  # 1 pos: ring positions
         np.zeros((S, 4), i8),  # 2 art: Artisan hits left per section
@@ -207,7 +229,7 @@ def _trace(gs, seat, kind, a, b, c, d):
 @njit(cache=True, inline="always")
 def _speed(tab, bt, a):
     val = tab[1]
-    bsh, pos, php, bst = bt[0], bt[1], bt[3], bt[9]
+    bsh, pos, php, bst = bt.bsh, bt.pos, bt.php, bt.bst
     return core.speed(val[SAILS, pos[a, SAILS]], bst[a, BT_BONUS], php[a] > 0, bsh[a, BS_PSPEED])
 
 
@@ -215,7 +237,7 @@ def _speed(tab, bt, a):
 def _over(bt):
     """The battle's end: against a non-player ship, no player ship left; else at most one (none
     needed at Treasure Island, where players do not fight each other)."""
-    bg = bt[13]
+    bg = bt.bg
     if bg[BG_AFLOAT] > 0:
         return bg[BG_NPRESENT] == 0
     if bg[BG_TI]:
@@ -228,7 +250,7 @@ def _order_ships(tab, gs, bt, order, m):
     """``break_ties``: ``order[:m]`` (actors: ships, non-player ship j as S + j) by speed, ties by
     roll-offs. False when the dice ran out (the battle kernel's dice source)."""
     npc = tab[4]
-    keys, rolls, stack, nst, bg = bt[15], bt[16], bt[17], bt[12], bt[13]
+    keys, rolls, stack, nst, bg = bt.keys, bt.rolls, bt.stack, bt.nst, bt.bg
     S = bg[BG_S]
     for i in range(m):
         a = order[i]
@@ -244,11 +266,11 @@ def _order_ships(tab, gs, bt, order, m):
 def _hit(tab, bt, s, sec, k):
     """``hit_section`` on a ship still in the battle; 1 when its ring fell off."""
     prm = tab[0]
-    if k <= 0 or not bt[6][s]:
+    if k <= 0 or not bt.present[s]:
         return 0
     return core.hit_section(
-        bt[1], bt[2], bt[3], bt[4], bt[5], bt[8], F_PARROT, s, sec, k, prm[P_PARROT_ABSORBS],
-        prm[P_PARROT_LOSS],
+        bt.pos, bt.art, bt.php, bt.psec, bt.was_hit, bt.fame, F_PARROT, s, sec, k,
+        prm[P_PARROT_ABSORBS], prm[P_PARROT_LOSS],
     )  # fmt: skip
 
 
@@ -264,7 +286,15 @@ def _resolve_routs(tab, bt, sharers, by):
     ships whose hull is gone (fame shared among ``sharers``, a bit mask of the ships present when
     it fired), rout the ships with a destroyed section, give the ships left their rout fame."""
     prm, npc = tab[0], tab[4]
-    pos, present, outcome, fame, bst, nst, bg = bt[1], bt[6], bt[7], bt[8], bt[9], bt[12], bt[13]
+    pos, present, outcome, fame, bst, nst, bg = (
+        bt.pos,
+        bt.present,
+        bt.outcome,
+        bt.fame,
+        bt.bst,
+        bt.nst,
+        bt.bg,
+    )
     S = bg[BG_S]
     for j in range(bg[BG_NNPC]):
         if nst[j, NS_FIGHTS] and nst[j, NS_PRESENT] and nst[j, NS_HULL] <= 0:
@@ -308,9 +338,9 @@ def _resolve_routs(tab, bt, sharers, by):
 
 @njit(cache=True)
 def _present_mask(bt):
-    present = bt[6]
+    present = bt.present
     m = 0
-    for s in range(bt[13][BG_S]):
+    for s in range(bt.bg[BG_S]):
         if present[s]:
             m |= 1 << s
     return m
@@ -319,7 +349,7 @@ def _present_mask(bt):
 @njit(cache=True)
 def _remove_card(bt, s, card):
     """Move the first ``card`` of ship ``s``'s battle hand to its played cards."""
-    bst, bhand, bplayed = bt[9], bt[10], bt[11]
+    bst, bhand, bplayed = bt.bst, bt.bhand, bt.bplayed
     n = bst[s, BT_HAND_N]
     for i in range(n):
         if bhand[s, i] == card:
@@ -337,8 +367,8 @@ def _card_phase(tab, gs, oc, bt):
     """Battle-card rounds from the fastest ship (speed order when the battle starts, ties by
     roll-offs), one card or pass each, until everybody passes in the same round."""
     prm = tab[0]
-    bsh, present, bst, bhand, bg = bt[0], bt[6], bt[9], bt[10], bt[13]
-    order, playable = bt[14], bt[18]
+    bsh, present, bst, bhand, bg = bt.bsh, bt.present, bt.bst, bt.bhand, bt.bg
+    order, playable = bt.order, bt.tmp
     S = bg[BG_S]
     anyc = False
     for s in range(S):
@@ -401,7 +431,14 @@ def _card_phase(tab, gs, oc, bt):
 def _flee(tab, gs, bt, s):
     """Flight to the Cove: flight fame to the others if it was hit; the mutiny die."""
     prm = tab[0]
-    was_hit, present, outcome, fame, bst, bg = bt[5], bt[6], bt[7], bt[8], bt[9], bt[13]
+    was_hit, present, outcome, fame, bst, bg = (
+        bt.was_hit,
+        bt.present,
+        bt.outcome,
+        bt.fame,
+        bt.bst,
+        bt.bg,
+    )
     present[s] = 0
     bg[BG_NPRESENT] -= 1
     outcome[s] = FLED
@@ -422,9 +459,9 @@ def _flee(tab, gs, bt, s):
 def _player_turn(tab, gs, oc, bt, a):
     """Ship ``a`` flees or fires (target, section, volley cards), as its player decides."""
     prm, val = tab[0], tab[1]
-    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst, bhand = bt[:11]
-    nst, bg = bt[12], bt[13]
-    volley = bt[19]
+    bsh, pos, php, present, bst = bt.bsh, bt.pos, bt.php, bt.present, bt.bst
+    nst, bg = bt.nst, bt.bg
+    volley = bt.tmp2
     flee, tgt, sec = players.broadside(tab, gs, oc, bt, a, volley)
     seat = bsh[a, BS_SEAT]
     if gs[0][G_TRACE]:
@@ -514,8 +551,8 @@ def _npc_target(tab, gs, bt, j):
     cycle (all again when none is left), the highest by its criterion, ties by roll-off.
     -1 when the dice ran out."""
     val, npc = tab[1], tab[4]
-    pos, present, nst, bg = bt[1], bt[6], bt[12], bt[13]
-    order, keys, rolls, stack = bt[14], bt[15], bt[16], bt[17]
+    pos, present, nst, bg = bt.pos, bt.present, bt.nst, bt.bg
+    order, keys, rolls, stack = bt.order, bt.keys, bt.rolls, bt.stack
     S = bg[BG_S]
     base = MAX_SHIPS + MAX_NPCS + 2  # order[:base] holds the exchange's speed order
     row = nst[j, NS_ROW]
@@ -554,9 +591,9 @@ def _npc_turn(tab, gs, bt, j):
     """Non-player ship ``j`` fires one broadside (its controller's aim for the Royal Navy, else
     its target criterion); Captain Hook's misses may hit other ships."""
     prm, npc = tab[0], tab[4]
-    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
-    nst, bg = bt[12], bt[13]
-    clockwise, victims = bt[18], bt[19]
+    bsh, present, bst = bt.bsh, bt.present, bt.bst
+    nst, bg = bt.nst, bt.bg
+    clockwise, victims = bt.tmp, bt.tmp2
     S = bg[BG_S]
     row = nst[j, NS_ROW]
     nst[j, NS_BROADSIDES] += 1
@@ -609,8 +646,8 @@ def run(tab, gs, oc, bt):
     """Play the battle set up in ``bt`` to its end (see the module docstring). Returns the
     number of exchanges fought."""
     prm, npc = tab[0], tab[4]
-    present, outcome, fame, nst, bg = bt[6], bt[7], bt[8], bt[12], bt[13]
-    order = bt[14]
+    present, outcome, fame, nst, bg = bt.present, bt.outcome, bt.fame, bt.nst, bt.bg
+    order = bt.order
     S = bg[BG_S]
     galleon = -1
     for j in range(bg[BG_NNPC]):
@@ -688,7 +725,7 @@ def run(tab, gs, oc, bt):
 def reset(bt, S, n_npc, ti, controller):
     """Clear the battle state for ``S`` ships and ``n_npc`` non-player ships (the caller then
     fills each ship with :func:`set_ship` and each non-player ship with :func:`set_npc`)."""
-    bg = bt[13]
+    bg = bt.bg
     for i in range(bg.shape[0]):
         bg[i] = 0
     bg[BG_S] = S
@@ -701,10 +738,21 @@ def reset(bt, S, n_npc, ti, controller):
 @njit(cache=True)
 def set_ship(tab, bt, s, seat, ring, art_used, parrot, wounded, chests, gold):
     """Ship ``s`` of the battle: game seat, rings, Artisans (hits already absorbed, -1 none),
-    parrot row (-1) and its wounds, chests and gold (its battle hand: ``bt[10]``, count in
+    parrot row (-1) and its wounds, chests and gold (its battle hand: ``bt.bhand``, count in
     ``bst[s, BT_HAND_N]``, filled by the caller)."""
     prm, par = tab[0], tab[5]
-    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
+    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = (
+        bt.bsh,
+        bt.pos,
+        bt.art,
+        bt.php,
+        bt.psec,
+        bt.was_hit,
+        bt.present,
+        bt.outcome,
+        bt.fame,
+        bt.bst,
+    )
     for k in range(bsh.shape[1]):
         bsh[s, k] = 0
     bsh[s, BS_SEAT] = seat
@@ -741,7 +789,7 @@ def set_ship(tab, bt, s, seat, ring, art_used, parrot, wounded, chests, gold):
 def set_npc(tab, bt, j, row):
     """Non-player ship ``j`` of the battle: ``npc`` row ``row``."""
     npc = tab[4]
-    nst, bg = bt[12], bt[13]
+    nst, bg = bt.nst, bt.bg
     for k in range(nst.shape[1]):
         nst[j, k] = 0
     nst[j, NS_ROW] = row

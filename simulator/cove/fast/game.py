@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.cove.fast import battle, core, players, players_ev
 from simulator.cove.fast.packed import (
     BG_CAPPED,
@@ -335,12 +336,33 @@ GR_NDEC = 12  # decision record rows
 GR_COLS = 13
 
 
+#: the fields of the game's work arrays ``sc`` (:func:`game_scratch`), in order
+SC_FIELDS = (
+    "legal", "scores", "pir", "opp", "cands", "ring", "plans", "perm", "shuf", "order", "keys",
+    "rolls", "stack", "ships", "picks",
+)  # fmt: skip
+
+
+class GameScratchType(compiled.StateType):
+    """numba's type of :class:`GameScratch`."""
+
+
+class GameScratch(compiled.State):
+    """The game's work arrays ``sc`` as one object (:data:`SC_FIELDS`;
+    :class:`simulator.compiled.State`)."""
+
+    FIELDS = SC_FIELDS
+
+
+GameScratch = compiled.define_state(GameScratch, GameScratchType)
+
+
 @njit(cache=True)
 def game_scratch(n_seats, npos, deck_width):
     """Work arrays of the game functions (``sc``), reused by every game of a chunk (compiled:
     the search player's rollouts make their own, :mod:`.rollout`)."""
     i8 = np.int64
-    return (
+    return GameScratch(
         np.zeros(64 + deck_width, i8),  # 0 legal choices of a decision
         np.zeros(6, np.float64),  # 1 island scores
         np.zeros(6, i8),  # 2 pirate at each island
@@ -478,7 +500,7 @@ def _shuffle(gs, sc, row, n):
     if n <= 1:
         return
     dk, rs = gs[2], gs[6]
-    perm, tmp = sc[7], sc[8]
+    perm, tmp = sc.perm, sc.shuf
     permutation(rs, np.int64(0), n, perm)
     for i in range(n):
         tmp[i] = dk[row, perm[i]]
@@ -555,7 +577,7 @@ def _put_back(tab, gs, sc, code):
     elif where == PUT_BOTTOM:
         pos = 0
     else:
-        perm = sc[7]
+        perm = sc.perm
         permutation(rs, np.int64(0), n + 1, perm)
         pos = perm[0] if n + 1 > 1 else 0
     for i in range(n, pos, -1):
@@ -575,7 +597,7 @@ def _receive_parrot(tab, gs, sc, seat, code):
         _rec_close(gs, seat, code, FATE_PLAYED)
         return
     cost = prm[P_SWAP_COST]
-    legal = sc[0]
+    legal = sc.legal
     legal[0] = 0
     legal[1] = 1
     nl = 2 if st[seat, S_FAME] >= cost else 1
@@ -654,12 +676,12 @@ def _order_by_speed(tab, gs, sc, seats, m):
     """``Game.order_by_speed`` of ``seats[:m]`` in place: fastest first, ties by roll-offs."""
     if m <= 1:
         return
-    keys, stack = sc[10], sc[12]
+    keys, stack = sc.keys, sc.stack
     st = gs[1]
     for i in range(m):
         keys[seats[i]] = _game_speed(tab, st, seats[i])
     core.sort_desc(seats, keys, np.int64(0), m)
-    core.roll_off(gs[8], gs[9], gs[6], seats, keys, np.int64(0), m, sc[11], stack)
+    core.roll_off(gs[8], gs[9], gs[6], seats, keys, np.int64(0), m, sc.rolls, stack)
 
 
 @njit(cache=True)
@@ -740,7 +762,7 @@ def _setup(tab, gs, oc, sc):
     g[G_TAV_N] = nt
     _shuffle(gs, sc, D_TAVERN, nt)
     ntr = prm[P_NTREASURE]
-    tmp = sc[8]
+    tmp = sc.shuf
     for i in range(ntr):
         dk[D_STACK, i] = i  # the treasure deck, shuffled in row D_STACK first
     _shuffle(gs, sc, D_STACK, ntr)
@@ -768,7 +790,7 @@ def _setup(tab, gs, oc, sc):
         _draw_tavern(tab, gs, sc, s, prm[P_START_CARDS])
     g[G_PHASE] = PH_ARMING
     if prm[P_SECRET_ARMING]:
-        plans = sc[6]
+        plans = sc.plans
         for s in range(n):
             _plan_arming(tab, gs, sc, s, plans)
         for s in range(n):
@@ -782,7 +804,7 @@ def _plan_arming(tab, gs, sc, seat, plans):
     """Sequential one-level raises, asked on the untouched starting board (others unseen)."""
     prm, step = tab[0], tab[2]
     st = gs[1]
-    legal, ring = sc[0], sc[5]
+    legal, ring = sc.legal, sc.ring
     for k in range(4):
         ring[k] = st[seat, S_RING + k]
     gold = st[seat, S_GOLD]
@@ -822,7 +844,7 @@ def _phase_treasure(tab, gs, oc, sc):
             g[G_FACE_UP + i] = dk[D_STACK + i, g[G_STACK_N + i]]
         else:
             g[G_FACE_UP + i] = -1
-    legal = sc[0]
+    legal = sc.legal
     for k in range(n):
         si = (g[G_FIRST] + k) % n
         if _has(st, si, C_MAP):
@@ -873,7 +895,7 @@ def _phase_navigation(tab, gs, oc, sc):
     n = g[G_N]
     for s in range(n):
         st[s, S_CHOSEN] = -1
-    legal = sc[0]
+    legal = sc.legal
     start = NONE
     for k in range(n):
         si = (g[G_FIRST] + k) % n
@@ -897,7 +919,7 @@ def _phase_navigation(tab, gs, oc, sc):
             si = (start + k) % n
             st[si, S_CHOSEN] = _navigate(tab, gs, oc, sc, si)
     else:  # secret and simultaneous
-        picks = sc[14]
+        picks = sc.picks
         for si in range(n):
             picks[si] = _navigate(tab, gs, oc, sc, si)
         for si in range(n):
@@ -915,7 +937,7 @@ def _navigate(tab, gs, oc, sc, si):
     if gs[7][si, PP_IS_ROLLOUT] == 0.0:
         return _navigate_model(tab, gs, oc, sc, si)
     pick = rollout.navigate(tab, gs, oc, si)
-    legal = sc[0]
+    legal = sc.legal
     for i in range(NUM_NAV):
         legal[i] = i
     return _ask(gs, si, TK_NAVIGATE, legal, NUM_NAV, pick)
@@ -925,13 +947,13 @@ def _navigate(tab, gs, oc, sc, si):
 def _navigate_model(tab, gs, oc, sc, si):
     """The island of a seat that does not search: random, v1 or expected value (the search
     player's models of its opponents choose here too)."""
-    legal = sc[0]
+    legal = sc.legal
     for i in range(NUM_NAV):
         legal[i] = i
     if _is_random(gs, si):
         pick = _random_pick(gs, si, legal, NUM_NAV)
     else:
-        pick = players.navigate(tab, gs, oc, si, sc[1], sc[2], sc[3])
+        pick = players.navigate(tab, gs, oc, si, sc.scores, sc.pir, sc.opp)
     return _ask(gs, si, TK_NAVIGATE, legal, NUM_NAV, pick)
 
 
@@ -958,7 +980,7 @@ def _end_of_navigation_events(tab, gs, oc, sc):
     prm = tab[0]
     g, st = gs[0], gs[1]
     n = g[G_N]
-    legal, cands = sc[0], sc[4]
+    legal, cands = sc.legal, sc.cands
     # Royal Navy: sent to an outer island where its sender is not
     for k in range(n):
         si = (g[G_FIRST] + k) % n
@@ -1029,7 +1051,7 @@ def _end_of_navigation_events(tab, gs, oc, sc):
             elif _is_random(gs, si):
                 pick = _ask(gs, si, TK_SNEAK, legal, nl, _random_pick(gs, si, legal, nl))
             else:
-                pick = players.sneak_away(tab, gs, oc, si, legal, nl, sc[1], sc[2], sc[3])
+                pick = players.sneak_away(tab, gs, oc, si, legal, nl, sc.scores, sc.pir, sc.opp)
                 _ask(gs, si, TK_SNEAK, legal, nl, pick)
             if pick != NONE:
                 _play_card(gs, si, C_SNEAK)
@@ -1045,7 +1067,7 @@ def _battle_ship(tab, gs, bt, s, seat, with_cards):
     cards in hand order)."""
     ckind = tab[6]
     st = gs[1]
-    bst, bhand = bt[9], bt[10]
+    bst, bhand = bt.bst, bt.bhand
     battle.set_ship(
         tab, bt, s, seat, st[seat, S_RING : S_RING + 4], st[seat, S_ART : S_ART + 4],
         st[seat, S_PARROT], st[seat, S_WOUNDS] > 0,
@@ -1088,8 +1110,17 @@ def _apply_result(tab, gs, sc, bt, isl, seats, m, npcs, nn, exchanges):
     the battle log's rows."""
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     g, st, blog = gs[0], gs[1], gs[4]
-    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst, bhand, bplayed = bt[:12]
-    nst, bg = bt[12], bt[13]
+    bsh, pos, art, php, outcome, fame, bst, bplayed = (
+        bt.bsh,
+        bt.pos,
+        bt.art,
+        bt.php,
+        bt.outcome,
+        bt.fame,
+        bt.bst,
+        bt.bplayed,
+    )
+    nst, bg = bt.nst, bt.bg
     fought = exchanges > 0 or nn == 0
     legendary = 0
     for j in range(nn):
@@ -1371,7 +1402,7 @@ def _tavern(tab, gs, sc, s):
         most = prm[P_MAX_BUY]
     if most <= 0 or (g[G_TAV_N] == 0 and g[G_DISC_N] == 0):
         return
-    legal = sc[0]
+    legal = sc.legal
     for i in range(most + 1):
         legal[i] = i
     if _is_random(gs, s):
@@ -1399,7 +1430,7 @@ def _shipyard(tab, gs, sc, s, sec):
         pos += 1
         most += 1
     if most:
-        legal = sc[0]
+        legal = sc.legal
         for i in range(most + 1):
             legal[i] = i
         if _is_random(gs, s):
@@ -1428,7 +1459,7 @@ def _bury_fame(tab, gs, s, fame):
 def _treasure_island(tab, gs, sc, s):
     prm, step = tab[0], tab[2]
     g, st = gs[0], gs[1]
-    legal = sc[0]
+    legal = sc.legal
     fame = np.int64(0)
     ch = st[s, S_CHESTS]
     if ch:
@@ -1499,7 +1530,7 @@ def _cove(tab, gs, sc, s):
         st[s, S_WOUNDS] = 0
     if not paid:
         return
-    legal = sc[0]
+    legal = sc.legal
     legal[0] = 0  # "cards"
     legal[1] = 1  # "card_and_gold"
     if _is_random(gs, s):
@@ -1522,7 +1553,7 @@ def _any_island(tab, gs, sc, s):
     """Artisan cards, Artisan repairs and the Shipwright: from any island in phase 5."""
     prm = tab[0]
     g, st = gs[0], gs[1]
-    legal = sc[0]
+    legal = sc.legal
     if _has(st, s, C_ARTISAN):
         nl = np.int64(1)
         legal[0] = NONE
@@ -1588,14 +1619,14 @@ def _any_island(tab, gs, sc, s):
 def _phase_island_effects(tab, gs, oc, sc):
     g, st = gs[0], gs[1]
     g[G_PHASE] = PH_ISLAND
-    at = sc[13]
+    at = sc.ships
     for isl in range(7):
         at[isl, 0] = 0
     for s in range(g[G_N]):  # nobody moves in phase 5
         loc = st[s, S_LOC]
         at[loc, 1 + at[loc, 0]] = s
         at[loc, 0] += 1
-    order = sc[9]
+    order = sc.order
     for isl in range(7):
         m = at[isl, 0]
         if m == 0:
@@ -1675,7 +1706,7 @@ def _duel(tab, gs, oc, sc, bt, tied, m):
     seats written back into ``tied``)."""
     prm = tab[0]
     g = gs[0]
-    outcome = bt[7]
+    outcome = bt.outcome
     for _ in range(prm[P_DUEL_REPEATS]):
         g[G_DUELS] += 1
         battle.reset(bt, m, np.int64(0), np.int64(0), NONE)

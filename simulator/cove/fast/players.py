@@ -800,7 +800,7 @@ def shipwright(gs, seat, legal, nl):
 def bview_hits(prm, bt, s, sec):
     """``ShipView.hits_to_rout()[sec]`` of battle ship ``s``: :func:`core.hits_to_rout` (ring
     steps + Artisan hits left + a living parrot's hits there when parrots absorb hits)."""
-    return core.hits_to_rout(bt[1], bt[2], bt[3], bt[4], s, sec, prm[P_PARROT_ABSORBS])
+    return core.hits_to_rout(bt.pos, bt.art, bt.php, bt.psec, s, sec, prm[P_PARROT_ABSORBS])
 
 
 @njit(cache=True)
@@ -823,7 +823,7 @@ def bview_speed(tab, bt, s):
     Overboard + a living parrot's bonus)."""
     val = tab[1]
     return core.speed(
-        val[SAILS, bt[1][s, SAILS]], bt[9][s, BT_BONUS], bt[3][s] > 0, bt[0][s, BS_PSPEED]
+        val[SAILS, bt.pos[s, SAILS]], bt.bst[s, BT_BONUS], bt.php[s] > 0, bt.bsh[s, BS_PSPEED]
     )
 
 
@@ -831,7 +831,7 @@ def bview_speed(tab, bt, s):
 def first_npc(bt):
     """``BattleView.npc``: the first present fighting non-player ship, else the first fighting
     one (-1: none); and whether it is present (``npc_fighting``)."""
-    nst, bg = bt[12], bt[13]
+    nst, bg = bt.nst, bt.bg
     first = -1
     for j in range(bg[BG_NNPC]):
         if nst[j, NS_FIGHTS] != 0:
@@ -850,7 +850,7 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
     Becalmed from round 2 when another ship holds more cards. The random kind: uniform over
     None and its distinct cards."""
     pp = gs[7]
-    seat = bt[0][a, BS_SEAT]
+    seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PP_IS_EV] != 0.0:
         return players_ev_battle.battle_card(
             tab, gs, oc, bt, a, playable, npl, oc.lt, oc.lmemo, pp[seat, PP_STAKE],
@@ -858,8 +858,8 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
         )  # fmt: skip
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     rs, pp = gs[6], gs[7]
-    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
-    bg = bt[13]
+    bsh, pos, present, bst = bt.bsh, bt.pos, bt.present, bt.bst
+    bg = bt.bg
     seat = bsh[a, BS_SEAT]
     if pp[seat, PP_IS_RANDOM] != 0.0:
         opts = np.empty(npl + 1, np.int64)
@@ -894,7 +894,7 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
                     fastest = max(fastest, bview_speed(tab, bt, s))
             j, fighting = first_npc(bt)
             if fighting:
-                fastest = max(fastest, npc[bt[12][j, NS_ROW], N_SAILS])
+                fastest = max(fastest, npc[bt.nst[j, NS_ROW], N_SAILS])
             if bview_speed(tab, bt, a) <= fastest:
                 return card
         if card == C_GRAPPLE and bg[BG_GRAPPLE] == 0:
@@ -920,13 +920,13 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
 def overboard_chests(tab, gs, oc, bt, a, chests):
     """``HeuristicPlayer.overboard_chests``: none (the random kind: uniform 0..chests)."""
     pp = gs[7]
-    seat = bt[0][a, BS_SEAT]
+    seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PP_IS_EV] != 0.0:
         return players_ev_battle.overboard_chests(
             tab, gs, oc, bt, a, chests, oc.lt, oc.lmemo, pp[seat, PP_STAKE], pp[seat, PP_HV_CHEST]
         )
     rs, pp = gs[6], gs[7]
-    seat = bt[0][a, BS_SEAT]
+    seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PP_IS_RANDOM] != 0.0:
         return integers(rs, 1 + seat, chests + 1)
     return 0
@@ -939,8 +939,8 @@ def weakest(tab, gs, bt, a, exclude, navy):
     player's generator. Returns (ship index or -1, section)."""
     prm = tab[0]
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
-    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
-    bg = bt[13]
+    bsh, present = bt.bsh, bt.present
+    bg = bt.bg
     seat = bsh[a, BS_SEAT] if a >= 0 else bg[BG_CONTROLLER]  # the navy: its controller
     if not navy:
         j, fighting = first_npc(bt)
@@ -980,7 +980,7 @@ def broadside(tab, gs, oc, bt, a, volley):
     hit, or against a pirate when the odds of sinking it fell below ``flee_pirate_odds``. The
     random kind: uniform over its aims and flight, each distinct volley card with chance 1/2."""
     pp = gs[7]
-    seat = bt[0][a, BS_SEAT]
+    seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PP_IS_EV] != 0.0:
         return players_ev_battle.broadside(
             tab, gs, oc, bt, a, volley, oc.lt, oc.lmemo, oc.ct, oc.cmemo, pp[seat, PP_STAKE],
@@ -989,8 +989,16 @@ def broadside(tab, gs, oc, bt, a, volley):
     prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
     g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
     ck, cv, V, trk = oc.ck, oc.cv, oc.V, oc.trk
-    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst, bhand = bt[:11]
-    bg = bt[13]
+    bsh, pos, php, was_hit, present, bst, bhand = (
+        bt.bsh,
+        bt.pos,
+        bt.php,
+        bt.was_hit,
+        bt.present,
+        bt.bst,
+        bt.bhand,
+    )
+    bg = bt.bg
     seat = bsh[a, BS_SEAT]
     S = bg[BG_S]
     volley[0] = -1
@@ -1039,7 +1047,7 @@ def broadside(tab, gs, oc, bt, a, volley):
     if fh != 0.0 and hmin <= fh and was_hit[a]:
         return True, -1, HULL
     if fighting and pp[seat, FLEE_PIRATE_ODDS] > 0:
-        row = bt[12][j, NS_ROW]
+        row = bt.nst[j, NS_ROW]
         if row < prm[P_NPIRATES] and was_hit[a]:  # a Legendary Pirate (not the Royal Navy)
             dmg = npc[row, N_DAMAGE]
             if dmg == D_EVERY:
@@ -1058,7 +1066,7 @@ def broadside(tab, gs, oc, bt, a, volley):
             for t in range(k + 1):
                 ptrk[t] = nd
             odds = win_probability(
-                ptrk, k + 1, bt[12][j, NS_HULL], npc[row, N_DICE], k,
+                ptrk, k + 1, bt.nst[j, NS_HULL], npc[row, N_DICE], k,
                 bview_speed(tab, bt, a) > npc[row, N_SAILS], npc[row, N_REGEN], npc[row, N_HULL],
                 pmf, ck, cv, V,
             )  # fmt: skip
@@ -1093,8 +1101,8 @@ def navy_target(tab, gs, bt, controller):
     if gs[7][controller, PP_IS_EV] != 0.0:
         return players_ev_battle.navy_target(tab, gs, bt, controller)
     rs, pp = gs[6], gs[7]
-    present = bt[6]
-    S = bt[13][BG_S]
+    present = bt.present
+    S = bt.bg[BG_S]
     if pp[controller, PP_IS_RANDOM] != 0.0:
         m = np.int64(0)
         for s in range(S):
@@ -1117,8 +1125,8 @@ def default_navy_target(tab, bt):
     """``RoyalNavyPolicy.target`` (no controller): the present ship with the fewest hits to rout,
     the lowest seat of equals, at its weakest section (the first of equals)."""
     prm = tab[0]
-    bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = bt[:10]
-    S = bt[13][BG_S]
+    present = bt.present
+    S = bt.bg[BG_S]
     best = -1
     best_h = 1 << 30
     best_k = 0

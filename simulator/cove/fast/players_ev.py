@@ -32,8 +32,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, types
-from numba.experimental import structref
+from numba import njit
 
 from simulator import compiled
 from simulator.cove.combat_kernel import P_NPC_FAME as K_NPC_FAME
@@ -115,7 +114,6 @@ from simulator.cove.fast.players import (
 from simulator.cove.fast.records import record, recording
 from simulator.cove.fast.rng import random
 from simulator.cove.rules import CoveRules
-from simulator.engine_mode import jit_disabled
 
 NUM_NAV = compiled.code(6)
 #: opponents' valuation (heuristic._GENERIC)
@@ -166,45 +164,24 @@ def ev_tables(rules: CoveRules) -> np.ndarray:
 OC_FIELDS = ("ck", "cv", "V", "trk", "lt", "lmemo", "ct", "cmemo", "et", "rm")
 
 
-@structref.register
-class OddsStateType(types.StructRef):
-    """numba's type of :class:`OddsState` (its fields typed by their values, never literals)."""
-
-    def preprocess_fields(self, fields):
-        return tuple((name, types.unliteral(t)) for name, t in fields)
+class OddsStateType(compiled.StateType):
+    """numba's type of :class:`OddsState`."""
 
 
-class OddsState(structref.StructRefProxy):
-    """The players' odds tables and memos ``oc`` as one object with named fields
-    (:data:`OC_FIELDS`). numba counts a reference to every array a compiled function receives:
-    as a tuple of its 35 arrays (the lone and company tables and memos are tuples) ``oc`` cost
-    70 counts a call; as one object, 2 (and one per field a function reads)."""
+class OddsState(compiled.State):
+    """The players' odds tables and memos ``oc`` as one object (:data:`OC_FIELDS`): as a tuple
+    of its 35 arrays (the lone and company tables and memos are tuples) it cost 70 reference
+    counts a call (:class:`simulator.compiled.State`)."""
 
-    def __new__(cls, *values):
-        self = structref.StructRefProxy.__new__(cls, *values)
-        for name, value in zip(OC_FIELDS, values, strict=True):  # the same objects, for Python
-            self.__dict__[name] = value
-        return self
+    FIELDS = OC_FIELDS
 
 
-structref.define_proxy(OddsState, OddsStateType, list(OC_FIELDS))
-
-
-class _ReadableOddsState:
-    """:class:`OddsState` with numba's JIT off (``--engine python``): the same fields on a
-    plain object (a proxy's constructor is compiled code)."""
-
-    __slots__ = OC_FIELDS
-
-    def __init__(self, *values):
-        for name, value in zip(OC_FIELDS, values, strict=True):
-            setattr(self, name, value)
+OddsState = compiled.define_state(OddsState, OddsStateType)
 
 
 def odds_state(rules: CoveRules) -> OddsState:
     """The players' ``oc`` (see the module docstring): fresh memos, one per chunk."""
-    make = _ReadableOddsState if jit_disabled() else OddsState
-    return make(
+    return OddsState(
         *new_cache(),
         np.zeros(256, np.int64),
         lone.tables(rules),

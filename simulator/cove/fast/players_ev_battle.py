@@ -115,7 +115,7 @@ NPC_TARGET = -1
 @njit(cache=True, inline="always")
 def view_parrot(bt, s):
     """``ShipView.parrot``: the parrot row while it lives, else -1."""
-    return bt[0][s, BS_PARROT] if bt[3][s] > 0 else -1
+    return bt.bsh[s, BS_PARROT] if bt.php[s] > 0 else -1
 
 
 @njit(cache=True, inline="always")
@@ -123,7 +123,7 @@ def base_speed(tab, bt, s):
     """``HeuristicPlayer._base_speed``: :func:`core.speed` without the battle cards' bonus
     (sails + a living parrot's bonus)."""
     val = tab[1]
-    return core.speed(val[SAILS, bt[1][s, SAILS]], 0, bt[3][s] > 0, bt[0][s, BS_PSPEED])
+    return core.speed(val[SAILS, bt.pos[s, SAILS]], 0, bt.php[s] > 0, bt.bsh[s, BS_PSPEED])
 
 
 @njit(cache=True)
@@ -132,7 +132,7 @@ def battle_state(tab, bt, s, out):
     living parrot's hits (1 when wounded, else ``parrot_hits_to_kill``) where it absorbs them,
     those parrot hits."""
     prm = tab[0]
-    pos, art, php, psec = bt[1], bt[2], bt[3], bt[4]
+    pos, art, php, psec = bt.pos, bt.art, bt.php, bt.psec
     absorbs = prm[P_PARROT_ABSORBS] != 0
     alive = php[s] > 0
     ps = 0
@@ -153,8 +153,8 @@ def lone_npc(bt, a):
     j, fighting = first_npc(bt)
     if not fighting:
         return False
-    present = bt[6]
-    for s in range(bt[13][BG_S]):
+    present = bt.present
+    for s in range(bt.bg[BG_S]):
         if s != a and present[s]:
             return False
     return True
@@ -163,9 +163,9 @@ def lone_npc(bt, a):
 @njit(cache=True)
 def num_others(bt, a):
     """Present player ships other than ``a``."""
-    present = bt[6]
+    present = bt.present
     m = 0
-    for s in range(bt[13][BG_S]):
+    for s in range(bt.bg[BG_S]):
         if s != a and present[s]:
             m += 1
     return m
@@ -174,7 +174,7 @@ def num_others(bt, a):
 @njit(cache=True, inline="always")
 def hand_count(bt, a, card):
     """Copies of ``card`` in ship ``a``'s battle hand (battle and volley cards)."""
-    bst, bhand = bt[9], bt[10]
+    bst, bhand = bt.bst, bt.bhand
     m = np.int64(0)
     for i in range(bst[a, BT_HAND_N]):
         if bhand[a, i] == card:
@@ -214,16 +214,16 @@ def _enemy_min_at_least(tab, bt, a, floor):
     """The slowest enemy (present other ships, then ``view.npc``'s sails while it fights) with
     speed >= ``floor`` (-1: none)."""
     npc = tab[4]
-    present = bt[6]
+    present = bt.present
     best = -1
-    for s in range(bt[13][BG_S]):
+    for s in range(bt.bg[BG_S]):
         if s != a and present[s]:
             e = bview_speed(tab, bt, s)
             if e >= floor and (best < 0 or e < best):
                 best = e
     j, fighting = first_npc(bt)
     if fighting:
-        e = npc[bt[12][j, NS_ROW], N_SAILS]
+        e = npc[bt.nst[j, NS_ROW], N_SAILS]
         if e >= floor and (best < 0 or e < best):
             best = e
     return best
@@ -243,10 +243,10 @@ def _grapple_gain(tab, bt, s):
     """The dice Grapple adds to ship ``s``: :func:`core.num_dice` grappled less ungrappled (0
     with a living parrot's dice power)."""
     val = tab[1]
-    bsh, pos = bt[0], bt[1]
+    bsh, pos = bt.bsh, bt.pos
     crew = val[CREW, pos[s, CREW]]
     cannons = val[CANNONS, pos[s, CANNONS]]
-    alive = bt[3][s] > 0
+    alive = bt.php[s] > 0
     fixed, bones = bsh[s, BS_PFIXED], bsh[s, BS_PBONES]
     with_grapple = core.num_dice(crew, cannons, alive, fixed, bones, True)
     return with_grapple - core.num_dice(crew, cannons, alive, fixed, bones, False)
@@ -258,9 +258,9 @@ def grapple_helps(tab, bt, a):
     mine = _grapple_gain(tab, bt, a)
     if mine <= 0:
         return False
-    present = bt[6]
+    present = bt.present
     most = 0
-    for s in range(bt[13][BG_S]):
+    for s in range(bt.bg[BG_S]):
         if s != a and present[s]:
             most = max(most, _grapple_gain(tab, bt, s))
     return mine > most
@@ -282,14 +282,14 @@ def overboard_need(tab, gs, oc, lt, bt, a, stake):
     if e < 0:
         return -1
     need = (e - me) // per + 1
-    if need > bt[9][a, BT_CHESTS]:
+    if need > bt.bst[a, BT_CHESTS]:
         return -1
     j, fighting = first_npc(bt)
     if num_others(bt, a) != 1 or fighting:
         return -1
     o = np.int64(0)
-    for s in range(bt[13][BG_S]):
-        if s != a and bt[6][s]:
+    for s in range(bt.bg[BG_S]):
+        if s != a and bt.present[s]:
             o = s
     mine = np.empty(64, np.int64)
     theirs = np.empty(64, np.int64)
@@ -301,7 +301,7 @@ def overboard_need(tab, gs, oc, lt, bt, a, stake):
     fast = win_probability(
         mine, mh + 1, th, theirs[0], mh, np.bool_(True), np.int64(0), np.int64(99), pmf, ck, cv, V
     )
-    seat = bt[0][a, BS_SEAT]
+    seat = bt.bsh[a, BS_SEAT]
     gain = (fast - slow) * (stake + pp[seat, ROUT_COST])
     return need if gain > need * pp[seat, W_CHEST] else -1
 
@@ -315,19 +315,19 @@ def battle_plan(tab, gs, lt, lmemo, bt, a, has_smoke, n_wind, has_grapple, has_o
     :func:`~simulator.cove.fast.lone.lone_plan`'s (p_sink, smoke, wind, grapple, overboard)."""
     npc = tab[4]
     pp = gs[7]
-    seat = bt[0][a, BS_SEAT]
+    seat = bt.bsh[a, BS_SEAT]
     j, fighting = first_npc(bt)
-    row = bt[12][j, NS_ROW]
+    row = bt.nst[j, NS_ROW]
     st = np.empty(STATE_LEN, np.int64)
     battle_state(tab, bt, a, st)
-    chests = bt[9][a, BT_CHESTS] if has_overboard else 0
+    chests = bt.bst[a, BT_CHESTS] if has_overboard else 0
     plan_stake = stake + npc[row, N_FAME] + pp[seat, ROUT_COST]
     return lone.lone_plan(
         lt, lmemo, row, st, view_parrot(bt, a), 1 if has_smoke else 0, n_wind,
         1 if has_grapple else 0, 1 if has_overboard else 0, np.int64(0), np.int64(0), chests,
         hv_chest, np.int64(1),
-        plan_stake, bt[12][j, NS_HULL], bview_speed(tab, bt, a) - base_speed(tab, bt, a),
-        bt[9][a, BT_SMOKE], bt[13][BG_GRAPPLE],
+        plan_stake, bt.nst[j, NS_HULL], bview_speed(tab, bt, a) - base_speed(tab, bt, a),
+        bt.bst[a, BT_SMOKE], bt.bg[BG_GRAPPLE],
     )  # fmt: skip
 
 
@@ -343,8 +343,8 @@ def battle_card(tab, gs, oc, bt, a, playable, npl, lt, lmemo, stake, hv_chest):
     :func:`overboard_need` say so; Becalmed from round 2 when another present ship holds more
     cards than our battle cards."""
     pp = gs[7]
-    bst, bg = bt[9], bt[13]
-    seat = bt[0][a, BS_SEAT]
+    bst, bg = bt.bst, bt.bg
+    seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PLAY_CARDS] == 0.0:
         return NONE
     has_smoke = _held(playable, npl, C_SMOKE) > 0
@@ -377,7 +377,7 @@ def battle_card(tab, gs, oc, bt, a, playable, npl, lt, lmemo, stake, hv_chest):
         m = 0
         most = 0
         for s in range(bg[BG_S]):
-            if s != a and bt[6][s]:
+            if s != a and bt.present[s]:
                 m += 1
                 most = max(most, bst[s, BT_HAND_N])
         if m > 0 and most > npl:
@@ -420,17 +420,17 @@ def in_danger(tab, bt, a):
     weakest, k = bview_weakest(prm, bt, a)
     j, fighting = first_npc(bt)
     if fighting:
-        row = bt[12][j, NS_ROW]
+        row = bt.nst[j, NS_ROW]
         dmg = npc[row, N_DAMAGE]
         if dmg == HULL or dmg == CREW:
             weakest = bview_hits(prm, bt, a, dmg)
         return weakest <= npc[row, N_DICE]
-    bsh, pos = bt[0], bt[1]
+    bsh, pos = bt.bsh, bt.pos
     most = 0
-    for s in range(bt[13][BG_S]):
-        if s != a and bt[6][s]:
+    for s in range(bt.bg[BG_S]):
+        if s != a and bt.present[s]:
             d = core.num_dice(
-                val[CREW, pos[s, CREW]], val[CANNONS, pos[s, CANNONS]], bt[3][s] > 0,
+                val[CREW, pos[s, CREW]], val[CANNONS, pos[s, CANNONS]], bt.php[s] > 0,
                 bsh[s, BS_PFIXED], bsh[s, BS_PBONES], False,
             )  # fmt: skip
             most = max(most, d)
@@ -452,7 +452,7 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
     prm, npc, pmf = tab[0], tab[4], tab[9]
     pp = gs[7]
     ck, cv, V = oc.ck, oc.cv, oc.V
-    bsh, bst = bt[0], bt[9]
+    bsh, bst = bt.bsh, bt.bst
     seat = bsh[a, BS_SEAT]
     rout = pp[seat, ROUT_COST]
     p_mutiny = max(0, min(prm[P_MUTINY_ON], 6)) / 6.0
@@ -460,19 +460,19 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
         pp[seat, W_GOLD] * gold + pp[seat, W_CHEST] * bst[a, BT_CHESTS] + prm[P_MUTINY_LOSS]
     )
     flee = -loss
-    S = bt[13][BG_S]
+    S = bt.bg[BG_S]
     m = num_others(bt, a)
     j, fighting = first_npc(bt)
     if fighting:
-        row = bt[12][j, NS_ROW]
+        row = bt.nst[j, NS_ROW]
         fame = npc[row, N_FAME]
         if m == 0:
             st = np.empty(STATE_LEN, np.int64)
             battle_state(tab, bt, a, st)
             p = lone.p_sink(
-                lt, lmemo, row, st, view_parrot(bt, a), bt[12][j, NS_HULL],
+                lt, lmemo, row, st, view_parrot(bt, a), bt.nst[j, NS_HULL],
                 hand_count(bt, a, C_GRAPESHOT), hand_count(bt, a, C_KEG), bst[a, BT_SMOKE],
-                bview_speed(tab, bt, a) - base_speed(tab, bt, a), bt[13][BG_GRAPPLE],
+                bview_speed(tab, bt, a) - base_speed(tab, bt, a), bt.bg[BG_GRAPPLE],
             )  # fmt: skip
             stand = p * (fame + stake) - (1 - p) * rout
         else:
@@ -481,7 +481,7 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
             _table_facts(tab, bt, a, ships, art, np.int64(0))
             i = np.int64(1)
             for s in range(S):
-                if s != a and bt[6][s]:
+                if s != a and bt.present[s]:
                     _table_facts(tab, bt, s, ships, art, i)
                     i += 1
             p_sink, share, p_routed = company.company_odds_art(ct, cmemo, row, ships, art, m + 1)
@@ -493,7 +493,7 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
     mh = battle_track(tab, lt, bt, a, mine)
     my_speed = bview_speed(tab, bt, a)
     for s in range(S):
-        if s != a and bt[6][s]:
+        if s != a and bt.present[s]:
             th = battle_track(tab, lt, bt, s, theirs)
             first = my_speed > bview_speed(tab, bt, s)
             win *= win_probability(
@@ -512,10 +512,10 @@ def _table_facts(tab, bt, s, ships, art, i):
     st = np.empty(STATE_LEN, np.int64)
     battle_state(tab, bt, s, st)
     for k in range(4):
-        ships[i, k] = max(bt[1][s, k], 1)
+        ships[i, k] = max(bt.pos[s, k], 1)
         art[i, k] = prm[P_ART_ABSORBS] - st[4 + k] if st[4 + k] > 0 else -1
     ships[i, 4] = view_parrot(bt, s)
-    ships[i, 5] = 1 if bt[3][s] > 0 and bt[3][s] < prm[P_PARROT_HITS] else 0
+    ships[i, 5] = 1 if bt.php[s] > 0 and bt.php[s] < prm[P_PARROT_HITS] else 0
     ships[i, 6] = 0
 
 
@@ -528,7 +528,7 @@ def weakest(tab, gs, bt, a, seat, navy):
     generator (``rng.integers(len(best))``). Returns (target, section)."""
     prm = tab[0]
     rs = gs[6]
-    present, nst, bg = bt[6], bt[12], bt[13]
+    present, nst, bg = bt.present, bt.nst, bt.bg
     j, fighting = first_npc(bt)
     if fighting and not navy:
         best_j = -1
@@ -578,7 +578,7 @@ def broadside(tab, gs, oc, bt, a, volley, lt, lmemo, ct, cmemo, stake, gold):
     more than ``grapeshot_self_hits + 1`` hits, Powder keg while the hull stands more than 3."""
     prm = tab[0]
     pp = gs[7]
-    bsh, bst, bg = bt[0], bt[9], bt[13]
+    bsh, bst, bg = bt.bsh, bt.bst, bt.bg
     seat = bsh[a, BS_SEAT]
     volley[0] = -1
     volley[1] = -1
@@ -597,10 +597,10 @@ def broadside(tab, gs, oc, bt, a, volley, lt, lmemo, ct, cmemo, stake, gold):
             st = np.empty(STATE_LEN, np.int64)
             battle_state(tab, bt, a, st)
             bits, v = lone.best_volley(
-                lt, lmemo, bt[12][j, NS_ROW], st, view_parrot(bt, a), bt[12][j, NS_HULL],
+                lt, lmemo, bt.nst[j, NS_ROW], st, view_parrot(bt, a), bt.nst[j, NS_HULL],
                 hand_count(bt, a, C_GRAPESHOT), hand_count(bt, a, C_KEG), bst[a, BT_SMOKE],
                 bview_speed(tab, bt, a) - base_speed(tab, bt, a), bg[BG_GRAPPLE],
-                1 if bt[12][j, NS_HAS_FIRED] == 0 else 0,
+                1 if bt.nst[j, NS_HAS_FIRED] == 0 else 0,
             )  # fmt: skip
             if bits & V_GRAPESHOT:
                 volley[nv] = C_GRAPESHOT
@@ -630,7 +630,7 @@ def record_battle(gs, bt, a, seat, stand, flee, go):
     flee, each with its value, the fighting non-player ship (-1: none) and the other ships
     present; the month is the one the player last saw (``_month``)."""
     j, fighting = first_npc(bt)
-    row = float(bt[12][j, NS_ROW]) if fighting else -1.0
+    row = float(bt.nst[j, NS_ROW]) if fighting else -1.0
     month = gs[7][seat, PP_MONTH_SEEN]
     me = float(seat)
     dec = float(REC_BATTLE)
