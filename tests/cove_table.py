@@ -9,8 +9,8 @@ black ship, empty Treasure stacks, no card face up, month 1 -- then the test pla
 and pirates (:meth:`Table.put`, :meth:`Table.give`, :meth:`Table.black_ship`, ...) and calls the
 engine's functions (:meth:`Table.combat` is ``game._phase_combat`` and so on).
 
-Dice: the game draws d6 faces from its dice buffer ``gs[8]`` through ``core.die`` with the
-context ``gs[9]`` (``core.DX_*``). A table's buffer holds exactly the scripted faces and refill is
+Dice: the game draws d6 faces from its dice buffer ``gs.dice`` through ``core.die`` with the
+context ``gs.dctx`` (``core.DX_*``). A table's buffer holds exactly the scripted faces and refill is
 off, so a die the script does not hold sets ``DX_FAIL``; :meth:`Table.done` checks that every
 scripted die was used, no more, and that the invariant checker (``game._check``) finds nothing.
 
@@ -80,6 +80,7 @@ from simulator.cove.fast.packed import (
     G_RN_SENDER,
     G_STACK_N,
     G_TAV_N,
+    GS_FIELDS,
     HULL,
     NONE,
     NS_FIGHTS,
@@ -108,8 +109,11 @@ from simulator.cove.fast.packed import (
     S_SRC,
     S_SUNK,
     S_WOUNDS,
+    TAB_FIELDS,
     VOLLEY_HI,
     VOLLEY_LO,
+    GameState,
+    TableState,
     compiled,
 )
 from simulator.cove.fast.rng import state_of
@@ -229,17 +233,17 @@ class Table:
         self.codes = self.eng.codes
         tables = self.eng.tables
         self.tcard = tables.tcard.copy()
-        self._tab = list(tables.arrays())
+        self._tab = {k: getattr(tables.arrays(), k) for k in TAB_FIELDS}
         self.oc = self.eng.oc
         self.npc_keys = tables.npc_keys
         self.parrots = list(rules.parrots)
         # the engine's own buffers (gs, sc, bt) of n seats, with the trace kept
         gs, self.sc, self.bt = self.eng._buffers(n, True, record)
         for s, name in enumerate(names):
-            gs[7][s] = self.eng.pp_all[self.eng.index[name]]
+            gs.pp[s] = self.eng.pp_all[self.eng.index[name]]
         rng = np.random.default_rng(seed)
         for r in range(n + 1):
-            gs[6][r] = state_of(np.random.default_rng(rng.integers(2**63)))
+            gs.rs[r] = state_of(np.random.default_rng(rng.integers(2**63)))
         self.gs = gs
         self.win = np.zeros(n, np.float64)
         # trace, the card record, check, no card swap; any later flag off
@@ -269,43 +273,43 @@ class Table:
 
     # ---------------------------------------------------------------- the packed state
     @property
-    def tab(self) -> tuple:
-        return tuple(self._tab)
+    def tab(self) -> TableState:
+        return TableState(*self._tab.values())
 
     @property
     def g(self) -> np.ndarray:
-        return self.gs[0]
+        return self.gs.g
 
     @property
     def st(self) -> np.ndarray:
-        return self.gs[1]
+        return self.gs.seats
 
     @property
     def dk(self) -> np.ndarray:
-        return self.gs[2]
+        return self.gs.dk
 
     @property
     def pp(self) -> np.ndarray:
-        return self.gs[7]
+        return self.gs.pp
 
     def set_dice(self, faces: Sequence[int]) -> None:
         """The dice buffer holds exactly ``faces`` (refill off)."""
         dice = np.array(list(faces) or [0], np.int64)
-        dctx = self.gs[9]
+        dctx = self.gs.dctx
         dctx[core.DX_P] = 0 if faces else 1
         dctx[core.DX_REFILL] = 0
         dctx[core.DX_FAIL] = 0
         dctx[core.DX_COUNT] = 0
         self._faces = len(faces)
-        self.gs = (*self.gs[:8], dice, *self.gs[9:])
+        self.gs = GameState(*(dice if k == "dice" else getattr(self.gs, k) for k in GS_FIELDS))
 
     def dice_left(self) -> int:
-        return self._faces - int(self.gs[9][core.DX_COUNT])
+        return self._faces - int(self.gs.dctx[core.DX_COUNT])
 
     def done(self) -> None:
         """Every scripted die used and no more; the engine stopped on nothing; the invariant
         checker (``game._check``, the phase's own reading) finds nothing."""
-        dctx = self.gs[9]
+        dctx = self.gs.dctx
         assert dctx[core.DX_FAIL] == 0, "the engine asked for more dice than scripted"
         assert self.dice_left() == 0, f"{self.dice_left()} scripted dice unused"
         self.check()
@@ -497,7 +501,7 @@ class Table:
             if tuple(int(x) for x in r) == row:
                 return i
         self.tcard = np.vstack([self.tcard, np.array([row], np.int64)])
-        self._tab[3] = self.tcard
+        self._tab["tcard"] = self.tcard
         return len(self.tcard) - 1
 
     def stack(self, island: int, cards: Sequence[tuple[int, int, int, int]]) -> None:
@@ -539,7 +543,7 @@ class Table:
         """The battle log's rows as the engine's ``battles`` table names them."""
         from simulator.cove.api import BATTLE_COLUMNS
 
-        ch = _Chunk(self.gs[4][: self.g[G_NLOG]])
+        ch = _Chunk(self.gs.blog[: self.g[G_NLOG]])
         rows = self.eng.battle_rows(ch, [0], [0])
         return [dict(zip(BATTLE_COLUMNS, r, strict=True)) for r in rows]
 
@@ -616,7 +620,7 @@ class Table:
         return [int(x) for x in order[: len(seats)]]
 
     def add_fame(self, seat: int, amount: int, source: str) -> int:
-        return int(game._add_fame(self.tab[0], self.st, seat, amount, FAME_SRC.index(source)))
+        return int(game._add_fame(self.tab.prm, self.st, seat, amount, FAME_SRC.index(source)))
 
     def start_battle(
         self, seats: Sequence[int], npcs: Sequence[str] = (), island: int = 1, controller: int = -1
@@ -787,7 +791,7 @@ def random_position(seed: int, me_kind: str, decision: str = "navigate") -> Tabl
     names = (me_kind, *(str(k) for k in rng.choice(KINDS, n - 1)))
     month = int(rng.integers(1, 13))
     t = Table(None, n, rules=rules, strategies=names, month=month, shuffle=True, seed=seed)
-    npos = t.tab[0][P_NPOS]
+    npos = t.tab.prm[P_NPOS]
     mat_hull = rules.ship_mat.hull
     parrots = list(rng.permutation(len(t.parrots)))
     for s in range(n):
@@ -828,7 +832,7 @@ def random_position(seed: int, me_kind: str, decision: str = "navigate") -> Tabl
         t.dk[D_STACK + i, : len(rows)] = rows
         t.g[G_STACK_N + i] = len(rows)
     pirates = [t.npc_keys[r] for r in t.dk[D_PIRATE, : t.g[G_PIR_N]]]
-    for _ in range(t.tab[0][P_BLACK_COUNT + n]):
+    for _ in range(t.tab.prm[P_BLACK_COUNT + n]):
         isl = int(rng.integers(0, 6))
         t.black_ship(isl, pirates.pop(int(rng.integers(len(pirates)))))
         if rng.random() < 0.15:
@@ -847,7 +851,7 @@ def random_position(seed: int, me_kind: str, decision: str = "navigate") -> Tabl
 def weakest_target(tab, bt, a) -> tuple[int, int]:
     """The present opponent of battle ship ``a`` with the fewest hits to rout (the lower seat of
     equals) at its weakest section (the first of equals): ``combat_policies.weakest_target``."""
-    prm = tab[0]
+    prm = tab.prm
     best = None
     for s in range(bt.bg[BG_S]):
         if s == a or not bt.present[s]:

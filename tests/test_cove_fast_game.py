@@ -23,7 +23,7 @@ from simulator.cove import fast
 from simulator.cove.api import choose_engine, play
 from simulator.cove.fast import players_ev
 from simulator.cove.fast.engine import FastGames
-from simulator.cove.fast.packed import compiled_kinds
+from simulator.cove.fast.packed import TAB_FIELDS, compiled_kinds
 from simulator.cove.rules import CoveRules
 from simulator.errors import UserError
 from simulator.runner import Block
@@ -128,7 +128,9 @@ def test_compiled_games_release_every_array_they_allocate():
     deals = [Block(index=i, start=i, size=1, entropy=2026) for i in range(30)]
     eng.play([EV] * 2, deals[:2], trace=True, record=True)  # buffers made, memos started
     eng.play([("random", "tavern", "brawler-v1")], deals[:1])  # the three-seat table's too
-    held = [*(getattr(eng.oc, k) for k in players_ev.OC_FIELDS), *eng.tables.arrays()]
+    tables = eng.tables.arrays()
+    held = [getattr(eng.oc, k) for k in players_ev.OC_FIELDS]
+    held += [getattr(tables, k) for k in TAB_FIELDS]
     gc.collect()
     refs = [sys.getrefcount(x) for x in held]
     _nrt_python.memsys_enable_stats()

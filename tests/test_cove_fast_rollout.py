@@ -36,6 +36,7 @@ from simulator.cove.fast.packed import (
     G_PDISC_N,
     G_PIR_N,
     G_TAV_N,
+    GS_FIELDS,
     K_FAME,
     K_PARROT,
     OPP_MIX,
@@ -98,7 +99,7 @@ def test_the_search_player_is_compiled_with_its_parameters():
 
 def test_unseen_cards_are_the_deck_less_our_hand_and_the_ships_parrots_and_artisans():
     eng, gs = _played()
-    g, st = gs[0], gs[1]
+    g, st = gs.g, gs.seats
     out = np.empty(len(eng.tables.tdeck) + 1, np.int64)
     for seat in range(g[G_N]):
         m = rollout.unseen_cards(eng.tables.arrays(), gs, seat, out)
@@ -115,7 +116,7 @@ def test_unseen_cards_are_the_deck_less_our_hand_and_the_ships_parrots_and_artis
 def test_determinize_keeps_what_the_player_knows_and_deals_the_rest():
     eng, gs = _played()
     tab = eng.tables.arrays()
-    g, st, dk = gs[0], gs[1], gs[2]
+    g, st, dk = gs.g, gs.seats, gs.dk
     n, seat = int(g[G_N]), 1
     ckind = eng.tables.ckind
     templates = []
@@ -123,7 +124,7 @@ def test_determinize_keeps_what_the_player_knows_and_deals_the_rest():
         tm = rollout.new_state(gs)
         rollout.determinize(tab, gs, tm, seat, _stream(seed))
         templates.append(tm)
-        tg, tst, tdk = tm[0], tm[1], tm[2]
+        tg, tst, tdk = tm.g, tm.seats, tm.dk
         # the public board and our hand are the game's; every hand keeps its size
         assert np.array_equal(np.delete(tst, np.s_[S_HAND:], axis=1), st[:, :S_HAND])
         assert _hand(tst, seat) == _hand(st, seat)
@@ -148,10 +149,11 @@ def test_determinize_keeps_what_the_player_knows_and_deals_the_rest():
         unseen = [int(k) for k in eng.tables.pdeck if int(k) not in seen]
         assert sorted(tdk[D_PIRATE, : tg[G_PIR_N]]) == sorted(unseen)
     same, other = templates[0], templates[2]
-    for a, b in zip(templates[0], templates[1], strict=True):
+    for k in GS_FIELDS:
+        a, b = getattr(templates[0], k), getattr(templates[1], k)
         assert np.array_equal(a, b)  # the same stream deals the same cards
     opp = [s for s in range(n) if s != seat]
-    assert any(_hand(same[1], s) != _hand(other[1], s) for s in opp)
+    assert any(_hand(same.seats, s) != _hand(other.seats, s) for s in opp)
 
 
 def test_the_value_at_the_end_of_the_month_by_hand():
@@ -161,7 +163,7 @@ def test_the_value_at_the_end_of_the_month_by_hand():
     tab = eng.tables.arrays()
     work = rollout.new_state(gs)
     rollout.restore(work, gs)
-    st, pp = work[1], gs[7]
+    st, pp = work.seats, gs.pp
     seat = 0
     st[seat, S_FAME], st[seat, S_GOLD], st[seat, S_CHESTS], st[seat, S_PARROT] = 17, 5, 9, -1
     st[seat, S_RING : S_RING + 4] = [2, 5, 1, 3]
@@ -188,7 +190,7 @@ def test_a_rollout_is_the_same_for_every_candidate_and_leaves_the_template_alone
     island twice on one seed gives the same value; the template is never written."""
     eng, gs = _played()
     tab, oc = eng.tables.arrays(), eng.oc
-    n, seat = int(gs[0][G_N]), 0
+    n, seat = int(gs.g[G_N]), 0
     streams = np.empty((rollout.ST_PICK0 + 2 * n, R_COLS), np.uint64)
     rollout.rollout_streams(np.uint64(12345), n, streams)
     models = np.empty(n, np.int64)
@@ -197,10 +199,10 @@ def test_a_rollout_is_the_same_for_every_candidate_and_leaves_the_template_alone
     tm, work = rollout.new_state(gs), rollout.new_state(gs)
     from simulator.cove.fast import battle, game
 
-    sc = game.game_scratch(n, RULES.ship_mat.num_positions, gs[2].shape[1])
-    bt = battle.scratch(gs[1].shape[1] - S_HAND)
+    sc = game.game_scratch(n, RULES.ship_mat.num_positions, gs.dk.shape[1])
+    bt = battle.scratch(gs.seats.shape[1] - S_HAND)
     rollout.determinize(tab, gs, tm, seat, streams[rollout.ST_DEAL])
-    kept = [a.copy() for a in tm]
+    kept = [getattr(tm, k).copy() for k in GS_FIELDS]
     picks = np.empty(n, np.int64)
     rollout.opponent_picks(tab, gs, oc, tm, work, sc, seat, models, streams, picks)
     again = picks.copy()
@@ -214,7 +216,7 @@ def test_a_rollout_is_the_same_for_every_candidate_and_leaves_the_template_alone
                              0.3, 0.7)  # fmt: skip
         values.append(v)
     assert values[0] == values[2]
-    for a, b in zip(tm, kept, strict=True):
+    for a, b in zip((getattr(tm, k) for k in GS_FIELDS), kept, strict=True):
         assert np.array_equal(a, b)
 
 
@@ -225,11 +227,12 @@ def test_the_search_writes_only_its_own_stream_and_state():
     eng, gs = _played()
     tab, oc = eng.tables.arrays(), eng.oc
     seat = 0
-    before = [a.copy() for a in gs]
+    arrays = [getattr(gs, k) for k in GS_FIELDS]
+    before = [a.copy() for a in arrays]
     choice = rollout.navigate(tab, gs, oc, seat)
     assert 0 <= choice < 6
-    rs, pp = gs[6], gs[7]
-    for i, (a, b) in enumerate(zip(gs, before, strict=True)):
+    rs, pp = gs.rs, gs.pp
+    for i, (a, b) in enumerate(zip(arrays, before, strict=True)):
         if i not in (6, 7):
             assert np.array_equal(a, b), i
     assert np.array_equal(np.delete(rs, 1 + seat, axis=0), np.delete(before[6], 1 + seat, axis=0))

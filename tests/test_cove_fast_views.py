@@ -140,7 +140,7 @@ def test_table_hits_weakest_and_dice_track(case):
     as the rule switch says), the fewest of them (the first section of equals) and the dice after
     0..k hits on every state of the grid (1,296 states, 4 sections each)."""
     rules, tab = case
-    prm, val, par = tab[0], tab[1], tab[5]
+    prm, val, par = tab.prm, tab.val, tab.par
     absorbs = prm[P_PARROT_ABSORBS]
     out = np.zeros(64, np.int64)
     n = 0
@@ -173,10 +173,10 @@ def test_v1_reading_ignores_the_parrot_switch():
     for ring, artisans, parrot, wounds in _states(on):
         st = _table(on, ring, artisans, parrot, wounds)
         for s in range(4):
-            a = fp.view_hits_to_rout(t_on[0], t_on[5], st, 0, s)
-            assert a == fp.view_hits_to_rout(t_off[0], t_off[5], st, 0, s)
-            e_on = pev.hits_to_rout(t_on[0], t_on[5], st, 0, s)
-            e_off = pev.hits_to_rout(t_off[0], t_off[5], st, 0, s)
+            a = fp.view_hits_to_rout(t_on.prm, t_on.par, st, 0, s)
+            assert a == fp.view_hits_to_rout(t_off.prm, t_off.par, st, 0, s)
+            e_on = pev.hits_to_rout(t_on.prm, t_on.par, st, 0, s)
+            e_off = pev.hits_to_rout(t_off.prm, t_off.par, st, 0, s)
             sits = parrot is not None and SECTIONS.index(on.parrots[parrot].section) == s
             hp = on.combat.parrot_hits_to_kill - wounds
             assert e_on - e_off == (hp if sits else 0)
@@ -191,7 +191,7 @@ def test_battle_view_weakest_grapple_gain_and_battle_track(case):
     the oracle's dice after 0..hits hits on that section; on every state of the grid, the
     parrot alive (its hits left: parrot_hits_to_kill less its wound) or dead (0 left)."""
     rules, tab = case
-    prm, val, par = tab[0], tab[1], tab[5]
+    prm, val, par = tab.prm, tab.val, tab.par
     lt = lone.tables(rules)
     trk = np.zeros(64, np.int64)
     kill = rules.combat.parrot_hits_to_kill

@@ -51,7 +51,7 @@ def _play(rules, names, deal):
     its game scalars at the end (``g``, read from the engine's buffers)."""
     eng = _engine(rules, names)
     ch = eng.play([tuple(names)], [deal], check=True)
-    g = eng._buffers(len(names), False, False)[0][0].copy()
+    g = eng._buffers(len(names), False, False)[0].g.copy()
     return ch, g
 
 

@@ -347,7 +347,7 @@ def company_error(
             if npc == "royal_navy" and island == "treasure_island":
                 continue
             gs, _sc, bt = eng._buffers(m, False, False)
-            g, rs, pp, dice, dctx = gs[0], gs[6], gs[7], gs[8], gs[9]
+            g, rs, pp, dice, dctx = gs.g, gs.rs, gs.pp, gs.dice, gs.dctx
             g[:] = 0
             g[G_N] = m
             rs[0] = state_of(deal.rng("dice"))

@@ -23,7 +23,7 @@ FATES = {0: "played", 1: "returned", 2: "held", -1: "open"}
 
 
 def rows(t: Table) -> list[tuple]:
-    rec = t.gs[3]
+    rec = t.gs.rec
     out = []
     for r in rec[: t.g[G_NREC]]:
         out.append(

@@ -49,7 +49,7 @@ def test_the_game_fights_a_pirate_and_the_navy_as_one_battle_by_default(monkeypa
     assert s.src["combat"] == 4 and s.src["pirates"] == 3
     assert t.black_ships()[0][2] and t.navy == (-1, -1) and s.location == 1
     # A aimed at the least hull: the Navy (hull 4, the second non-player ship: -2), then Hook
-    tr = t.gs[5][: t.g[G_NTRACE]]
+    tr = t.gs.tr[: t.g[G_NTRACE]]
     shots = tr[tr[:, TR_KIND] == TK_BROADSIDE]
     assert shots[:, TR_B].tolist() == [-2, -1]
     t.done()

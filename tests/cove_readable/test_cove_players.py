@@ -106,8 +106,8 @@ def expected_opponents(t: Table, seat: int = 0) -> np.ndarray:
     players_ev.black_pirates(t.g, pir)
     opp = np.zeros((t.n, 6), np.float64)
     players_ev.opponent_odds(
-        tab[0], tab[1], tab[3], tab[4], tab[5], t.g, t.st, t.pp, oc.lt, oc.lmemo, oc.ct, oc.cmemo,
-        oc.et, seat, pir, opp,
+        tab.prm, tab.val, tab.tcard, tab.npc, tab.par, t.g, t.st, t.pp, oc.lt, oc.lmemo, oc.ct,
+        oc.cmemo, oc.et, seat, pir, opp,
     )  # fmt: skip
     return np.delete(opp, seat, axis=0).sum(axis=0)
 
@@ -115,7 +115,7 @@ def expected_opponents(t: Table, seat: int = 0) -> np.ndarray:
 def lone_p_sink(t: Table, pirate: str, seat: int = 0) -> float:
     """The expected-value player's P(sink) of ``pirate`` alone, with its hand."""
     row = t.npc_keys.index(pirate)
-    plan = players_ev.lone_plan(t.tab[0], t.st, t.oc.lt, t.oc.lmemo, seat, row, True, 10.0, 0.8)
+    plan = players_ev.lone_plan(t.tab.prm, t.st, t.oc.lt, t.oc.lmemo, seat, row, True, 10.0, 0.8)
     return float(plan[0])
 
 
@@ -180,12 +180,12 @@ def test_random_player_picks_legal_choices_uniformly_from_its_own_stream():
     t = position("random", [{}, {}, {}])
     legal = np.array([7, 3, 5, 0, 4, 1], np.int64)
     gen = np.random.default_rng(0)
-    set_state(gen, t.gs[6][2])
-    before = t.gs[6].copy()
+    set_state(gen, t.gs.rs[2])
+    before = t.gs.rs.copy()
     picks = [int(game._random_pick(t.gs, 1, legal, 6)) for _ in range(300)]
     assert picks == [int(legal[gen.integers(6)]) for _ in range(300)]
-    assert (t.gs[6][2] == state_of(gen)).all()
-    assert (np.delete(t.gs[6], 2, axis=0) == np.delete(before, 2, axis=0)).all()
+    assert (t.gs.rs[2] == state_of(gen)).all()
+    assert (np.delete(t.gs.rs, 2, axis=0) == np.delete(before, 2, axis=0)).all()
 
 
 def test_equal_opponents_are_picked_at_random_not_by_seat():
@@ -194,17 +194,17 @@ def test_equal_opponents_are_picked_at_random_not_by_seat():
     ships = [{}, {"location": 1}, {"location": 2}, {"location": 3}]
     t = position("tavern-v1", ships)
     gen = np.random.default_rng(0)
-    set_state(gen, t.gs[6][1])
+    set_state(gen, t.gs.rs[1])
     cands = np.array([1, 2, 3], np.int64)
-    picks = [int(players.most_famous(t.st, t.gs[6], 0, cands, 3)) for _ in range(200)]
+    picks = [int(players.most_famous(t.st, t.gs.rs, 0, cands, 3)) for _ in range(200)]
     assert picks == [1 + int(gen.integers(3)) for _ in range(200)]
     legal = np.array([NONE, 1, 2, 3, 4], np.int64)
     navy = [int(players.royal_navy(t.gs, 0, legal, 5, t.sc.cands)) for _ in range(200)]
     assert navy == [1 + int(gen.integers(3)) for _ in range(200)]  # at the leaders' islands
     t.put(2, 2, fame=1)  # one leader: no draw
-    state = t.gs[6][1].copy()
-    assert players.most_famous(t.st, t.gs[6], 0, cands, 3) == 2
-    assert (t.gs[6][1] == state).all()
+    state = t.gs.rs[1].copy()
+    assert players.most_famous(t.st, t.gs.rs, 0, cands, 3) == 2
+    assert (t.gs.rs[1] == state).all()
 
 
 def test_a_tuned_strategy_changes_play():
@@ -288,7 +288,7 @@ def test_the_black_ships_route_decides_the_last_safe_burial():
     m10 = position("balanced", ships, month=10, black=[(3, "blackbeard")])
 
     def holding(t):
-        return players_ev.holding_values(t.tab[0], t.tab[4], t.g, t.pp, 0)
+        return players_ev.holding_values(t.tab.prm, t.tab.npc, t.g, t.pp, 0)
 
     assert holding(m11) == (0.0, 0.0, True)
     assert holding(m10)[2] is False

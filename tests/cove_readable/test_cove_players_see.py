@@ -111,10 +111,10 @@ def hide(t: Table, me: int, seed: int) -> None:
     for i in range(OUTER):
         k = g[G_STACK_N + i]
         dk[D_STACK + i, :k] = rng.integers(0, len(t.tcard), k)
-    dice = t.gs[8]
+    dice = t.gs.dice
     dice[:] = rng.integers(1, 7, len(dice))
-    t.gs[9][core.DX_P] = int(rng.integers(0, len(dice)))
-    rs = t.gs[6]
+    t.gs.dctx[core.DX_P] = int(rng.integers(0, len(dice)))
+    rs = t.gs.rs
     for r in range(t.n + 1):
         if r != 1 + me:
             rs[r] = state_of(np.random.default_rng(rng.integers(2**63)))
@@ -137,7 +137,7 @@ def ask(t: Table, decision: str, me: int, seed: int):
     them; the battle built from the table); a tuple of ints."""
     rng = np.random.default_rng(seed ^ 0xA5C)
     tab, gs, oc, sc, st, pp = t.tab, t.gs, t.oc, t.sc, t.st, t.pp
-    prm, step = tab[0], tab[2]
+    prm, step = tab.prm, tab.step
     if decision == "navigate":
         return (
             _pick(
@@ -211,7 +211,7 @@ def ask(t: Table, decision: str, me: int, seed: int):
         def victim(lg, nl):
             if pp[me, players.USE_PLUNDER] == 0.0:
                 return NONE
-            return players.most_famous(st, gs[6], me, lg[1:], nl - 1)
+            return players.most_famous(st, gs.rs, me, lg[1:], nl - 1)
 
         return (_pick(t, me, legal, victim),)
     return ask_in_battle(t, decision, me, rng)
@@ -261,13 +261,13 @@ def answer(seed: int, kind: str, decision: str, hidden: bool):
     t = random_position(seed, kind, decision)
     if hidden:
         hide(t, 0, seed)
-    rs_before = t.gs[6].copy()
-    dice_at = int(t.gs[9][core.DX_P])
+    rs_before = t.gs.rs.copy()
+    dice_at = int(t.gs.dctx[core.DX_P])
     got = ask(t, decision, 0, seed)
-    rs = t.gs[6]
+    rs = t.gs.rs
     moved = [r for r in range(t.n + 1) if r != 1 and (rs[r] != rs_before[r]).any()]
     assert moved == [], f"{decision} moved the streams {moved}"
-    assert int(t.gs[9][core.DX_P]) == dice_at and int(t.gs[9][core.DX_FAIL]) == 0
+    assert int(t.gs.dctx[core.DX_P]) == dice_at and int(t.gs.dctx[core.DX_FAIL]) == 0
     return got, rs[1].copy(), t.pp[0].copy()
 
 
@@ -298,8 +298,8 @@ def test_the_check_sees_a_player_that_reads_another_hand(monkeypatch):
     hidden fact) answers differently once the hidden cards are dealt again."""
 
     def peeking(tab, gs, oc, seat, *scratch):
-        st = gs[1]
-        nxt = (seat + 1) % gs[0][0]
+        st = gs.seats
+        nxt = (seat + 1) % gs.g[0]
         return int(sum(st[nxt, S_HAND : S_HAND + st[nxt, S_HAND_N]])) % 6
 
     monkeypatch.setattr(players, "navigate", peeking)

@@ -9,7 +9,7 @@ player ship is left (and no non-player ship) or none. Every rule is a call into 
 pirates' specials); the players decide through :mod:`simulator.cove.fast.players`, seeing the
 battle's public state and their own battle cards only.
 
-The state is the tuple ``bt`` of :func:`scratch` (layout in :mod:`simulator.cove.fast.packed`,
+The state is ``bt``, the :class:`BattleState` of :func:`scratch` (layout in :mod:`simulator.cove.fast.packed`,
 ``BS_*``, ``BT_*``, ``NS_*``, ``BG_*``), set up by the game's fight adapter
 (:mod:`simulator.cove.fast.game`) and read back by it. Dice come from the game's dice stream
 (``core.die``), in the order the goldens recorded: the speed roll-off of the card rounds, each
@@ -212,7 +212,7 @@ def scratch(hand_cap):
 
 @njit(cache=True, inline="always")
 def _trace(gs, seat, kind, a, b, c, d):
-    g, tr = gs[0], gs[5]
+    g, tr = gs.g, gs.tr
     if g[G_TRACE] == 0:
         return
     i = g[G_NTRACE]
@@ -228,7 +228,7 @@ def _trace(gs, seat, kind, a, b, c, d):
 
 @njit(cache=True, inline="always")
 def _speed(tab, bt, a):
-    val = tab[1]
+    val = tab.val
     bsh, pos, php, bst = bt.bsh, bt.pos, bt.php, bt.bst
     return core.speed(val[SAILS, pos[a, SAILS]], bst[a, BT_BONUS], php[a] > 0, bsh[a, BS_PSPEED])
 
@@ -249,7 +249,7 @@ def _over(bt):
 def _order_ships(tab, gs, bt, order, m):
     """``break_ties``: ``order[:m]`` (actors: ships, non-player ship j as S + j) by speed, ties by
     roll-offs. False when the dice ran out (the battle kernel's dice source)."""
-    npc = tab[4]
+    npc = tab.npc
     keys, rolls, stack, nst, bg = bt.keys, bt.rolls, bt.stack, bt.nst, bt.bg
     S = bg[BG_S]
     for i in range(m):
@@ -259,13 +259,13 @@ def _order_ships(tab, gs, bt, order, m):
         else:
             keys[a] = _speed(tab, bt, a)
     core.sort_desc(order, keys, np.int64(0), m)
-    return core.roll_off(gs[8], gs[9], gs[6], order, keys, np.int64(0), m, rolls, stack)
+    return core.roll_off(gs.dice, gs.dctx, gs.rs, order, keys, np.int64(0), m, rolls, stack)
 
 
 @njit(cache=True)
 def _hit(tab, bt, s, sec, k):
     """``hit_section`` on a ship still in the battle; 1 when its ring fell off."""
-    prm = tab[0]
+    prm = tab.prm
     if k <= 0 or not bt.present[s]:
         return 0
     return core.hit_section(
@@ -285,7 +285,7 @@ def _resolve_routs(tab, bt, sharers, by):
     """After the broadside of ``by`` (a ship index, or ``BY_NPC0 - j``): sink the non-player
     ships whose hull is gone (fame shared among ``sharers``, a bit mask of the ships present when
     it fired), rout the ships with a destroyed section, give the ships left their rout fame."""
-    prm, npc = tab[0], tab[4]
+    prm, npc = tab.prm, tab.npc
     pos, present, outcome, fame, bst, nst, bg = (
         bt.pos,
         bt.present,
@@ -366,7 +366,7 @@ def _remove_card(bt, s, card):
 def _card_phase(tab, gs, oc, bt):
     """Battle-card rounds from the fastest ship (speed order when the battle starts, ties by
     roll-offs), one card or pass each, until everybody passes in the same round."""
-    prm = tab[0]
+    prm = tab.prm
     bsh, present, bst, bhand, bg = bt.bsh, bt.present, bt.bst, bt.bhand, bt.bg
     order, playable = bt.order, bt.tmp
     S = bg[BG_S]
@@ -430,7 +430,7 @@ def _card_phase(tab, gs, oc, bt):
 @njit(cache=True)
 def _flee(tab, gs, bt, s):
     """Flight to the Cove: flight fame to the others if it was hit; the mutiny die."""
-    prm = tab[0]
+    prm = tab.prm
     was_hit, present, outcome, fame, bst, bg = (
         bt.was_hit,
         bt.present,
@@ -446,7 +446,7 @@ def _flee(tab, gs, bt, s):
         for o in range(bg[BG_S]):
             if present[o]:
                 fame[o, F_FLIGHT] += prm[P_FLIGHT_FAME]
-    if prm[P_MUTINY_ON] > 0 and core.die(gs[8], gs[9], gs[6]) <= prm[P_MUTINY_ON]:
+    if prm[P_MUTINY_ON] > 0 and core.die(gs.dice, gs.dctx, gs.rs) <= prm[P_MUTINY_ON]:
         outcome[s] = MUTINY
         bst[s, BT_GOLD_LOST] = bst[s, BT_GOLD]
         bst[s, BT_CHESTS_LOST] = bst[s, BT_CHESTS]
@@ -458,13 +458,13 @@ def _flee(tab, gs, bt, s):
 @njit(cache=True)
 def _player_turn(tab, gs, oc, bt, a):
     """Ship ``a`` flees or fires (target, section, volley cards), as its player decides."""
-    prm, val = tab[0], tab[1]
+    prm, val = tab.prm, tab.val
     bsh, pos, php, present, bst = bt.bsh, bt.pos, bt.php, bt.present, bt.bst
     nst, bg = bt.nst, bt.bg
     volley = bt.tmp2
     flee, tgt, sec = players.broadside(tab, gs, oc, bt, a, volley)
     seat = bsh[a, BS_SEAT]
-    if gs[0][G_TRACE]:
+    if gs.g[G_TRACE]:
         packed = 0
         for i in range(3):
             if volley[i] >= 0:
@@ -522,7 +522,7 @@ def _player_turn(tab, gs, oc, bt, a):
     )  # fmt: skip
     hits = np.int64(0)
     for _ in range(nd):
-        if core.die(gs[8], gs[9], gs[6]) >= thr:
+        if core.die(gs.dice, gs.dctx, gs.rs) >= thr:
             hits += 1
     if at_npc:
         _hit_npc(nst, tj, hits)
@@ -550,7 +550,7 @@ def _npc_target(tab, gs, bt, j):
     """A Legendary Pirate's target: among the present ships not yet fired at in its current
     cycle (all again when none is left), the highest by its criterion, ties by roll-off.
     -1 when the dice ran out."""
-    val, npc = tab[1], tab[4]
+    val, npc = tab.val, tab.npc
     pos, present, nst, bg = bt.pos, bt.present, bt.nst, bt.bg
     order, keys, rolls, stack = bt.order, bt.keys, bt.rolls, bt.stack
     S = bg[BG_S]
@@ -579,7 +579,7 @@ def _npc_target(tab, gs, bt, j):
             order[base + mt] = s
             mt += 1
     if mt > 1:
-        if not core.roll_off(gs[8], gs[9], gs[6], order, keys, base, base + mt, rolls, stack):
+        if not core.roll_off(gs.dice, gs.dctx, gs.rs, order, keys, base, base + mt, rolls, stack):
             return -1
     t = order[base]
     nst[j, NS_FIRED_AT] = fired | (1 << t)
@@ -590,7 +590,7 @@ def _npc_target(tab, gs, bt, j):
 def _npc_turn(tab, gs, bt, j):
     """Non-player ship ``j`` fires one broadside (its controller's aim for the Royal Navy, else
     its target criterion); Captain Hook's misses may hit other ships."""
-    prm, npc = tab[0], tab[4]
+    prm, npc = tab.prm, tab.npc
     bsh, present, bst = bt.bsh, bt.present, bt.bst
     nst, bg = bt.nst, bt.bg
     clockwise, victims = bt.tmp, bt.tmp2
@@ -622,7 +622,7 @@ def _npc_turn(tab, gs, bt, j):
             victims[s] = 0
     hits = np.int64(0)
     for _ in range(npc[row, N_DICE]):
-        d = core.die(gs[8], gs[9], gs[6])
+        d = core.die(gs.dice, gs.dctx, gs.rs)
         if d >= thr:
             hits += 1
         elif nv > 0:
@@ -645,7 +645,7 @@ def _npc_turn(tab, gs, bt, j):
 def run(tab, gs, oc, bt):
     """Play the battle set up in ``bt`` to its end (see the module docstring). Returns the
     number of exchanges fought."""
-    prm, npc = tab[0], tab[4]
+    prm, npc = tab.prm, tab.npc
     present, outcome, fame, nst, bg = bt.present, bt.outcome, bt.fame, bt.nst, bt.bg
     order = bt.order
     S = bg[BG_S]
@@ -715,7 +715,7 @@ def run(tab, gs, oc, bt):
             nst[galleon, NS_CAPTOR] = captor
             row = nst[galleon, NS_ROW]
             if npc[row, N_FAME_DIE]:
-                fame[captor, F_CAPTURE] += core.die(gs[8], gs[9], gs[6])
+                fame[captor, F_CAPTURE] += core.die(gs.dice, gs.dctx, gs.rs)
             else:
                 fame[captor, F_CAPTURE] += npc[row, N_FAME]
     return bg[BG_EXCHANGE]
@@ -740,7 +740,7 @@ def set_ship(tab, bt, s, seat, ring, art_used, parrot, wounded, chests, gold):
     """Ship ``s`` of the battle: game seat, rings, Artisans (hits already absorbed, -1 none),
     parrot row (-1) and its wounds, chests and gold (its battle hand: ``bt.bhand``, count in
     ``bst[s, BT_HAND_N]``, filled by the caller)."""
-    prm, par = tab[0], tab[5]
+    prm, par = tab.prm, tab.par
     bsh, pos, art, php, psec, was_hit, present, outcome, fame, bst = (
         bt.bsh,
         bt.pos,
@@ -788,7 +788,7 @@ def set_ship(tab, bt, s, seat, ring, art_used, parrot, wounded, chests, gold):
 @njit(cache=True)
 def set_npc(tab, bt, j, row):
     """Non-player ship ``j`` of the battle: ``npc`` row ``row``."""
-    npc = tab[4]
+    npc = tab.npc
     nst, bg = bt.nst, bt.bg
     for k in range(nst.shape[1]):
         nst[j, k] = 0

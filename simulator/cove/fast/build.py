@@ -55,7 +55,10 @@ def roots() -> dict[str, tuple[Any, tuple | None]]:
     eng = FastGames(load_scenario(None, CoveRules).rules, ["plunderer"])
     gs, sc, bt = eng._buffers(4, False, False)
     tab, gs_t, oc, sc_t, bt_t = (numba.typeof(x) for x in (eng.tables.arrays(), gs, eng.oc, sc, bt))
-    prm, st = tab[0], gs_t[1]  # the arrays (not the tuples) some roots take
+    prm, st = (
+        tab.field_dict["prm"],
+        gs_t.field_dict["seats"],
+    )  # the arrays (not the tuples) some roots take
     lt, lmemo, ct, cmemo = (oc.field_dict[k] for k in ("lt", "lmemo", "ct", "cmemo"))
     i8, b1, f8 = types.int64, types.boolean, types.float64
     ints = types.Array(types.int64, 1, "C")

@@ -81,6 +81,7 @@ from simulator.cove.fast.packed import (
     RECORD_DECISIONS,
     S_HAND,
     TR_COLS,
+    GameState,
     Tables,
     UnsupportedScenario,
     hand_codes,
@@ -203,7 +204,7 @@ class FastGames:
         got = self._scratch.get(key)
         if got is None:
             hand = len(self.tables.tdeck) + 1
-            gs = (
+            gs = GameState(
                 np.zeros(G_LEN, np.int64),
                 np.zeros((n, S_HAND + hand), np.int64),
                 np.zeros((D_ROWS, self.deck_width), np.int64),
@@ -306,7 +307,7 @@ class FastGames:
             decisions=out_dec[:ndec] if decisions else out_dec[:0],
             final_rs=out_rs,
             engine=self,
-            last_state=(gs[0].copy(), gs[1].copy(), gs[2].copy()),
+            last_state=(gs.g.copy(), gs.seats.copy(), gs.dk.copy()),
         )
 
     def _code_of_name(self, name: str) -> int:

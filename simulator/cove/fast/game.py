@@ -11,10 +11,13 @@ of its own, in the rules' order. Every random number comes from the deal's runne
 ``Generator.integers(1, 7, size=256)``; shuffles as ``Generator.permutation``) and each seat's
 players stream (row ``1 + seat``).
 
-State: the tuple ``gs = (g, st, dk, rec, blog, tr, rs, pp, dice, dctx)`` (layouts in
-:mod:`simulator.cove.fast.packed`); static tables ``tab`` (``Tables.arrays()``); the players' odds
-memo ``oc``; the battle state ``bt`` (:func:`simulator.cove.fast.battle.scratch`); game scratch
-``sc`` (:func:`game_scratch`). :func:`play_chunk` plays many games in one compiled call and is
+State, each one object with named fields (:class:`simulator.compiled.State`: numba counts one
+reference for it where a tuple of its arrays cost one per array at every call): the game state
+``gs`` (:class:`~simulator.cove.fast.packed.GameState`: ``gs.g``, ``gs.seats`` (the seat rows
+``st``), ``gs.dk``...; layouts in :mod:`simulator.cove.fast.packed`); static tables ``tab``
+(:class:`~simulator.cove.fast.packed.TableState`, ``Tables.arrays()``); the players' odds memo
+``oc`` (:class:`~simulator.cove.fast.players_ev.OddsState`); the battle state ``bt``
+(:func:`simulator.cove.fast.battle.scratch`); game scratch ``sc`` (:func:`game_scratch`). :func:`play_chunk` plays many games in one compiled call and is
 what :mod:`simulator.cove.api` runs (``engine="fast"``).
 
 Compile time: numba links the machine code of a function's whole call tree into the function
@@ -407,7 +410,7 @@ def _ask(gs, seat, kind, legal, nl, choice):
             ok = True
             break
     if not ok:
-        _error(gs[0], E_ILLEGAL, kind, seat, choice)
+        _error(gs.g, E_ILLEGAL, kind, seat, choice)
     _trace(gs, seat, kind, choice)
     players_ev.seen(gs, seat)  # HeuristicPlayer.act keeps the month and gold of every decision
     return choice
@@ -415,13 +418,13 @@ def _ask(gs, seat, kind, legal, nl, choice):
 
 @njit(cache=True, inline="always")
 def _is_random(gs, seat):
-    return gs[7][seat, PP_IS_RANDOM] != 0.0
+    return gs.pp[seat, PP_IS_RANDOM] != 0.0
 
 
 @njit(cache=True, inline="always")
 def _random_pick(gs, seat, legal, nl):
     """The random kind: ``legal[Generator.integers(len(legal))]``."""
-    return legal[integers(gs[6], 1 + seat, nl)]
+    return legal[integers(gs.rs, 1 + seat, nl)]
 
 
 @njit(cache=True, inline="always")
@@ -462,7 +465,7 @@ def _value(val, st, seat, sec):
 @njit(cache=True)
 def _game_speed(tab, st, seat):
     """``Game.speed``: :func:`core.speed` of the sails and the parrot (no battle cards)."""
-    val, par = tab[1], tab[5]
+    val, par = tab.val, tab.par
     pr = st[seat, S_PARROT]
     return core.speed(_value(val, st, seat, SAILS), 0, pr >= 0, par[pr, PA_SPEED] if pr >= 0 else 0)
 
@@ -491,7 +494,7 @@ def _take_chests(g, st, seat, chests):
 
 @njit(cache=True, inline="always")
 def _d6(gs):
-    return core.die(gs[8], gs[9], gs[6])
+    return core.die(gs.dice, gs.dctx, gs.rs)
 
 
 @njit(cache=True)
@@ -499,7 +502,7 @@ def _shuffle(gs, sc, row, n):
     """``GameDice.shuffle`` of ``dk[row, :n]``: ``items[:] = [items[i] for i in perm]``."""
     if n <= 1:
         return
-    dk, rs = gs[2], gs[6]
+    dk, rs = gs.dk, gs.rs
     perm, tmp = sc.perm, sc.shuf
     permutation(rs, np.int64(0), n, perm)
     for i in range(n):
@@ -511,7 +514,7 @@ def _shuffle(gs, sc, row, n):
 # ------------------------------------------------------------------ the card record
 @njit(cache=True)
 def _rec_drawn(gs, seat, code):
-    g, st, rec = gs[0], gs[1], gs[3]
+    g, st, rec = gs.g, gs.seats, gs.rec
     d = st[seat, S_DRAWS]
     st[seat, S_DRAWS] = d + 1
     if not g[G_RECORD]:
@@ -535,7 +538,7 @@ def _rec_drawn(gs, seat, code):
 def _rec_close(gs, seat, code, fate):
     """The oldest open row of that card of that seat gets its fate (copies of a card are
     indistinguishable in a hand)."""
-    g, rec = gs[0], gs[3]
+    g, rec = gs.g, gs.rec
     if not g[G_RECORD]:
         return
     for i in range(g[G_NREC]):
@@ -550,7 +553,7 @@ def _rec_close(gs, seat, code, fate):
 @njit(cache=True)
 def _play_card(gs, seat, code):
     """Move a card from a hand to this month's cards in play."""
-    g, st, dk = gs[0], gs[1], gs[2]
+    g, st, dk = gs.g, gs.seats, gs.dk
     _hand_remove(st, seat, code)
     dk[D_INPLAY, g[G_PLAY_N]] = code
     g[G_PLAY_N] += 1
@@ -559,7 +562,7 @@ def _play_card(gs, seat, code):
 
 @njit(cache=True, inline="always")
 def _discard(gs, code):
-    g, dk = gs[0], gs[2]
+    g, dk = gs.g, gs.dk
     dk[D_DISCARD, g[G_DISC_N]] = code
     g[G_DISC_N] += 1
 
@@ -568,8 +571,8 @@ def _discard(gs, code):
 @njit(cache=True)
 def _put_back(tab, gs, sc, code):
     """A refused or swapped-out parrot back into the draw pile (shuffled in, top or bottom)."""
-    prm = tab[0]
-    g, dk, rs = gs[0], gs[2], gs[6]
+    prm = tab.prm
+    g, dk, rs = gs.g, gs.dk, gs.rs
     n = g[G_TAV_N]
     where = prm[P_PUT_BACK]
     if where == PUT_TOP:
@@ -588,8 +591,8 @@ def _put_back(tab, gs, sc, code):
 
 @njit(cache=True)
 def _receive_parrot(tab, gs, sc, seat, code):
-    prm, ckind = tab[0], tab[6]
-    st = gs[1]
+    prm, ckind = tab.prm, tab.ckind
+    st = gs.seats
     key = ckind[code, CK_ARG]
     if st[seat, S_PARROT] < 0:
         st[seat, S_PARROT] = key
@@ -622,8 +625,8 @@ def _receive_parrot(tab, gs, sc, seat, code):
 @njit(cache=True)
 def _draw_tavern(tab, gs, sc, seat, k):
     """Draw ``k`` Tavern cards (reshuffling the discards when the deck is empty)."""
-    ckind = tab[6]
-    g, st, dk = gs[0], gs[1], gs[2]
+    ckind = tab.ckind
+    g, st, dk = gs.g, gs.seats, gs.dk
     for _ in range(k):
         if g[G_TAV_N] == 0:
             if g[G_DISC_N] == 0:
@@ -649,7 +652,7 @@ def _draw_tavern(tab, gs, sc, seat, k):
 
 @njit(cache=True)
 def _next_pirate(gs, sc):
-    g, dk = gs[0], gs[2]
+    g, dk = gs.g, gs.dk
     if g[G_PIR_N] == 0:
         for i in range(g[G_PDISC_N]):
             dk[D_PIRATE, i] = dk[D_PDISC, i]
@@ -664,9 +667,9 @@ def _next_pirate(gs, sc):
 
 @njit(cache=True, inline="always")
 def _raise(tab, gs, seat, sec, mult):
-    step = tab[2]
-    st = gs[1]
-    _pay_bank(gs[0], st, seat, step[st[seat, S_RING + sec]] * mult)
+    step = tab.step
+    st = gs.seats
+    _pay_bank(gs.g, st, seat, step[st[seat, S_RING + sec]] * mult)
     st[seat, S_RING + sec] += 1
 
 
@@ -677,16 +680,16 @@ def _order_by_speed(tab, gs, sc, seats, m):
     if m <= 1:
         return
     keys, stack = sc.keys, sc.stack
-    st = gs[1]
+    st = gs.seats
     for i in range(m):
         keys[seats[i]] = _game_speed(tab, st, seats[i])
     core.sort_desc(seats, keys, np.int64(0), m)
-    core.roll_off(gs[8], gs[9], gs[6], seats, keys, np.int64(0), m, sc.rolls, stack)
+    core.roll_off(gs.dice, gs.dctx, gs.rs, seats, keys, np.int64(0), m, sc.rolls, stack)
 
 
 @njit(cache=True)
 def _card_count(gs):
-    g, st = gs[0], gs[1]
+    g, st = gs.g, gs.seats
     n = g[G_TAV_N] + g[G_DISC_N] + g[G_PLAY_N]
     for s in range(g[G_N]):
         n += st[s, S_HAND_N] + (1 if st[s, S_PARROT] >= 0 else 0)
@@ -699,8 +702,8 @@ def _card_count(gs):
 @njit(cache=True)
 def _check(tab, gs):
     """``Game.invariant_errors`` after a phase (when checking): the first finding is kept."""
-    prm = tab[0]
-    g, st = gs[0], gs[1]
+    prm = tab.prm
+    g, st = gs.g, gs.seats
     if not g[G_CHECK] or g[G_ERROR]:
         return
     n = g[G_N]
@@ -753,8 +756,8 @@ def _check(tab, gs):
 # ------------------------------------------------------------------ setup
 @njit(cache=True)
 def _setup(tab, gs, oc, sc):
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, dk = gs[0], gs[2]
+    prm, tdeck, pdeck = tab.prm, tab.tdeck, tab.pdeck
+    g, dk = gs.g, gs.dk
     n = g[G_N]
     nt = prm[P_NTAVERN]
     for i in range(nt):
@@ -802,8 +805,8 @@ def _setup(tab, gs, oc, sc):
 @njit(cache=True)
 def _plan_arming(tab, gs, sc, seat, plans):
     """Sequential one-level raises, asked on the untouched starting board (others unseen)."""
-    prm, step = tab[0], tab[2]
-    st = gs[1]
+    prm, step = tab.prm, tab.step
+    st = gs.seats
     legal, ring = sc.legal, sc.ring
     for k in range(4):
         ring[k] = st[seat, S_RING + k]
@@ -834,8 +837,8 @@ def _plan_arming(tab, gs, sc, seat, plans):
 # ------------------------------------------------------------------ phase 1: Treasure
 @njit(cache=True)
 def _phase_treasure(tab, gs, oc, sc):
-    prm = tab[0]
-    g, st, dk = gs[0], gs[1], gs[2]
+    prm = tab.prm
+    g, st, dk = gs.g, gs.seats, gs.dk
     g[G_PHASE] = PH_TREASURE
     n = g[G_N]
     for i in range(NUM_OUTER):
@@ -878,8 +881,8 @@ def _phase_treasure(tab, gs, oc, sc):
                 victim = _ask(gs, si, TK_PLUNDER, legal, nl, _random_pick(gs, si, legal, nl))
             else:
                 victim = NONE
-                if gs[7][si, players.USE_PLUNDER] != 0.0:
-                    victim = players.most_famous(st, gs[6], si, legal[1:], nl - 1)
+                if gs.pp[si, players.USE_PLUNDER] != 0.0:
+                    victim = players.most_famous(st, gs.rs, si, legal[1:], nl - 1)
                 _ask(gs, si, TK_PLUNDER, legal, nl, victim)
             if victim != NONE:
                 _play_card(gs, si, C_PLUNDER)
@@ -890,7 +893,7 @@ def _phase_treasure(tab, gs, oc, sc):
 # ------------------------------------------------------------------ phase 2: Navigation
 @njit(cache=True, inline="always")
 def _phase_navigation(tab, gs, oc, sc):
-    g, st = gs[0], gs[1]
+    g, st = gs.g, gs.seats
     g[G_PHASE] = PH_NAVIGATION
     n = g[G_N]
     for s in range(n):
@@ -934,7 +937,7 @@ def _phase_navigation(tab, gs, oc, sc):
 def _navigate(tab, gs, oc, sc, si):
     """Seat ``si``'s island: the search player's rollouts (:func:`.rollout.navigate`, which
     plays the rest of the month ahead in buffers of its own), else :func:`_navigate_model`."""
-    if gs[7][si, PP_IS_ROLLOUT] == 0.0:
+    if gs.pp[si, PP_IS_ROLLOUT] == 0.0:
         return _navigate_model(tab, gs, oc, sc, si)
     pick = rollout.navigate(tab, gs, oc, si)
     legal = sc.legal
@@ -960,8 +963,8 @@ def _navigate_model(tab, gs, oc, sc, si):
 @njit(cache=True)
 def _occupied(tab, gs, isl):
     """``isl in Game._occupied()``."""
-    prm = tab[0]
-    g, st = gs[0], gs[1]
+    prm = tab.prm
+    g, st = gs.g, gs.seats
     for s in range(g[G_N]):
         if st[s, S_LOC] == isl:
             return True
@@ -977,8 +980,8 @@ def _occupied(tab, gs, isl):
 
 @njit(cache=True)
 def _end_of_navigation_events(tab, gs, oc, sc):
-    prm = tab[0]
-    g, st = gs[0], gs[1]
+    prm = tab.prm
+    g, st = gs.g, gs.seats
     n = g[G_N]
     legal, cands = sc.legal, sc.cands
     # Royal Navy: sent to an outer island where its sender is not
@@ -1065,8 +1068,8 @@ def _end_of_navigation_events(tab, gs, oc, sc):
 def _battle_ship(tab, gs, bt, s, seat, with_cards):
     """``fight._battle_ship``: seat ``seat`` as ship ``s`` of the battle (its battle and volley
     cards in hand order)."""
-    ckind = tab[6]
-    st = gs[1]
+    ckind = tab.ckind
+    st = gs.seats
     bst, bhand = bt.bst, bt.bhand
     battle.set_ship(
         tab, bt, s, seat, st[seat, S_RING : S_RING + 4], st[seat, S_ART : S_ART + 4],
@@ -1088,8 +1091,8 @@ def _battle_ship(tab, gs, bt, s, seat, with_cards):
 def _one_battle(tab, gs, oc, sc, bt, isl, seats, m, npcs, nn):
     """``fight._one_battle``: the ships ``seats[:m]`` (seat order) and the non-player ships
     ``npcs[:nn]`` (npc rows) at island ``isl``; the result applied to the game."""
-    prm = tab[0]
-    g = gs[0]
+    prm = tab.prm
+    g = gs.g
     controller = -1
     for j in range(nn):
         if npcs[j] == prm[P_RN]:
@@ -1108,8 +1111,8 @@ def _apply_result(tab, gs, sc, bt, isl, seats, m, npcs, nn, exchanges):
     """``fight.apply_result``: rings, Artisans, parrots, cards to the discard, chests and gold to
     the bank, fame by source, routed and fled ships to the Cove, sunk or captured pirates, and
     the battle log's rows."""
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, st, blog = gs[0], gs[1], gs[4]
+    prm, npc = tab.prm, tab.npc
+    g, st, blog = gs.g, gs.seats, gs.blog
     bsh, pos, art, php, outcome, fame, bst, bplayed = (
         bt.bsh,
         bt.pos,
@@ -1260,7 +1263,7 @@ def _apply_result(tab, gs, sc, bt, isl, seats, m, npcs, nn, exchanges):
 @njit(cache=True)
 def _here(gs, isl, out):
     """The seats at island ``isl``, seat order, into ``out``; returns how many."""
-    g, st = gs[0], gs[1]
+    g, st = gs.g, gs.seats
     m = 0
     for s in range(g[G_N]):
         if st[s, S_LOC] == isl:
@@ -1272,7 +1275,7 @@ def _here(gs, isl, out):
 @njit(cache=True, inline="always")
 def _island_combat(tab, gs, oc, sc, bt, isl, m_present, pirate, navy):
     """``fight.island_combat``: every battle at island ``isl`` this month."""
-    prm, npc = tab[0], tab[4]
+    prm, npc = tab.prm, tab.npc
     here = np.empty(MAX_SHIPS, np.int64)
     npcs = np.full(2, -1, np.int64)
     nn = 0
@@ -1317,7 +1320,7 @@ def _island_combat(tab, gs, oc, sc, bt, isl, m_present, pirate, navy):
 
 @njit(cache=True, inline="always")
 def _phase_combat(tab, gs, oc, sc, bt):
-    g, st = gs[0], gs[1]
+    g, st = gs.g, gs.seats
     g[G_PHASE] = PH_COMBAT
     counts = np.zeros(NUM_NAV, np.int64)  # ships by island before any battle
     for s in range(g[G_N]):
@@ -1344,8 +1347,8 @@ def _phase_combat(tab, gs, oc, sc, bt):
 # ------------------------------------------------------------------ phase 4: Plunder
 @njit(cache=True)
 def _phase_plunder(tab, gs, oc, sc):
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, st = gs[0], gs[1]
+    prm, tcard = tab.prm, tab.tcard
+    g, st = gs.g, gs.seats
     g[G_PHASE] = PH_PLUNDER
     n = g[G_N]
     for isl in range(NUM_OUTER):
@@ -1393,8 +1396,8 @@ def _phase_plunder(tab, gs, oc, sc):
 # ------------------------------------------------------------------ phase 5: island effects
 @njit(cache=True)
 def _tavern(tab, gs, sc, s):
-    prm = tab[0]
-    g, st = gs[0], gs[1]
+    prm = tab.prm
+    g, st = gs.g, gs.seats
     price = prm[P_CARD_PRICE]
     if price:
         most = min(prm[P_MAX_BUY], st[s, S_GOLD] // price)
@@ -1420,8 +1423,8 @@ def _tavern(tab, gs, sc, s):
 @njit(cache=True)
 def _shipyard(tab, gs, sc, s, sec):
     """Raise ``sec`` any number of levels at the cumulative cost (one decision: how many)."""
-    prm, step = tab[0], tab[2]
-    st = gs[1]
+    prm, step = tab.prm, tab.step
+    st = gs.seats
     pos = st[s, S_RING + sec]
     gold = st[s, S_GOLD]
     most = np.int64(0)
@@ -1444,8 +1447,8 @@ def _shipyard(tab, gs, sc, s, sec):
 
 @njit(cache=True)
 def _bury_fame(tab, gs, s, fame):
-    prm = tab[0]
-    st = gs[1]
+    prm = tab.prm
+    st = gs.seats
     ben = st[s, S_PLUNDER_BY]
     if ben >= 0 and prm[P_PLUNDER_BURY]:
         give = -(-fame // 2)
@@ -1457,8 +1460,8 @@ def _bury_fame(tab, gs, s, fame):
 
 @njit(cache=True)
 def _treasure_island(tab, gs, sc, s):
-    prm, step = tab[0], tab[2]
-    g, st = gs[0], gs[1]
+    prm, step = tab.prm, tab.step
+    g, st = gs.g, gs.seats
     legal = sc.legal
     fame = np.int64(0)
     ch = st[s, S_CHESTS]
@@ -1511,8 +1514,8 @@ def _treasure_island(tab, gs, sc, s):
 
 @njit(cache=True)
 def _cove(tab, gs, sc, s):
-    prm = tab[0]
-    g, st = gs[0], gs[1]
+    prm = tab.prm
+    g, st = gs.g, gs.seats
     nd = 0
     for i in range(4):
         if st[s, S_RING + i] == 0:
@@ -1536,10 +1539,10 @@ def _cove(tab, gs, sc, s):
     if _is_random(gs, s):
         pick = _random_pick(gs, s, legal, np.int64(2))
     else:
-        if gs[7][s, PP_IS_EV] != 0.0:
+        if gs.pp[s, PP_IS_EV] != 0.0:
             pick = players_ev.cove_reward(tab, gs, s)
         else:
-            pick = 0 if gs[7][s, players.COVE_CARDS] != 0.0 else 1
+            pick = 0 if gs.pp[s, players.COVE_CARDS] != 0.0 else 1
     _ask(gs, s, TK_COVE_REWARD, legal, np.int64(2), pick)
     if pick == 0:
         _draw_tavern(tab, gs, sc, s, prm[P_COVE_CARDS])
@@ -1551,8 +1554,8 @@ def _cove(tab, gs, sc, s):
 @njit(cache=True)
 def _any_island(tab, gs, sc, s):
     """Artisan cards, Artisan repairs and the Shipwright: from any island in phase 5."""
-    prm = tab[0]
-    g, st = gs[0], gs[1]
+    prm = tab.prm
+    g, st = gs.g, gs.seats
     legal = sc.legal
     if _has(st, s, C_ARTISAN):
         nl = np.int64(1)
@@ -1617,7 +1620,7 @@ def _any_island(tab, gs, sc, s):
 
 @njit(cache=True)
 def _phase_island_effects(tab, gs, oc, sc):
-    g, st = gs[0], gs[1]
+    g, st = gs.g, gs.seats
     g[G_PHASE] = PH_ISLAND
     at = sc.ships
     for isl in range(7):
@@ -1660,8 +1663,8 @@ def _phase_island_effects(tab, gs, oc, sc):
 # ------------------------------------------------------------------ phase 6
 @njit(cache=True)
 def _phase_black_ships(tab, gs, oc, sc):
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, st, dk = gs[0], gs[1], gs[2]
+    val, par = tab.val, tab.par
+    g, st, dk = gs.g, gs.seats, gs.dk
     g[G_PHASE] = PH_BLACK
     for b in range(g[G_NBLACK]):
         base = G_BLACK + 3 * b
@@ -1704,8 +1707,8 @@ def _duel(tab, gs, oc, sc, bt, tied, m):
     """``fight.duel``: the tied ships fight at no island (results not applied); re-fought up to
     ``duel_max_repeats`` times until a single ship is left. Returns the winners' count (their
     seats written back into ``tied``)."""
-    prm = tab[0]
-    g = gs[0]
+    prm = tab.prm
+    g = gs.g
     outcome = bt.outcome
     for _ in range(prm[P_DUEL_REPEATS]):
         g[G_DUELS] += 1
@@ -1728,8 +1731,8 @@ def _duel(tab, gs, oc, sc, bt, tied, m):
 @njit(cache=True, inline="always")
 def _finish(tab, gs, oc, sc, bt, win):
     """Fame cards, the winner(s) and the tie duel; ``win[seat]`` gets each seat's share."""
-    prm, ckind = tab[0], tab[6]
-    g, st, rec = gs[0], gs[1], gs[3]
+    prm, ckind = tab.prm, tab.ckind
+    g, st, rec = gs.g, gs.seats, gs.rec
     g[G_PHASE] = PH_END
     n = g[G_N]
     for s in range(n):
@@ -1772,8 +1775,8 @@ def _finish(tab, gs, oc, sc, bt, win):
 @njit(cache=True, inline="always")
 def play_game(tab, gs, oc, sc, bt, win):
     """One whole game from the state :func:`new_game` set (``Game.play``)."""
-    prm = tab[0]
-    g = gs[0]
+    prm = tab.prm
+    g = gs.g
     _setup(tab, gs, oc, sc)
     for month in range(1, prm[P_NUM_MONTHS] + 1):
         if g[G_ERROR]:
@@ -1806,8 +1809,8 @@ def play_game(tab, gs, oc, sc, bt, win):
 def new_game(tab, gs, n, flags):
     """Reset the game state for ``n`` players (``flags``: trace, record, check, swap seat, swap
     code, decisions)."""
-    prm = tab[0]
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
+    prm = tab.prm
+    g, st, dice, dctx = gs.g, gs.seats, gs.dice, gs.dctx
     for i in range(g.shape[0]):
         g[i] = 0
     g[G_N] = n
@@ -1878,7 +1881,17 @@ def play_chunk(
     ``out_rec``, ``out_tr``, ``out_dec`` (each prefixed by the game index). ``out_rs[i]`` gets
     the generator states at the end (tests). Returns the number of games played (less on an
     error: ``out_game[i, GR_ERROR]``)."""
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
+    g, st, rec, blog, tr, rs, pp, dctx, drec = (
+        gs.g,
+        gs.seats,
+        gs.rec,
+        gs.blog,
+        gs.tr,
+        gs.rs,
+        gs.pp,
+        gs.dctx,
+        gs.drec,
+    )
     ngames = seat_strat.shape[0]
     n = seat_strat.shape[1]
     nlog = np.int64(0)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simulator import compiled
+from simulator import compiled as house  # (this module's own compiled() is a kind test)
 from simulator.cove.card_record import BLANK, card_name
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.cove.tables import (
@@ -48,30 +48,30 @@ from simulator.cove.tables import (
     strategy_params,
 )
 
-HULL, CREW, CANNONS, SAILS = compiled.codes(4)  # SECTIONS order
+HULL, CREW, CANNONS, SAILS = house.codes(4)  # SECTIONS order
 TAVERN, TREASURE, COVE = 0, 5, 6  # islands: 0..4 the outer islands, 5 Treasure Island, 6 the Cove
 NUM_OUTER = 5
-NUM_NAV = compiled.code(6)  # islands a ship may sail to (never the Cove)
+NUM_NAV = house.code(6)  # islands a ship may sail to (never the Cove)
 
 # ---------------------------------------------------------------------------- Tavern card codes
-C_ARTISAN = compiled.code(0)
-C_BECALMED = compiled.code(1)  # battle cards 1..5, combat_policies.BATTLE_CARDS order
-C_WIND = compiled.code(2)
-C_GRAPPLE = compiled.code(3)
-C_SMOKE = compiled.code(4)
-C_OVERBOARD = compiled.code(5)
-C_GRAPESHOT = compiled.code(6)  # volley cards 6..8, combat_policies.VOLLEY_CARDS order
-C_KEG = compiled.code(7)
-C_CANNONADE = compiled.code(8)
-C_SNEAK = compiled.code(9)  # event cards 9..15, game.EVENT_CARDS order
-C_ROYAL_NAVY = compiled.code(10)
-C_LETTER = compiled.code(11)
-C_MAP = compiled.code(12)
-C_PLUNDER = compiled.code(13)
-C_LOOKOUT = compiled.code(14)
-C_SHIPWRIGHT = compiled.code(15)
-C_BLANK = compiled.code(16)  # card_record.BLANK: the card-value intervention's inert card
-C_PARROT0 = compiled.code(17)  # then one code per parrot, then one per fame-card value
+C_ARTISAN = house.code(0)
+C_BECALMED = house.code(1)  # battle cards 1..5, combat_policies.BATTLE_CARDS order
+C_WIND = house.code(2)
+C_GRAPPLE = house.code(3)
+C_SMOKE = house.code(4)
+C_OVERBOARD = house.code(5)
+C_GRAPESHOT = house.code(6)  # volley cards 6..8, combat_policies.VOLLEY_CARDS order
+C_KEG = house.code(7)
+C_CANNONADE = house.code(8)
+C_SNEAK = house.code(9)  # event cards 9..15, game.EVENT_CARDS order
+C_ROYAL_NAVY = house.code(10)
+C_LETTER = house.code(11)
+C_MAP = house.code(12)
+C_PLUNDER = house.code(13)
+C_LOOKOUT = house.code(14)
+C_SHIPWRIGHT = house.code(15)
+C_BLANK = house.code(16)  # card_record.BLANK: the card-value intervention's inert card
+C_PARROT0 = house.code(17)  # then one code per parrot, then one per fame-card value
 #: names of the fixed codes (the hand strings of simulator.cove.game)
 FIXED_CARDS = (
     "artisan",
@@ -99,7 +99,7 @@ VOLLEY_LO, VOLLEY_HI = C_GRAPESHOT, C_CANNONADE
 CK_KIND = 0  # K_* below
 CK_ARG = 1  # parrot row (K_PARROT), fame value (K_FAME)
 CK_COLS = 2
-K_ARTISAN, K_BATTLE, K_VOLLEY, K_EVENT, K_BLANK, K_PARROT, K_FAME = compiled.codes(7)
+K_ARTISAN, K_BATTLE, K_VOLLEY, K_EVENT, K_BLANK, K_PARROT, K_FAME = house.codes(7)
 
 # ---------------------------------------------------------------------------- rule parameters
 (
@@ -197,7 +197,7 @@ N_FIGHTS = 10  # 0: a treasure galleon (does not fight)
 N_COLS = 11
 D_EVERY = 4
 D_CONTROLLER = -1
-T_MOST_CANNONS, T_LARGEST_CREW, T_STRONGEST_HULL, T_FASTEST, T_CONTROLLER = compiled.codes(5)
+T_MOST_CANNONS, T_LARGEST_CREW, T_STRONGEST_HULL, T_FASTEST, T_CONTROLLER = house.codes(5)
 TARGETS = ("most_cannons", "largest_crew", "strongest_hull", "fastest", "controller")
 
 # par[row, PA_*]
@@ -267,7 +267,7 @@ PHASES = (
     PH_END,
 ) = range(9)
 FAME_SRC = ("plunder", "burying", "combat", "pirates", "fame_cards", "penalties")  # game order
-SRC_PLUNDER, SRC_BURYING, SRC_COMBAT, SRC_PIRATES, SRC_FAME_CARDS, SRC_PENALTIES = compiled.codes(6)
+SRC_PLUNDER, SRC_BURYING, SRC_COMBAT, SRC_PIRATES, SRC_FAME_CARDS, SRC_PENALTIES = house.codes(6)
 MAX_MAPS = 8
 
 # g: int64[G_LEN], the game's scalars
@@ -340,13 +340,13 @@ S_HAND_N = 29  # cards in hand
 S_HAND = 30  # hand: st[seat, S_HAND : S_HAND + S_HAND_N] (card codes, in the order received)
 
 # dk: int64[D_ROWS, width], the decks and piles
-D_TAVERN, D_DISCARD, D_INPLAY, D_PIRATE, D_PDISC, D_STACK = compiled.codes(6)  # + i: stack i
+D_TAVERN, D_DISCARD, D_INPLAY, D_PIRATE, D_PDISC, D_STACK = house.codes(6)  # + i: stack i
 D_ROWS = D_STACK + 5
 
 # rec: int64[rows, RC_COLS], the card record (simulator.cove.card_record)
 RC_SEAT, RC_DRAW, RC_CODE, RC_MONTH, RC_PHASE, RC_FATE, RC_MONTH_OUT, RC_PHASE_OUT = range(8)
 RC_COLS = 8
-FATE_OPEN, FATE_PLAYED, FATE_RETURNED, FATE_HELD = (compiled.code(f) for f in (-1, 0, 1, 2))
+FATE_OPEN, FATE_PLAYED, FATE_RETURNED, FATE_HELD = (house.code(f) for f in (-1, 0, 1, 2))
 
 # drec: float64[rows, DR_COLS], the expected-value players' decision records
 # (tables.RECORD_COLUMNS, one row per option weighed): every navigation (one row per island) and
@@ -365,9 +365,9 @@ DR_P_SINK_COMPANY = 9  # P(sink while still there) with the likely company (navi
 DR_EXPECTED = 10  # expected opponents at the island (navigate) / present (battle)
 DR_COLS = 11
 RECORD_DECISIONS = ("navigate", "battle")  # DR_DECISION codes
-REC_NAVIGATE, REC_BATTLE = compiled.codes(2)
+REC_NAVIGATE, REC_BATTLE = house.codes(2)
 BATTLE_OPTIONS = ("stand", "flee")  # DR_OPTION codes of a battle decision
-OPT_STAND, OPT_FLEE = compiled.codes(2)
+OPT_STAND, OPT_FLEE = house.codes(2)
 
 # blog: int64[rows, BL_COLS], one row per non-player ship per battle (the game's battle_log)
 BL_BATTLE = 0  # battle number in the game
@@ -386,7 +386,7 @@ BL_ROUTED_BY_PLAYERS = 12
 BL_ROUTED_IN_BATTLE = 13
 BL_COLS = 14
 NPC_OUTCOMES = ("sunk", "survived", "captured", "not_captured")
-OUT_SUNK, OUT_SURVIVED, OUT_CAPTURED, OUT_NOT_CAPTURED = compiled.codes(4)
+OUT_SUNK, OUT_SURVIVED, OUT_CAPTURED, OUT_NOT_CAPTURED = house.codes(4)
 
 # tr: int64[rows, TR_COLS], the decisions (in the trace format of the goldens)
 TR_SEAT, TR_KIND, TR_A, TR_B, TR_C, TR_D = range(6)
@@ -439,14 +439,14 @@ DECISIONS = (
     TK_OVERBOARD,
     TK_BROADSIDE,
     TK_NAVY_TARGET,
-) = compiled.codes(22)
-NONE = compiled.code(-1)  # a decision's None
+) = house.codes(22)
+NONE = house.code(-1)  # a decision's None
 
 # errors (g[G_ERROR]); the message is built by simulator.cove.fast.game.error_message
-E_NONE = compiled.code(0)
-E_INVARIANT = compiled.code(1)  # the checker found an illegal state (G_ERR_A: the I_* invariant)
-E_ILLEGAL = compiled.code(2)  # a player chose outside the legal choices (G_ERR_A: decision kind)
-E_CAPACITY = compiled.code(3)  # a buffer of the compiled engine is full (G_ERR_A: which, CAP_*)
+E_NONE = house.code(0)
+E_INVARIANT = house.code(1)  # the checker found an illegal state (G_ERR_A: the I_* invariant)
+E_ILLEGAL = house.code(2)  # a player chose outside the legal choices (G_ERR_A: decision kind)
+E_CAPACITY = house.code(3)  # a buffer of the compiled engine is full (G_ERR_A: which, CAP_*)
 INVARIANTS = (
     "gold {a} != {b}",
     "chests {a} != {b}",
@@ -459,7 +459,7 @@ INVARIANTS = (
     "seat {a} has {b} Artisans",
 )
 I_GOLD, I_CHESTS, I_CARDS, I_BANK, I_NEGATIVE, I_RING, I_DESTROYED, I_UNREPAIRED, I_ARTISANS = (
-    compiled.codes(9)
+    house.codes(9)
 )
 CAPACITIES = (
     "card record rows",
@@ -468,7 +468,7 @@ CAPACITIES = (
     "Treasure maps in a month",
     "decision record rows",
 )
-CAP_RECORD, CAP_LOG, CAP_TRACE, CAP_MAPS, CAP_DECISIONS = compiled.codes(5)
+CAP_RECORD, CAP_LOG, CAP_TRACE, CAP_MAPS, CAP_DECISIONS = house.codes(5)
 
 # ---------------------------------------------------------------------------- a battle's state
 MAX_SHIPS = 8  # player ships in one battle
@@ -553,8 +553,9 @@ class Tables:
     npc_keys: tuple[str, ...]  # pirates in scenario order, then "royal_navy"
     p_hit: float
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        return (
+    def arrays(self) -> TableState:
+        """The tables as the compiled code takes them (``tab``)."""
+        return TableState(
             self.prm,
             self.val,
             self.step,
@@ -841,3 +842,38 @@ def rollout_models(rules: CoveRules) -> np.ndarray:
 def pack_players(rules: CoveRules, names) -> np.ndarray:
     """float64 ``[strategy, :]`` parameter rows of ``names`` (see :func:`player_row`)."""
     return np.stack([player_row(rules, nm) for nm in names])
+
+
+#: the fields of the static tables ``tab`` (:meth:`Tables.arrays`), in order
+TAB_FIELDS = ("prm", "val", "step", "tcard", "npc", "par", "ckind", "tdeck", "pdeck", "pmf")
+#: the fields of the game state ``gs``, in order (layouts above; ``seats`` is ``st``, the
+#: seat rows: numba's structref constructor keeps the name ``st`` for itself)
+GS_FIELDS = ("g", "seats", "dk", "rec", "blog", "tr", "rs", "pp", "dice", "dctx", "drec")
+
+
+class TableStateType(house.StateType):
+    """numba's type of :class:`TableState`."""
+
+
+class TableState(house.State):
+    """The static tables ``tab`` as one object (:data:`TAB_FIELDS`;
+    :class:`simulator.house.State`)."""
+
+    FIELDS = TAB_FIELDS
+
+
+TableState = house.define_state(TableState, TableStateType)
+
+
+class GameStateType(house.StateType):
+    """numba's type of :class:`GameState`."""
+
+
+class GameState(house.State):
+    """The game state ``gs`` as one object (:data:`GS_FIELDS`;
+    :class:`simulator.house.State`)."""
+
+    FIELDS = GS_FIELDS
+
+
+GameState = house.define_state(GameState, GameStateType)

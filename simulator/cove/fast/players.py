@@ -293,7 +293,7 @@ def dice_track(prm, val, par, st, s, sec_lo, sec_hi, n, out):
 def pirate_odds(tab, st, oc, s, row):
     """``HeuristicPlayer.pirate_odds``: the exact odds that seat ``s`` alone sinks pirate
     ``row``, both standing, no cards (dice fall as crew or cannons are hit)."""
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
+    prm, val, npc, par, pmf = tab.prm, tab.val, tab.npc, tab.par, tab.pmf
     ck, cv, V, trk = oc.ck, oc.cv, oc.V, oc.trk
     if npc[row, N_FIGHTS] == 0:
         return 1.0
@@ -317,7 +317,7 @@ def pirate_odds(tab, st, oc, s, row):
 def duel_track(tab, st, s, trk):
     """``HeuristicPlayer._duel_track``: (hits that rout seat ``s`` at its weakest section, our
     dice after 0..hits hits there in ``trk``)."""
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
+    prm, val, par = tab.prm, tab.val, tab.par
     hits, weak = table_weakest(prm, par, st, s, V1_PARROT_ABSORBS)
     dice_track(prm, val, par, st, s, weak, weak + 1, hits, trk)
     return hits
@@ -328,7 +328,7 @@ def duel_odds(tab, st, oc, hits, my_speed, o):
     """``HeuristicPlayer._duel_odds``: odds that our ship (``hits``, the track in ``oc``) routs
     seat ``o`` first, each standing at the other's weakest section (equal speeds: a die roll
     decides, the mean of both orders)."""
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
+    prm, val, par, pmf = tab.prm, tab.val, tab.par, tab.pmf
     ck, cv, V, trk = oc.ck, oc.cv, oc.V, oc.trk
     their = table_weakest(prm, par, st, o, V1_PARROT_ABSORBS)[0]
     their_dice = view_dice(val, par, st, o)
@@ -428,7 +428,7 @@ def pirates_at(g, npc, out):
 def guess_island(tab, g, st, s, pir):
     """``_guess_island``: the island opponent ``s`` is assumed to head for: the best card it can
     hold (outer islands without a fighting pirate), else Treasure Island."""
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
+    val, tcard, npc = tab.val, tab.tcard, tab.npc
     best = TREASURE
     best_v = st[s, S_CHESTS] + st[s, S_GOLD] // 3 - 0.5
     rm = max(value(val, st, s, HULL) - st[s, S_CHESTS], 0)
@@ -449,8 +449,8 @@ def island_scores(tab, gs, oc, seat, scores, pir, opp):
     """``HeuristicPlayer.island_scores``: the value of sailing to each island 0..5 this month,
     into ``scores`` (draws the 6 noise terms from the seat's stream). ``pir``, ``opp``: int64
     scratch (6 and 6 x 8)."""
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
+    prm, val, step, tcard, npc, par = tab.prm, tab.val, tab.step, tab.tcard, tab.npc, tab.par
+    g, st, rs, pp = gs.g, gs.seats, gs.rs, gs.pp
     trk = oc.trk
     n = g[G_N]
     w_fame = pp[seat, W_FAME]
@@ -579,8 +579,8 @@ def most_famous(st, rs, seat, cands, m):
 def arm(tab, gs, seat, ring, gold, legal, nl):
     """``_arm``: the next one-level raise of the secret initial arming (``ring``: the plan so
     far applied, ``gold``: what is left), or NONE."""
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    pp = gs[7]
+    step = tab.step
+    pp = gs.pp
     best = NONE
     best_v = 0.0
     for i in range(nl):
@@ -601,7 +601,7 @@ def arm(tab, gs, seat, ring, gold, legal, nl):
 def royal_navy(gs, seat, legal, nl, cands):
     """``_royal_navy``: the island of the most famous other ship at a legal island (NONE: keep
     the card)."""
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
+    g, st, rs, pp = gs.g, gs.seats, gs.rs, gs.pp
     if pp[seat, USE_NAVY] == 0.0:
         return NONE
     m = np.int64(0)
@@ -626,7 +626,7 @@ def royal_navy(gs, seat, legal, nl, cands):
 def letter_of_marque(gs, seat, legal, nl, cands):
     """``_letter_of_marque``: only when the Royal Navy is at our island: redirect it as
     :func:`royal_navy` would send it."""
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
+    g, st = gs.g, gs.seats
     if g[G_RN_ISLAND] < 0 or g[G_RN_ISLAND] != st[seat, S_LOC]:
         return NONE
     return royal_navy(gs, seat, legal, nl, cands)
@@ -635,9 +635,9 @@ def letter_of_marque(gs, seat, legal, nl, cands):
 @njit(cache=True, inline="always")
 def sneak_away(tab, gs, oc, seat, legal, nl, scores, pir, opp):
     """``_sneak_away``: the best legal island if it beats staying by more than 1."""
-    if gs[7][seat, PP_IS_EV] != 0.0:
+    if gs.pp[seat, PP_IS_EV] != 0.0:
         return players_ev.sneak_away(tab, gs, oc, seat, legal, nl)
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
+    st, pp = gs.seats, gs.pp
     if pp[seat, USE_SNEAK] == 0.0:
         return NONE
     island_scores(tab, gs, oc, seat, scores, pir, opp)
@@ -657,7 +657,7 @@ def sneak_away(tab, gs, oc, seat, legal, nl, scores, pir, opp):
 @njit(cache=True, inline="always")
 def navigate(tab, gs, oc, seat, scores, pir, opp):
     """``_navigate``: the first best island 0..5 by :func:`island_scores`."""
-    if gs[7][seat, PP_IS_EV] != 0.0:
+    if gs.pp[seat, PP_IS_EV] != 0.0:
         return players_ev.navigate(tab, gs, oc, seat)
     island_scores(tab, gs, oc, seat, scores, pir, opp)
     best = 0
@@ -670,10 +670,10 @@ def navigate(tab, gs, oc, seat, scores, pir, opp):
 @njit(cache=True)
 def parrot_swap(tab, gs, seat, drawn):
     """``_parrot_swap``: take the drawn parrot if we like it better by more than its fame cost."""
-    if gs[7][seat, PP_IS_EV] != 0.0:
+    if gs.pp[seat, PP_IS_EV] != 0.0:
         return players_ev.parrot_swap(tab, gs, seat, drawn)
-    prm = tab[0]
-    st, pp = gs[1], gs[7]
+    prm = tab.prm
+    st, pp = gs.seats, gs.pp
     old = pp[seat, PP_PARROT0 + st[seat, S_PARROT]]
     new = pp[seat, PP_PARROT0 + drawn]
     return 1 if new - old > pp[seat, W_FAME] * prm[P_SWAP_COST] else 0
@@ -682,10 +682,10 @@ def parrot_swap(tab, gs, seat, drawn):
 @njit(cache=True)
 def buy_cards(tab, gs, seat, most):
     """``_buy_cards`` (legal: 0..most)."""
-    if gs[7][seat, PP_IS_EV] != 0.0:
+    if gs.pp[seat, PP_IS_EV] != 0.0:
         return players_ev.buy_cards(tab, gs, seat, most)
-    prm = tab[0]
-    g, st, pp = gs[0], gs[1], gs[7]
+    prm = tab.prm
+    g, st, pp = gs.g, gs.seats, gs.pp
     if g[G_MONTH] == prm[P_NUM_MONTHS] and pp[seat, PP_BUY_LAST_MONTH] == 0.0:
         return 0
     price = prm[P_CARD_PRICE]
@@ -700,8 +700,8 @@ def buy_cards(tab, gs, seat, most):
 def upgrade(tab, gs, seat, sec, most):
     """``_upgrade``: levels to raise at a section island, towards the target, keeping the gold
     reserve (legal: 0..most)."""
-    prm, step = tab[0], tab[2]
-    g, st, pp = gs[0], gs[1], gs[7]
+    prm, step = tab.prm, tab.step
+    g, st, pp = gs.g, gs.seats, gs.pp
     if g[G_MONTH] == prm[P_NUM_MONTHS]:
         return 0
     pos = st[seat, S_RING + sec]
@@ -720,10 +720,10 @@ def upgrade(tab, gs, seat, sec, most):
 @njit(cache=True)
 def bury_gold(tab, gs, seat, most):
     """``_bury_gold`` (legal: 0..most bags)."""
-    if gs[7][seat, PP_IS_EV] != 0.0:
+    if gs.pp[seat, PP_IS_EV] != 0.0:
         return players_ev.bury_gold(tab, gs, seat, most)
-    prm = tab[0]
-    g, st, pp = gs[0], gs[1], gs[7]
+    prm = tab.prm
+    g, st, pp = gs.g, gs.seats, gs.pp
     if g[G_MONTH] == prm[P_NUM_MONTHS]:
         return most
     per = prm[P_BURY_GOLD_PER_FAME]
@@ -734,8 +734,8 @@ def bury_gold(tab, gs, seat, most):
 @njit(cache=True)
 def ti_upgrade(tab, gs, seat, legal, nl):
     """``_treasure_island_upgrade``: the highest-priority legal section below its target."""
-    prm = tab[0]
-    g, st, pp = gs[0], gs[1], gs[7]
+    prm = tab.prm
+    g, st, pp = gs.g, gs.seats, gs.pp
     if pp[seat, TI_UPGRADE] == 0.0 or g[G_MONTH] == prm[P_NUM_MONTHS]:
         return NONE
     best = NONE
@@ -752,10 +752,10 @@ def ti_upgrade(tab, gs, seat, legal, nl):
 def artisan(tab, gs, seat, legal, nl):
     """``_artisan``: the legal section with the fewest hits to rout (less a tenth of its
     priority)."""
-    if gs[7][seat, PP_IS_EV] != 0.0:
+    if gs.pp[seat, PP_IS_EV] != 0.0:
         return players_ev.artisan(tab, gs, seat, legal, nl)
-    prm, par = tab[0], tab[5]
-    st, pp = gs[1], gs[7]
+    prm, par = tab.prm, tab.par
+    st, pp = gs.seats, gs.pp
     best = NONE
     best_v = 0.0
     for i in range(nl):
@@ -772,16 +772,16 @@ def artisan(tab, gs, seat, legal, nl):
 @njit(cache=True)
 def artisan_repair(tab, gs, seat):
     """``_artisan_repair``."""
-    st, pp = gs[1], gs[7]
-    return 1 if st[seat, S_GOLD] - tab[0][P_ART_REPAIR] >= pp[seat, GOLD_RESERVE] - 1 else 0
+    st, pp = gs.seats, gs.pp
+    return 1 if st[seat, S_GOLD] - tab.prm[P_ART_REPAIR] >= pp[seat, GOLD_RESERVE] - 1 else 0
 
 
 @njit(cache=True)
 def shipwright(gs, seat, legal, nl):
     """``_shipwright``: the legal section with the most priority-weighted levels to its target."""
-    if gs[7][seat, PP_IS_EV] != 0.0:
+    if gs.pp[seat, PP_IS_EV] != 0.0:
         return players_ev.shipwright(gs, seat, legal, nl)
-    st, pp = gs[1], gs[7]
+    st, pp = gs.seats, gs.pp
     best = NONE
     best_v = 0.0
     for i in range(nl):
@@ -821,7 +821,7 @@ def bview_weakest(prm, bt, s):
 def bview_speed(tab, bt, s):
     """``ShipView.speed`` of battle ship ``s``: :func:`core.speed` (sails + Favourable wind and
     Overboard + a living parrot's bonus)."""
-    val = tab[1]
+    val = tab.val
     return core.speed(
         val[SAILS, bt.pos[s, SAILS]], bt.bst[s, BT_BONUS], bt.php[s] > 0, bt.bsh[s, BS_PSPEED]
     )
@@ -849,15 +849,15 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
     every other ship present (the non-player ship's sails included); Grapple if crew > cannons;
     Becalmed from round 2 when another ship holds more cards. The random kind: uniform over
     None and its distinct cards."""
-    pp = gs[7]
+    pp = gs.pp
     seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PP_IS_EV] != 0.0:
         return players_ev_battle.battle_card(
             tab, gs, oc, bt, a, playable, npl, oc.lt, oc.lmemo, pp[seat, PP_STAKE],
             pp[seat, PP_HV_CHEST],
         )  # fmt: skip
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    rs, pp = gs[6], gs[7]
+    val, npc = tab.val, tab.npc
+    rs, pp = gs.rs, gs.pp
     bsh, pos, present, bst = bt.bsh, bt.pos, bt.present, bt.bst
     bg = bt.bg
     seat = bsh[a, BS_SEAT]
@@ -919,13 +919,13 @@ def battle_card(tab, gs, oc, bt, a, playable, npl):
 @njit(cache=True, inline="always")
 def overboard_chests(tab, gs, oc, bt, a, chests):
     """``HeuristicPlayer.overboard_chests``: none (the random kind: uniform 0..chests)."""
-    pp = gs[7]
+    pp = gs.pp
     seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PP_IS_EV] != 0.0:
         return players_ev_battle.overboard_chests(
             tab, gs, oc, bt, a, chests, oc.lt, oc.lmemo, pp[seat, PP_STAKE], pp[seat, PP_HV_CHEST]
         )
-    rs, pp = gs[6], gs[7]
+    rs, pp = gs.rs, gs.pp
     seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PP_IS_RANDOM] != 0.0:
         return integers(rs, 1 + seat, chests + 1)
@@ -937,8 +937,8 @@ def weakest(tab, gs, bt, a, exclude, navy):
     """``HeuristicPlayer.weakest``: the forced non-player target (-1), else the present ship (not
     ``exclude``) with the fewest hits to rout, at its weakest section; equal ships picked by the
     player's generator. Returns (ship index or -1, section)."""
-    prm = tab[0]
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
+    prm = tab.prm
+    rs = gs.rs
     bsh, present = bt.bsh, bt.present
     bg = bt.bg
     seat = bsh[a, BS_SEAT] if a >= 0 else bg[BG_CONTROLLER]  # the navy: its controller
@@ -979,15 +979,15 @@ def broadside(tab, gs, oc, bt, a, volley):
     padded). Flight: when a section is ``flee_hits_left`` hits from destruction and the ship was
     hit, or against a pirate when the odds of sinking it fell below ``flee_pirate_odds``. The
     random kind: uniform over its aims and flight, each distinct volley card with chance 1/2."""
-    pp = gs[7]
+    pp = gs.pp
     seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PP_IS_EV] != 0.0:
         return players_ev_battle.broadside(
             tab, gs, oc, bt, a, volley, oc.lt, oc.lmemo, oc.ct, oc.cmemo, pp[seat, PP_STAKE],
             pp[seat, PP_GOLD_SEEN],
         )  # fmt: skip
-    prm, val, step, tcard, npc, par, ckind, tdeck, pdeck, pmf = tab
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
+    prm, val, npc, pmf = tab.prm, tab.val, tab.npc, tab.pmf
+    rs, pp = gs.rs, gs.pp
     ck, cv, V, trk = oc.ck, oc.cv, oc.V, oc.trk
     bsh, pos, php, was_hit, present, bst, bhand = (
         bt.bsh,
@@ -1098,9 +1098,9 @@ def navy_target(tab, gs, bt, controller):
     """``HeuristicPlayer.navy_target`` of the controller's seat: the weakest present ship at its
     weakest section (the random kind: a uniform present ship and section). Returns (ship,
     section)."""
-    if gs[7][controller, PP_IS_EV] != 0.0:
+    if gs.pp[controller, PP_IS_EV] != 0.0:
         return players_ev_battle.navy_target(tab, gs, bt, controller)
-    rs, pp = gs[6], gs[7]
+    rs, pp = gs.rs, gs.pp
     present = bt.present
     S = bt.bg[BG_S]
     if pp[controller, PP_IS_RANDOM] != 0.0:
@@ -1124,7 +1124,7 @@ def navy_target(tab, gs, bt, controller):
 def default_navy_target(tab, bt):
     """``RoyalNavyPolicy.target`` (no controller): the present ship with the fewest hits to rout,
     the lowest seat of equals, at its weakest section (the first of equals)."""
-    prm = tab[0]
+    prm = tab.prm
     present = bt.present
     S = bt.bg[BG_S]
     best = -1

@@ -239,7 +239,7 @@ def _count(st, s, code):
 @njit(cache=True)
 def lone_plan(prm, st, lt, lmemo, s, npc_row, with_hand, stake, hv_chest):
     """``HeuristicPlayer.lone_plan`` of seat ``s`` (``with_hand``: its hand, else none):
-    (p_sink, smoke, wind, grapple, overboard). ``prm`` = ``tab[0]``, ``st`` = ``gs[1]``, ``lt``,
+    (p_sink, smoke, wind, grapple, overboard). ``prm`` = ``tab.prm``, ``st`` = ``gs.seats``, ``lt``,
     ``lmemo`` = ``oc.lt``, ``oc.lmemo``: the arrays it reads, not the tuples (a compiled call that
     holds the tuples counts a reference to each of their arrays on entry and on exit)."""
     s9 = np.empty(9, np.int64)
@@ -263,7 +263,7 @@ def lone_plan(prm, st, lt, lmemo, s, npc_row, with_hand, stake, hv_chest):
 @njit(cache=True)
 def company_p(st, ct, cmemo, me, others, m, npc_row):
     """``HeuristicPlayer.company(me, others[:m], npc)``: (p_sink, share, p_routed); ``st`` =
-    ``gs[1]``, ``ct``, ``cmemo`` = ``oc.ct``, ``oc.cmemo`` (not the tuples: see
+    ``gs.seats``, ``ct``, ``cmemo`` = ``oc.ct``, ``oc.cmemo`` (not the tuples: see
     :func:`lone_plan`)."""
     ships = np.zeros((m + 1, 7), np.int64)
     art = np.zeros((m + 1, 4), np.int64)
@@ -282,7 +282,7 @@ def duel_track(prm, par, st, lt, s, trk):
     """``HeuristicPlayer.duel_track``: hits that rout seat ``s`` at its weakest section (the
     first of equals); its dice after 0..hits hits there in ``trk`` (the solver's ``hit`` and
     ``dice``: :func:`simulator.cove.fast.lone.hit`, :func:`~simulator.cove.fast.lone.dice`);
-    ``prm``, ``par`` = ``tab[0]``, ``tab[5]``, ``st`` = ``gs[1]``, ``lt`` = ``oc.lt``."""
+    ``prm``, ``par`` = ``tab.prm``, ``tab.par``, ``st`` = ``gs.seats``, ``lt`` = ``oc.lt``."""
     hits, weak = table_weakest(prm, par, st, s, prm[P_PARROT_ABSORBS])
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
@@ -297,7 +297,7 @@ def duel_track(prm, par, st, lt, s, trk):
 def duel_odds(tab, gs, oc, me, hits, trk, o):
     """``HeuristicPlayer.duel_odds(me, other)`` with our track (``hits``, ``trk``) computed."""
     return duel_odds_of(
-        tab[0], tab[1], tab[5], tab[9], gs[1], oc.lt, oc.ck, oc.cv, oc.V, me, hits, trk, o
+        tab.prm, tab.val, tab.par, tab.pmf, gs.seats, oc.lt, oc.ck, oc.cv, oc.V, me, hits, trk, o
     )
 
 
@@ -319,7 +319,7 @@ def duel_odds_of(prm, val, par, pmf, st, lt, ck, cv, V, me, hits, trk, o):
 @njit(cache=True)
 def ti_pirate(npc, g, month):
     """``HeuristicPlayer._ti_pirate``: the fighting pirate on Treasure Island in ``month``
-    (``npc`` = ``tab[4]``, ``g`` = ``gs[0]``)."""
+    (``npc`` = ``tab.npc``, ``g`` = ``gs.g``)."""
     for b in range(g[G_NBLACK]):
         base = G_BLACK + 3 * b
         if g[base + 2] != 0:
@@ -335,7 +335,7 @@ def ti_pirate(npc, g, month):
 @njit(cache=True)
 def holding_values(prm, npc, g, pp, seat):
     """``HeuristicPlayer.holding_values``: (hv_gold, hv_chest, last_bury); ``prm``, ``npc`` =
-    ``tab[0]``, ``tab[4]``, ``g``, ``pp`` = ``gs[0]``, ``gs[7]`` (the arrays, not the tuples: see
+    ``tab.prm``, ``tab.npc``, ``g``, ``pp`` = ``gs.g``, ``gs.pp`` (the arrays, not the tuples: see
     :func:`lone_plan`)."""
     for m in range(g[G_MONTH] + 1, prm[P_NUM_MONTHS] + 1):
         if ti_pirate(npc, g, m) < 0:
@@ -345,8 +345,8 @@ def holding_values(prm, npc, g, pp, seat):
 
 @njit(cache=True)
 def buy_count(prm, g, pp, seat, gold):
-    """``HeuristicPlayer._buy_count`` (a float of the same value; ``prm`` = ``tab[0]``, ``g``,
-    ``pp`` = ``gs[0]``, ``gs[7]``)."""
+    """``HeuristicPlayer._buy_count`` (a float of the same value; ``prm`` = ``tab.prm``, ``g``,
+    ``pp`` = ``gs.g``, ``gs.pp``)."""
     if g[G_MONTH] == prm[P_NUM_MONTHS]:
         return 3.0
     price = prm[P_CARD_PRICE]
@@ -359,8 +359,8 @@ def buy_count(prm, g, pp, seat, gold):
 
 @njit(cache=True)
 def upgrade_value(prm, step, st, pp, seat, sec):
-    """``HeuristicPlayer._upgrade_value`` (``prm``, ``step`` = ``tab[0]``, ``tab[2]``, ``st``,
-    ``pp`` = ``gs[1]``, ``gs[7]``)."""
+    """``HeuristicPlayer._upgrade_value`` (``prm``, ``step`` = ``tab.prm``, ``tab.step``, ``st``,
+    ``pp`` = ``gs.seats``, ``gs.pp``)."""
     pos = st[seat, S_RING + sec]
     gold = st[seat, S_GOLD]
     k = 0
@@ -380,8 +380,8 @@ def upgrade_value(prm, step, st, pp, seat, sec):
 
 @njit(cache=True)
 def alone_values(prm, val, step, tcard, par, g, st, pp, seat, hv_gold, hv_chest, last_bury, out):
-    """``HeuristicPlayer.alone_values`` into ``out[6]`` (``tab[0]``, ``tab[1]``, ``tab[2]``,
-    ``tab[3]``, ``tab[5]``, ``gs[0]``, ``gs[1]``, ``gs[7]``: the arrays, not the tuples)."""
+    """``HeuristicPlayer.alone_values`` into ``out[6]`` (``tab.prm``, ``tab.val``, ``tab.step``,
+    ``tab.tcard``, ``tab.par``, ``gs.g``, ``gs.seats``, ``gs.pp``: the arrays, not the tuples)."""
     last = g[G_MONTH] == prm[P_NUM_MONTHS]
     rm = room(val, par, st, seat)
     victim = st[seat, S_PLUNDER_BY] >= 0
@@ -418,7 +418,7 @@ def alone_values(prm, val, step, tcard, par, g, st, pp, seat, hv_gold, hv_chest,
 @njit(cache=True)
 def black_pirates(g, out):
     """``{isl: key for isl, key in obs.black_ships if key is not None}`` (-1: none; ``g`` =
-    ``gs[0]``)."""
+    ``gs.g``)."""
     for i in range(NUM_NAV):
         out[i] = -1
     for b in range(g[G_NBLACK]):
@@ -431,8 +431,8 @@ def black_pirates(g, out):
 def generic_values(prm, val, tcard, npc, par, g, st, lt, lmemo, ct, cmemo, et, seat, pir, out):
     """``HeuristicPlayer._generic_values`` of every opponent ``s`` of ``seat`` that has not
     chosen its island yet, into ``out[s, :6]``, in seat order (one call per decision: a call
-    that holds the tuples costs more than the values; ``tab[0]``, ``tab[1]``, ``tab[3]``,
-    ``tab[4]``, ``tab[5]``, ``gs[0]``, ``gs[1]``, ``oc.lt``...``oc.et``)."""
+    that holds the tuples costs more than the values; ``tab.prm``, ``tab.val``, ``tab.tcard``,
+    ``tab.npc``, ``tab.par``, ``gs.g``, ``gs.seats``, ``oc.lt``...``oc.et``)."""
     n = g[G_N]
     last = g[G_MONTH] == prm[P_NUM_MONTHS]
     others = np.empty(8, np.int64)
@@ -480,7 +480,7 @@ def opponent_odds(
     prm, val, tcard, npc, par, g, st, pp, lt, lmemo, ct, cmemo, et, seat, pir, opp
 ):  # fmt: skip
     """``HeuristicPlayer.opponent_odds`` into ``opp[seat', 6]`` (our own row untouched; the
-    arrays of :func:`generic_values` and ``pp`` = ``gs[7]``)."""
+    arrays of :func:`generic_values` and ``pp`` = ``gs.pp``)."""
     temp = pp[seat, PP_OPP_TEMP]
     allv = np.empty((max(g[G_N], 1), NUM_NAV), np.float64)
     generic_values(prm, val, tcard, npc, par, g, st, lt, lmemo, ct, cmemo, et, seat, pir, allv)
@@ -508,20 +508,20 @@ def opponent_odds(
 
 @njit(cache=True)
 def npc_fame(tab, row):
-    return tab[4][row, N_FAME]
+    return tab.npc[row, N_FAME]
 
 
 @njit(cache=True)
 def after_pirate(tab, gs, oc, seat, here, m, isl, base, mine):
     """``HeuristicPlayer._after_pirate`` (``mine``: [hits, computed] of our duel track, kept in
     ``oc.trk``)."""
-    prm = tab[0]
-    pp = gs[7]
+    prm = tab.prm
+    pp = gs.pp
     if m == 0 or isl == TREASURE:
         return base
     trk = oc.trk
     if mine[1] == 0:
-        mine[0] = duel_track(prm, tab[5], gs[1], oc.lt, seat, trk)
+        mine[0] = duel_track(prm, tab.par, gs.seats, oc.lt, seat, trk)
         mine[1] = 1
     win = 1.0
     for j in range(m):
@@ -533,8 +533,8 @@ def after_pirate(tab, gs, oc, seat, here, m, isl, base, mine):
 @njit(cache=True)
 def galleon_value(tab, gs, oc, seat, here, m, isl, base, key, mine):
     """``HeuristicPlayer._galleon_value``."""
-    prm, val, par = tab[0], tab[1], tab[5]
-    st = gs[1]
+    prm, val, par = tab.prm, tab.val, tab.par
+    st = gs.seats
     fame = oc.et[key]
     if isl == TREASURE:
         fastest = True
@@ -573,21 +573,21 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
     with fewer estimates (their ``det`` rows are left incomplete). Without ``lazy`` every value
     (and every ``det`` row) is exact. One loop body values an island both ways (a call holding
     the tuples costs more than the values)."""
-    npc = tab[4]
-    prm = tab[0]
-    g, rs, pp = gs[0], gs[6], gs[7]
+    npc = tab.npc
+    prm = tab.prm
+    g, rs, pp = gs.g, gs.rs, gs.pp
     et = oc.et
     n = g[G_N]
     hv_gold, hv_chest, last_bury = holding_values(prm, npc, g, pp, seat)
     alone = np.empty(NUM_NAV, np.float64)
     alone_values(
         prm,
-        tab[1],
-        tab[2],
-        tab[3],
-        tab[5],
+        tab.val,
+        tab.step,
+        tab.tcard,
+        tab.par,
         g,
-        gs[1],
+        gs.seats,
         pp,
         seat,
         hv_gold,
@@ -599,8 +599,8 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
     black_pirates(g, pir)
     opp = np.zeros((max(n, 1), NUM_NAV), np.float64)
     opponent_odds(
-        prm, tab[1], tab[3], npc, tab[5], g, gs[1], pp, oc.lt, oc.lmemo, oc.ct, oc.cmemo, oc.et,
-        seat, pir, opp,
+        prm, tab.val, tab.tcard, npc, tab.par, g, gs.seats, pp, oc.lt, oc.lmemo, oc.ct, oc.cmemo,
+        oc.et, seat, pir, opp,
     )  # fmt: skip
     rout = pp[seat, ROUT_COST]
     noise = np.empty(NUM_NAV, np.float64)
@@ -622,7 +622,7 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
     # every island and subset), computed on first use and kept for this decision; the product
     # over a subset multiplies them in the same order as _after_pirate, so the same floats
     trk = oc.trk
-    val, par, pmf, st = tab[1], tab[5], tab[9], gs[1]
+    val, par, pmf, st = tab.val, tab.par, tab.pmf, gs.seats
     ck, cv, V, lt = oc.ck, oc.cv, oc.V, oc.lt
     npc_prm = oc.ct[2]
     dwin = np.empty(max(n, 1), np.float64)
@@ -777,7 +777,7 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
 def navigate(tab, gs, oc, seat):
     """``HeuristicPlayer._navigate``: the first best island; keeps ``_stake``, ``_hv_chest``.
     With decision records on, every island is valued exactly (the same choice) and recorded."""
-    pp = gs[7]
+    pp = gs.pp
     scores = np.empty(NUM_NAV, np.float64)
     det = np.empty((NUM_NAV, DET_COLS), np.float64)
     keep = recording(gs)
@@ -797,7 +797,7 @@ def navigate(tab, gs, oc, seat):
 def record_navigation(gs, seat, values, det, best):
     """The navigation's decision rows (``HeuristicPlayer._navigate``'s record): one per island,
     its value ``values[isl]`` and the odds ``det[isl]``."""
-    month = float(gs[0][G_MONTH])
+    month = float(gs.g[G_MONTH])
     for isl in range(NUM_NAV):
         record(
             gs, month, float(seat), float(REC_NAVIGATE), float(isl), values[isl],
@@ -810,7 +810,7 @@ def record_navigation(gs, seat, values, det, best):
 def sneak_away(tab, gs, oc, seat, legal, nl):
     """``HeuristicPlayer._sneak_away``: the best legal island if it beats staying by more than 1
     (then ``_stake`` is its alone value)."""
-    st, pp = gs[1], gs[7]
+    st, pp = gs.seats, gs.pp
     if pp[seat, USE_SNEAK] == 0.0:
         return NONE
     scores = np.empty(NUM_NAV, np.float64)
@@ -833,8 +833,8 @@ def sneak_away(tab, gs, oc, seat, legal, nl):
 @njit(cache=True)
 def parrot_swap(tab, gs, seat, drawn):
     """``HeuristicPlayer._parrot_swap``."""
-    prm = tab[0]
-    st, pp = gs[1], gs[7]
+    prm = tab.prm
+    st, pp = gs.seats, gs.pp
     cur = st[seat, S_PARROT]
     old = pp[seat, PP_PARROT0 + cur] if cur >= 0 else 1.0
     new = pp[seat, PP_PARROT0 + drawn]
@@ -844,16 +844,16 @@ def parrot_swap(tab, gs, seat, drawn):
 @njit(cache=True)
 def buy_cards(tab, gs, seat, most):
     """``HeuristicPlayer._buy_cards`` (legal: 0..most)."""
-    st = gs[1]
-    return int(min(float(most), buy_count(tab[0], gs[0], gs[7], seat, st[seat, S_GOLD])))
+    st = gs.seats
+    return int(min(float(most), buy_count(tab.prm, gs.g, gs.pp, seat, st[seat, S_GOLD])))
 
 
 @njit(cache=True)
 def bury_gold(tab, gs, seat, most):
     """``HeuristicPlayer._bury_gold`` (legal: 0..most bags)."""
-    prm = tab[0]
-    st, pp = gs[1], gs[7]
-    _g, _c, last_bury = holding_values(tab[0], tab[4], gs[0], gs[7], seat)
+    prm = tab.prm
+    st, pp = gs.seats, gs.pp
+    _g, _c, last_bury = holding_values(tab.prm, tab.npc, gs.g, gs.pp, seat)
     if last_bury:
         return most
     per = float(prm[P_BURY_GOLD_PER_FAME])
@@ -864,9 +864,9 @@ def bury_gold(tab, gs, seat, most):
 @njit(cache=True)
 def cove_reward(tab, gs, seat):
     """``HeuristicPlayer._cove_reward``: 0 "cards", 1 "card_and_gold"."""
-    prm = tab[0]
-    pp = gs[7]
-    hv_gold, _c, _l = holding_values(tab[0], tab[4], gs[0], gs[7], seat)
+    prm = tab.prm
+    pp = gs.pp
+    hv_gold, _c, _l = holding_values(tab.prm, tab.npc, gs.g, gs.pp, seat)
     cards = prm[P_COVE_CARDS] * pp[seat, W_CARD]
     alt = prm[P_COVE_ALT_CARDS] * pp[seat, W_CARD] + prm[P_COVE_ALT_GOLD] * hv_gold
     return 0 if cards >= alt else 1
@@ -875,8 +875,8 @@ def cove_reward(tab, gs, seat):
 @njit(cache=True)
 def artisan(tab, gs, seat, legal, nl):
     """``HeuristicPlayer._artisan``: min of (hits to rout - prio / 10, section)."""
-    prm, par = tab[0], tab[5]
-    st, pp = gs[1], gs[7]
+    prm, par = tab.prm, tab.par
+    st, pp = gs.seats, gs.pp
     best = NONE
     best_v = 0.0
     for i in range(nl):
@@ -893,7 +893,7 @@ def artisan(tab, gs, seat, legal, nl):
 @njit(cache=True)
 def shipwright(gs, seat, legal, nl):
     """``HeuristicPlayer._shipwright``: max of (prio * levels to target, -section)."""
-    st, pp = gs[1], gs[7]
+    st, pp = gs.seats, gs.pp
     best = NONE
     best_v = 0.0
     for i in range(nl):
@@ -910,6 +910,6 @@ def shipwright(gs, seat, legal, nl):
 @njit(cache=True, inline="always")
 def seen(gs, seat):
     """``HeuristicPlayer.act``'s ``_month`` and ``_gold`` (every asked decision)."""
-    g, st, pp = gs[0], gs[1], gs[7]
+    g, st, pp = gs.g, gs.seats, gs.pp
     pp[seat, PP_MONTH_SEEN] = g[G_MONTH]
     pp[seat, PP_GOLD_SEEN] = st[seat, S_GOLD]

@@ -30,7 +30,7 @@ The per-seat state the readable player keeps between decisions (``_stake``, ``_h
 (``stake``, ``hv_chest``, ``gold``); its parameters are the seat's row of ``pp`` (the heuristic
 kind's names: ``w_gold``, ``w_chest``, ``rout_cost``, ``fight_bias``, ``play_cards``). Random
 draws (the tie between equally weak targets) come from the seat's ``players`` stream
-(``gs[6]`` row ``1 + seat``), as ``self.rng.integers`` draws them.
+(``gs.rs`` row ``1 + seat``), as ``self.rng.integers`` draws them.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def view_parrot(bt, s):
 def base_speed(tab, bt, s):
     """``HeuristicPlayer._base_speed``: :func:`core.speed` without the battle cards' bonus
     (sails + a living parrot's bonus)."""
-    val = tab[1]
+    val = tab.val
     return core.speed(val[SAILS, bt.pos[s, SAILS]], 0, bt.php[s] > 0, bt.bsh[s, BS_PSPEED])
 
 
@@ -131,7 +131,7 @@ def battle_state(tab, bt, s, out):
     """``odds.battle_ship_state`` of ship ``s`` into ``out[:9]``: rings, protection less the
     living parrot's hits (1 when wounded, else ``parrot_hits_to_kill``) where it absorbs them,
     those parrot hits."""
-    prm = tab[0]
+    prm = tab.prm
     pos, art, php, psec = bt.pos, bt.art, bt.php, bt.psec
     absorbs = prm[P_PARROT_ABSORBS] != 0
     alive = php[s] > 0
@@ -197,7 +197,7 @@ def battle_track(tab, lt, bt, s, trk):
     (the first of equals) and, in ``trk[:hits + 1]``, its dice after 0..hits hits there (the
     solver's :func:`~simulator.cove.fast.lone.hit` and :func:`~simulator.cove.fast.lone.dice`,
     no Grapple). Returns the hits."""
-    prm = tab[0]
+    prm = tab.prm
     h, weak = bview_weakest(prm, bt, s)
     st = np.empty(STATE_LEN, np.int64)
     battle_state(tab, bt, s, st)
@@ -213,7 +213,7 @@ def battle_track(tab, lt, bt, s, trk):
 def _enemy_min_at_least(tab, bt, a, floor):
     """The slowest enemy (present other ships, then ``view.npc``'s sails while it fights) with
     speed >= ``floor`` (-1: none)."""
-    npc = tab[4]
+    npc = tab.npc
     present = bt.present
     best = -1
     for s in range(bt.bg[BG_S]):
@@ -232,7 +232,7 @@ def _enemy_min_at_least(tab, bt, a, floor):
 @njit(cache=True)
 def wind_changes_order(tab, bt, a):
     """``_wind_changes_order``: some enemy's speed e has ``me <= e < me + wind step``."""
-    step = tab[0][P_WIND_SPEED]
+    step = tab.prm[P_WIND_SPEED]
     me = bview_speed(tab, bt, a)
     e = _enemy_min_at_least(tab, bt, a, me)
     return e >= 0 and e < me + step
@@ -242,7 +242,7 @@ def wind_changes_order(tab, bt, a):
 def _grapple_gain(tab, bt, s):
     """The dice Grapple adds to ship ``s``: :func:`core.num_dice` grappled less ungrappled (0
     with a living parrot's dice power)."""
-    val = tab[1]
+    val = tab.val
     bsh, pos = bt.bsh, bt.pos
     crew = val[CREW, pos[s, CREW]]
     cannons = val[CANNONS, pos[s, CANNONS]]
@@ -271,8 +271,8 @@ def overboard_need(tab, gs, oc, lt, bt, a, stake):
     """``_overboard_need``: the fewest chests that put us ahead of the slowest enemy at least as
     fast as we are, when the duel odds gained times (stake + rout cost) pay for the chests at
     ``w_chest`` each (only against one player ship, no non-player ship); -1: ``None``."""
-    prm, pmf = tab[0], tab[9]
-    pp = gs[7]
+    prm, pmf = tab.prm, tab.pmf
+    pp = gs.pp
     ck, cv, V = oc.ck, oc.cv, oc.V
     per = prm[P_OVERBOARD_SPEED]
     if per <= 0:
@@ -313,8 +313,8 @@ def battle_plan(tab, gs, lt, lmemo, bt, a, has_smoke, n_wind, has_grapple, has_o
     the battle cards counted in the arguments; no volley cards, as the card rounds offer only
     battle cards): stake ``stake + npc fame + rout_cost``, chests valued ``hv_chest``. Returns
     :func:`~simulator.cove.fast.lone.lone_plan`'s (p_sink, smoke, wind, grapple, overboard)."""
-    npc = tab[4]
-    pp = gs[7]
+    npc = tab.npc
+    pp = gs.pp
     seat = bt.bsh[a, BS_SEAT]
     j, fighting = first_npc(bt)
     row = bt.nst[j, NS_ROW]
@@ -342,7 +342,7 @@ def battle_card(tab, gs, oc, bt, a, playable, npl, lt, lmemo, stake, hv_chest):
     order; Grapple when not grappled and it helps us most; Overboard when the chests aboard and
     :func:`overboard_need` say so; Becalmed from round 2 when another present ship holds more
     cards than our battle cards."""
-    pp = gs[7]
+    pp = gs.pp
     bst, bg = bt.bst, bt.bg
     seat = bt.bsh[a, BS_SEAT]
     if pp[seat, PLAY_CARDS] == 0.0:
@@ -416,7 +416,7 @@ def in_danger(tab, bt, a):
     fighting non-player ship's dice against the section it damages (hull or crew; else our
     weakest), else the most dice among the other present ships (their public values, no
     Grapple)."""
-    prm, val, npc = tab[0], tab[1], tab[4]
+    prm, val, npc = tab.prm, tab.val, tab.npc
     weakest, k = bview_weakest(prm, bt, a)
     j, fighting = first_npc(bt)
     if fighting:
@@ -449,8 +449,8 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
     (The readable branch for two non-player ships and no company, ``not others and not
     _lone_npc``, is never taken: without others a fighting non-player ship makes the ship
     lone.)"""
-    prm, npc, pmf = tab[0], tab[4], tab[9]
-    pp = gs[7]
+    prm, npc, pmf = tab.prm, tab.npc, tab.pmf
+    pp = gs.pp
     ck, cv, V = oc.ck, oc.cv, oc.V
     bsh, bst = bt.bsh, bt.bst
     seat = bsh[a, BS_SEAT]
@@ -508,7 +508,7 @@ def _table_facts(tab, bt, s, ships, art, i):
     """``heuristic._table_facts`` of ship ``s`` into row ``i`` of the company estimate's arrays:
     rings (destroyed sections at 1), the living parrot (-1) and its wound, and the Artisan hits
     absorbed where ``battle_ship_state`` leaves Artisan protection (-1: none)."""
-    prm = tab[0]
+    prm = tab.prm
     st = np.empty(STATE_LEN, np.int64)
     battle_state(tab, bt, s, st)
     for k in range(4):
@@ -526,8 +526,8 @@ def weakest(tab, gs, bt, a, seat, navy):
     equals) as ``NPC_TARGET - j``; else the present ship (not ``a`` unless ``navy``) with the
     fewest hits to rout at its weakest section, equal ships picked by game seat ``seat``'s
     generator (``rng.integers(len(best))``). Returns (target, section)."""
-    prm = tab[0]
-    rs = gs[6]
+    prm = tab.prm
+    rs = gs.rs
     present, nst, bg = bt.present, bt.nst, bt.bg
     j, fighting = first_npc(bt)
     if fighting and not navy:
@@ -576,8 +576,8 @@ def broadside(tab, gs, oc, bt, a, volley, lt, lmemo, ct, cmemo, stake, gold):
     able to fire, not becalmed) against a non-player ship the solver's best volley (Grapeshot,
     Powder keg), against player ships Cannonade at a player ship, Grapeshot while cannons stand
     more than ``grapeshot_self_hits + 1`` hits, Powder keg while the hull stands more than 3."""
-    prm = tab[0]
-    pp = gs[7]
+    prm = tab.prm
+    pp = gs.pp
     bsh, bst, bg = bt.bsh, bt.bst, bt.bg
     seat = bsh[a, BS_SEAT]
     volley[0] = -1
@@ -631,7 +631,7 @@ def record_battle(gs, bt, a, seat, stand, flee, go):
     present; the month is the one the player last saw (``_month``)."""
     j, fighting = first_npc(bt)
     row = float(bt.nst[j, NS_ROW]) if fighting else -1.0
-    month = gs[7][seat, PP_MONTH_SEEN]
+    month = gs.pp[seat, PP_MONTH_SEEN]
     me = float(seat)
     dec = float(REC_BATTLE)
     others = float(num_others(bt, a))

@@ -2,7 +2,7 @@
 
 With the game's ``G_DECISIONS`` flag on (``FastGames.play(..., decisions=True)``), the
 expected-value players (root ``heuristic``) and the search player (root ``rollout``) write, where
-they compute the values they decide by, one row of ``drec`` (``gs[10]``, layout ``DR_*`` in
+they compute the values they decide by, one row of ``drec`` (``gs.drec``, layout ``DR_*`` in
 :mod:`simulator.cove.fast.packed`; columns :data:`simulator.cove.tables.RECORD_COLUMNS`) per
 option: at every navigation one row per island (its value, the non-player ship there, the odds
 of being alone there, of sinking the ship alone and with the likely company, the expected
@@ -48,13 +48,13 @@ from simulator.cove.fast.packed import (
 @njit(cache=True, inline="always")
 def recording(gs):
     """Whether the game keeps decision records."""
-    return gs[0][G_DECISIONS] != 0
+    return gs.g[G_DECISIONS] != 0
 
 
 @njit(cache=True)
 def record(gs, month, seat, decision, option, value, chosen, npc, p_alone, p_lone, p_company, ex):
     """Append one decision row (``DR_*`` order, every value a float; NaN for a record's None)."""
-    g, drec = gs[0], gs[10]
+    g, drec = gs.g, gs.drec
     i = g[G_NDEC]
     if i >= drec.shape[0]:
         if g[G_ERROR] == 0:  # game._error's fields (this module sits below the game)

@@ -126,6 +126,7 @@ from simulator.cove.fast.packed import (
     S_PARROT,
     S_RING,
     TR_COLS,
+    GameState,
 )
 from simulator.cove.fast.records import recording
 from simulator.cove.fast.rng import R_COLS, integers, next64, permutation
@@ -155,8 +156,8 @@ ST_PICK0 = compiled.code(
 def new_state(gs):
     """A game state shaped like ``gs`` (the same array types; small card record, trace and
     decision buffers, which a rollout leaves off, and a month's battle log)."""
-    g, st, dk, rec, blog, tr, rs, pp, dice, dctx, drec = gs
-    return (
+    g, st, dk, rs, pp, dice, dctx = gs.g, gs.seats, gs.dk, gs.rs, gs.pp, gs.dice, gs.dctx
+    return GameState(
         np.zeros_like(g),
         np.zeros_like(st),
         np.zeros_like(dk),
@@ -174,13 +175,13 @@ def new_state(gs):
 @njit(cache=True)
 def restore(dst, src):
     """``dst`` := ``src`` (the arrays a simulated month reads and writes; not the logs)."""
-    dst[0][:] = src[0]
-    dst[1][:, :] = src[1]
-    dst[2][:, :] = src[2]
-    dst[6][:, :] = src[6]
-    dst[7][:, :] = src[7]
-    dst[8][:] = src[8]
-    dst[9][:] = src[9]
+    dst.g[:] = src.g
+    dst.seats[:, :] = src.seats
+    dst.dk[:, :] = src.dk
+    dst.rs[:, :] = src.rs
+    dst.pp[:, :] = src.pp
+    dst.dice[:] = src.dice
+    dst.dctx[:] = src.dctx
 
 
 @njit(cache=True)
@@ -215,8 +216,8 @@ def unseen_cards(tab, gs, seat, out):
     """The Tavern cards seat ``seat`` has not seen, into ``out`` (card codes, in code order);
     returns how many: the scenario's deck minus its own hand and the parrots and Artisans on the
     ships (a card the deck does not hold, the card-value blank, is skipped)."""
-    prm, tdeck = tab[0], tab[7]
-    g, st = gs[0], gs[1]
+    prm, tdeck = tab.prm, tab.tdeck
+    g, st = gs.g, gs.seats
     count = np.zeros(prm[P_NCODES], np.int64)
     for i in range(prm[P_NTAVERN]):
         count[tdeck[i]] += 1
@@ -253,9 +254,9 @@ def determinize(tab, gs, tm, seat, deal):
     """The template ``tm`` := the game ``gs`` at the navigation of this month as seat ``seat``
     may know it, the hidden parts drawn from the stream row ``deal`` (module docstring); the
     template's dice stream (row 0) is that stream after the deal's draws."""
-    prm, ckind, pdeck = tab[0], tab[6], tab[8]
-    g, st, dk = gs[0], gs[1], gs[2]
-    tg, tst, tdk, trs, tdctx = tm[0], tm[1], tm[2], tm[6], tm[9]
+    prm, ckind, pdeck = tab.prm, tab.ckind, tab.pdeck
+    g, st, dk = gs.g, gs.seats, gs.dk
+    tg, tst, tdk, trs, tdctx = tm.g, tm.seats, tm.dk, tm.rs, tm.dctx
     n = g[G_N]
     tg[:] = g
     for flag in (G_TRACE, G_RECORD, G_CHECK, G_DECISIONS, G_NREC, G_NLOG, G_NTRACE, G_NDEC):
@@ -271,7 +272,7 @@ def determinize(tab, gs, tm, seat, deal):
     tdk[:, :] = 0
     trs[0, :] = deal
     tdctx[:] = 0
-    tdctx[core.DX_P] = tm[8].shape[0]  # the dice buffer empty: refilled from the deal's stream
+    tdctx[core.DX_P] = tm.dice.shape[0]  # the dice buffer empty: refilled from the deal's stream
     tdctx[core.DX_REFILL] = 1
     tdctx[core.DX_RS] = 0
     # the Tavern cards: opponents' hands first, then the deck and the discard
@@ -341,8 +342,8 @@ def seat_players(gs, oc, seat, streams, models):
     """Which parameter row of ``oc.rm`` plays each opponent (``models[s]``; -1 for our seat):
     drawn from the rollout's models stream, one per opponent in seat order (``"mix"``), or row
     0, ``balanced``."""
-    pp, rm = gs[7], oc.rm
-    n = gs[0][G_N]
+    pp, rm = gs.pp, oc.rm
+    n = gs.g[G_N]
     n_mix = rm.shape[0] - 1
     for s in range(n):
         if s == seat:
@@ -358,9 +359,9 @@ def set_players(gs, oc, seat, models, work, streams, first):
     """Seat the rollout's players in ``work``: our seat the player itself with a fresh state
     (an expected-value player: it does not search again), the others their models' rows; seat
     ``i`` draws from stream row ``first + i``."""
-    pp, rm = gs[7], oc.rm
-    wpp, wrs = work[7], work[6]
-    for s in range(gs[0][G_N]):
+    pp, rm = gs.pp, oc.rm
+    wpp, wrs = work.pp, work.rs
+    for s in range(gs.g[G_N]):
         if s == seat:
             wpp[s, :] = pp[seat]
             wpp[s, PP_IS_ROLLOUT] = 0.0
@@ -378,10 +379,10 @@ def opponent_picks(tab, gs, oc, tm, work, sc, seat, models, streams, picks):
     """The islands the opponents' models choose on the determinized board (announced ones
     kept; ours left at -1) into ``picks``: secret and simultaneous, so the same for every
     candidate island."""
-    n = gs[0][G_N]
+    n = gs.g[G_N]
     restore(work, tm)
     set_players(gs, oc, seat, models, work, streams, ST_PICK0)
-    wst = work[1]
+    wst = work.seats
     for s in range(n):
         picks[s] = wst[s, S_CHOSEN]
     for s in range(n):
@@ -394,10 +395,10 @@ def opponent_picks(tab, gs, oc, tm, work, sc, seat, models, streams, picks):
 def simulate(tab, gs, oc, tm, work, sc, bt, seat, models, streams, picks, island, hv_gold, hv):
     """One rollout of the month with our ship sent to ``island`` (module docstring): the value
     of our ship at its end (``hv``: this month's chest value)."""
-    n = gs[0][G_N]
+    n = gs.g[G_N]
     restore(work, tm)
     set_players(gs, oc, seat, models, work, streams, ST_PICK0 + n)
-    wst = work[1]
+    wst = work.seats
     for s in range(n):
         wst[s, S_CHOSEN] = island if s == seat else picks[s]
         wst[s, S_LOC] = wst[s, S_CHOSEN]
@@ -413,9 +414,9 @@ def simulate(tab, gs, oc, tm, work, sc, bt, seat, models, streams, picks, island
 def state_value(tab, gs, work, seat, hv_gold, hv_chest):
     """Our value at the end of the simulated month (fame units; module docstring): ``pp`` of the
     game for our parameters, ``work`` for the month's end."""
-    val, par, ckind = tab[1], tab[5], tab[6]
-    pp = gs[7]
-    st = work[1]
+    val, par, ckind = tab.val, tab.par, tab.ckind
+    pp = gs.pp
+    st = work.seats
     chests = st[seat, S_CHESTS]
     pr = st[seat, S_PARROT]
     if pr < 0 or par[pr, PA_UNLIMITED] == 0:
@@ -456,7 +457,7 @@ def candidates(scores, k, out):
 def _fail(g, work):
     """A rollout's game stopped (an illegal choice, a full buffer): the game stops with it."""
     if g[G_ERROR] == 0:
-        game._error(g, work[0][G_ERROR], work[0][G_ERR_A], work[0][G_ERR_B], work[0][G_ERR_C])
+        game._error(g, work.g[G_ERROR], work.g[G_ERR_A], work.g[G_ERR_B], work.g[G_ERR_C])
 
 
 @njit(cache=True)
@@ -464,8 +465,8 @@ def navigate(tab, gs, oc, seat):
     """The search player's island (module docstring); keeps ``_stake`` and ``_hv_chest`` as the
     expected-value player does, and writes the decision record (each candidate's value its mean
     simulated value)."""
-    prm, npc = tab[0], tab[4]
-    g, st, dk, rs, pp = gs[0], gs[1], gs[2], gs[6], gs[7]
+    prm, npc = tab.prm, tab.npc
+    g, st, dk, rs, pp = gs.g, gs.seats, gs.dk, gs.rs, gs.pp
     n = g[G_N]
     scores = np.empty(NUM_NAV, np.float64)
     det = np.empty((NUM_NAV, players_ev.DET_COLS), np.float64)
@@ -491,7 +492,7 @@ def navigate(tab, gs, oc, seat):
             seat_players(gs, oc, seat, streams, models)
             determinize(tab, gs, tm, seat, streams[ST_DEAL])
             opponent_picks(tab, gs, oc, tm, work, sc, seat, models, streams, picks)
-            if work[0][G_ERROR]:
+            if work.g[G_ERROR]:
                 _fail(g, work)
                 break
             for i in range(nc):
@@ -500,7 +501,7 @@ def navigate(tab, gs, oc, seat):
                     tab, gs, oc, tm, work, sc, bt, seat, models, streams, picks, c, hv_gold,
                     hv_chest,
                 )  # fmt: skip
-                if work[0][G_ERROR]:
+                if work.g[G_ERROR]:
                     _fail(g, work)
                     break
                 values[c] += v / k
