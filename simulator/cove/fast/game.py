@@ -17,8 +17,9 @@ reference for it where a tuple of its arrays cost one per array at every call): 
 ``st``), ``gs.dk``...; layouts in :mod:`simulator.cove.fast.packed`); static tables ``tab``
 (:class:`~simulator.cove.fast.packed.TableState`, ``Tables.arrays()``); the players' odds memo
 ``oc`` (:class:`~simulator.cove.fast.players_ev.OddsState`); the battle state ``bt``
-(:func:`simulator.cove.fast.battle.scratch`); game scratch ``sc`` (:func:`game_scratch`). :func:`play_chunk` plays many games in one compiled call and is
-what :mod:`simulator.cove.api` runs (``engine="fast"``).
+(:func:`simulator.cove.fast.battle.scratch`); game scratch ``sc`` (:func:`game_scratch`).
+:func:`play_chunk` plays many games in one compiled call and is what :mod:`simulator.cove.api`
+runs (``engine="fast"``).
 
 Compile time: numba links the machine code of a function's whole call tree into the function
 and translates it again, so each compiled layer above a large tree costs the tree's translation
