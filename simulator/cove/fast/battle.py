@@ -11,10 +11,10 @@ battle's public state and their own battle cards only.
 
 The state is ``bt``, the :class:`BattleState` of :func:`scratch` (layout in
 :mod:`simulator.cove.fast.packed`, ``BS_*``, ``BT_*``, ``NS_*``, ``BG_*``), set up by the game's
-fight adapter (:mod:`simulator.cove.fast.game`) and read back by it. Dice come from the game's dice stream
-(``core.die``), in the order the goldens recorded: the speed roll-off of the card rounds, each
-exchange's speed roll-offs, a pirate's tied targets, each broadside, the mutiny die, the
-Cacafuego's fame die.
+fight adapter (:mod:`simulator.cove.fast.game`) and read back by it. Dice come from the game's
+dice stream (``core.die``), in the order the goldens recorded: the speed roll-off of the card
+rounds, each exchange's speed roll-offs, a pirate's tied targets, each broadside, the mutiny die,
+the Cacafuego's fame die.
 """
 
 from __future__ import annotations
