@@ -23,11 +23,8 @@ from simulator.hunt import packed as pk
 from simulator.hunt.players import choose, fire_choice, fire_target, policy_arrays
 from simulator.hunt.rng import randint
 
-# The codes this module passes to its compiled functions are int64 (numpy integers,
-# :func:`simulator.compiled.code`), as are the ints and bools written at its calls
-# (``np.int64(-1)``, ``np.bool_(False)``) and a seat counted from ``np.int64(0)``: numba types a
-# plain ``int`` as a literal of its value and would compile the callee (and everything it passes
-# the value on to) once more per value. Every compiled function here has one signature.
+# Codes, constants at calls and the seat counter are int64, not literals: one compile per
+# function (simulator.compiled.code; docs/DEVELOPING.md).
 NOW, BEFORE = compiled.codes(2)  # rows of the game's position buffer G
 END_CODES = ("win", "stalemate", "draw")  # O_END values 0, 1, 2
 END_WIN, END_STALEMATE, END_DRAW = 0, 1, 2

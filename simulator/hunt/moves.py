@@ -11,10 +11,8 @@ row numbers rather than views, gathered in a few arrays (:func:`work_buffers`): 
 taken out of a tuple cost reference counts in the inner loop. With the JIT off the uint64 hashes
 wrap with numpy's overflow warning: callers run under ``np.errstate(over="ignore")``.
 
-Each compiled function here has one signature: numba types an ``int`` written at a call, or a
-variable that starts as one, as a literal of its value and would compile the callee (and its
-callees) once more per value; so such arguments start as ``np.int64`` (typed int64), and the
-two-line :func:`occupancy` is compiled into its callers (``inline="always"``).
+Arguments that start as constants are ``np.int64`` (not literals: one compile per function,
+docs/DEVELOPING.md); the two-line :func:`occupancy` is inlined into its callers.
 """
 
 from __future__ import annotations
