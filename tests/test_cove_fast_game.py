@@ -10,12 +10,12 @@ and chunk size), the engine choice and the compiled game's allocations.
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cache_support import check_drops_stale_cache
 
 from cli import main
 from scenarios.loader import load_scenario
@@ -37,21 +37,10 @@ EV = ("plunderer", "brawler", "tavern", "balanced")  # root "heuristic" (fast/pl
 def test_an_edited_source_drops_the_compiled_cache(tmp_path):
     """numba keys its cache by a function's own file: an edit to packed.py (whose constants are
     frozen into game.py's machine code) must drop every cache file of the package."""
-    src = Path(fast.__file__).resolve().parent
-    for name in fast.COMPILED_MODULES:
-        shutil.copy(src / f"{name}.py", tmp_path / f"{name}.py")
-    cache = tmp_path / "__pycache__"
-    cache.mkdir()
-    (cache / "game.play_chunk-1.py311.nbi").write_text("x")
-    assert fast.drop_stale_cache(tmp_path)  # no stamp yet: dropped
-    assert not (cache / "game.play_chunk-1.py311.nbi").exists()
-    (cache / "game.play_chunk-1.py311.nbi").write_text("x")
-    assert not fast.drop_stale_cache(tmp_path)  # same sources: kept
-    assert (cache / "game.play_chunk-1.py311.nbi").exists()
-    with open(tmp_path / "packed.py", "a") as f:
-        f.write("\nG_NEW = 99\n")
-    assert fast.drop_stale_cache(tmp_path)
-    assert not (cache / "game.play_chunk-1.py311.nbi").exists()
+    check_drops_stale_cache(
+        fast.drop_stale_cache, Path(fast.__file__).resolve().parent, fast.COMPILED_MODULES,
+        tmp_path, ("game.play_chunk-1.py311.nbi",), "game.cpython-311.pyc", "packed.py",
+    )  # fmt: skip
 
 
 def test_every_kind_is_played_by_the_engine_and_a_missing_one_is_refused(monkeypatch):

@@ -783,26 +783,12 @@ def test_a_changed_compiled_source_drops_the_packages_numba_cache(tmp_path):
     """numba keys a cached function on its own file only, and the engine's modules call into
     each other: an edit to any of them must drop every numba cache file of the package (through
     the one ``simulator.compiled.drop_stale_cache``) and leave its other files."""
-    import shutil
+    from cache_support import check_drops_stale_cache
 
     import simulator.express.core as core
 
-    src = Path(core.__file__).resolve().parent
-    for name in core.COMPILED_MODULES:
-        shutil.copy(src / f"{name}.py", tmp_path / f"{name}.py")
-    cache = tmp_path / "__pycache__"
-    cache.mkdir()
-    files = ("battle.play_battle-90.py311.nbi", "battle.play_battle-90.py311.1.nbc")
-    for f in (*files, "battle.cpython-311.pyc"):
-        (cache / f).write_text("x")
-    assert core.drop_stale_cache(tmp_path)  # no stamp yet: dropped
-    assert not any((cache / f).exists() for f in files)
-    assert (cache / "battle.cpython-311.pyc").exists()
-    for f in files:
-        (cache / f).write_text("x")
-    assert not core.drop_stale_cache(tmp_path)  # same sources: kept
-    assert all((cache / f).exists() for f in files)
-    with open(tmp_path / "admiral.py", "a") as f:
-        f.write("\nNEW = 99\n")
-    assert core.drop_stale_cache(tmp_path)
-    assert not any((cache / f).exists() for f in files)
+    check_drops_stale_cache(
+        core.drop_stale_cache, Path(core.__file__).resolve().parent, core.COMPILED_MODULES,
+        tmp_path, ("battle.play_battle-90.py311.nbi", "battle.play_battle-90.py311.1.nbc"),
+        "battle.cpython-311.pyc", "admiral.py",
+    )  # fmt: skip

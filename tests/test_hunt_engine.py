@@ -404,27 +404,14 @@ def test_an_edited_source_drops_the_compiled_cache(tmp_path):
     """numba keys its cache by a function's own file: an edit to packed.py (whose index constants
     are frozen into plan.py's and game.py's machine code) must drop every cache file of the
     package, and leave its other files; a run on the stale cache used to crash."""
-    import shutil
     from pathlib import Path
+
+    from cache_support import check_drops_stale_cache
 
     import simulator.hunt as hunt
 
-    src = Path(hunt.__file__).resolve().parent
-    for name in hunt.COMPILED_MODULES:
-        shutil.copy(src / f"{name}.py", tmp_path / f"{name}.py")
-    cache = tmp_path / "__pycache__"
-    cache.mkdir()
-    files = ("plan._reach-256.py311.nbi", "plan._reach-256.py311.1.nbc")
-    for f in (*files, "plan.cpython-311.pyc"):
-        (cache / f).write_text("x")
-    assert hunt.drop_stale_cache(tmp_path)  # no stamp yet: dropped
-    assert not any((cache / f).exists() for f in files)
-    assert (cache / "plan.cpython-311.pyc").exists()
-    for f in files:
-        (cache / f).write_text("x")
-    assert not hunt.drop_stale_cache(tmp_path)  # same sources: kept
-    assert all((cache / f).exists() for f in files)
-    with open(tmp_path / "packed.py", "a") as f:
-        f.write("\nP_NEW = 99\n")
-    assert hunt.drop_stale_cache(tmp_path)
-    assert not any((cache / f).exists() for f in files)
+    check_drops_stale_cache(
+        hunt.drop_stale_cache, Path(hunt.__file__).resolve().parent, hunt.COMPILED_MODULES,
+        tmp_path, ("plan._reach-256.py311.nbi", "plan._reach-256.py311.1.nbc"),
+        "plan.cpython-311.pyc", "packed.py",
+    )  # fmt: skip
