@@ -233,7 +233,7 @@ class Table:
         self.codes = self.eng.codes
         tables = self.eng.tables
         self.tcard = tables.tcard.copy()
-        self._tab = {k: getattr(tables.arrays(), k) for k in TAB_FIELDS}
+        self._tab = tables.arrays()
         self.oc = self.eng.oc
         self.npc_keys = tables.npc_keys
         self.parrots = list(rules.parrots)
@@ -274,7 +274,7 @@ class Table:
     # ---------------------------------------------------------------- the packed state
     @property
     def tab(self) -> TableState:
-        return TableState(*self._tab.values())
+        return self._tab
 
     @property
     def g(self) -> np.ndarray:
@@ -501,7 +501,9 @@ class Table:
             if tuple(int(x) for x in r) == row:
                 return i
         self.tcard = np.vstack([self.tcard, np.array([row], np.int64)])
-        self._tab["tcard"] = self.tcard
+        self._tab = TableState(
+            *(self.tcard if k == "tcard" else getattr(self._tab, k) for k in TAB_FIELDS)
+        )
         return len(self.tcard) - 1
 
     def stack(self, island: int, cards: Sequence[tuple[int, int, int, int]]) -> None:
