@@ -18,8 +18,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.cove.fast import core
 
+#: win_probability's ``regen, regen_cap`` for an opponent that regains no hull (int64 codes)
+NO_REGEN, NO_REGEN_CAP = compiled.code(0), compiled.code(99)
 CACHE_BITS = 15
 #: cache keys: uint64[slots, 2] (0, 0 = empty); values float64[slots]
 MAX_PROBE = 32

@@ -35,7 +35,7 @@ from numba import njit
 
 from simulator import compiled
 from simulator.cove.fast import core
-from simulator.cove.fast.odds import win_probability
+from simulator.cove.fast.odds import NO_REGEN, NO_REGEN_CAP, win_probability
 from simulator.cove.fast.packed import (
     BG_BECALMED,
     BG_CARD_ROUND,
@@ -341,52 +341,14 @@ def duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V):
     """The duel chain's odds for our track ``trk`` (``hits`` to rout us) against an opponent
     needing ``their`` hits and rolling ``their_dice``: the faster ship fires first; equal
     speeds, the mean of both orders (the readable players' ``sum(...) / len(firsts)``)."""
-    if my_speed == osp:
-        got = 0.0
-        got += win_probability(
-            trk,
-            hits + 1,
-            their,
-            their_dice,
-            hits,
-            np.bool_(True),
-            np.int64(0),
-            np.int64(99),
-            pmf,
-            ck,
-            cv,
-            V,
-        )
-        got += win_probability(
-            trk,
-            hits + 1,
-            their,
-            their_dice,
-            hits,
-            np.bool_(False),
-            np.int64(0),
-            np.int64(99),
-            pmf,
-            ck,
-            cv,
-            V,
-        )
-        return got / 2
+    n, reg, cap = hits + 1, NO_REGEN, NO_REGEN_CAP
     got = 0.0
-    got += win_probability(
-        trk,
-        hits + 1,
-        their,
-        their_dice,
-        hits,
-        my_speed > osp,
-        np.int64(0),
-        np.int64(99),
-        pmf,
-        ck,
-        cv,
-        V,
-    )
+    if my_speed == osp:
+        for first in (np.bool_(True), np.bool_(False)):
+            got += win_probability(trk, n, their, their_dice, hits, first, reg, cap, pmf, ck, cv, V)
+        return got / 2
+    first = my_speed > osp
+    got += win_probability(trk, n, their, their_dice, hits, first, reg, cap, pmf, ck, cv, V)
     return got / 1
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from simulator.cove.fast import company, core, lone
-from simulator.cove.fast.odds import win_probability
+from simulator.cove.fast.odds import NO_REGEN, NO_REGEN_CAP, win_probability
 from simulator.cove.fast.packed import (
     BG_BECALMED,
     BG_CARD_ROUND,
@@ -296,10 +296,10 @@ def overboard_need(tab, gs, oc, lt, bt, a, stake):
     mh = battle_track(tab, lt, bt, a, mine)
     th = battle_track(tab, lt, bt, o, theirs)
     slow = win_probability(
-        mine, mh + 1, th, theirs[0], mh, np.bool_(False), np.int64(0), np.int64(99), pmf, ck, cv, V
+        mine, mh + 1, th, theirs[0], mh, np.bool_(False), NO_REGEN, NO_REGEN_CAP, pmf, ck, cv, V
     )
     fast = win_probability(
-        mine, mh + 1, th, theirs[0], mh, np.bool_(True), np.int64(0), np.int64(99), pmf, ck, cv, V
+        mine, mh + 1, th, theirs[0], mh, np.bool_(True), NO_REGEN, NO_REGEN_CAP, pmf, ck, cv, V
     )
     seat = bt.bsh[a, BS_SEAT]
     gain = (fast - slow) * (stake + pp[seat, ROUT_COST])
@@ -392,19 +392,9 @@ def overboard_chests(tab, gs, oc, bt, a, chests, lt, lmemo, stake, hv_chest):
     ``chests``."""
     if lone_npc(bt, a):
         got = battle_plan(
-            tab,
-            gs,
-            lt,
-            lmemo,
-            bt,
-            a,
-            np.bool_(False),
-            np.int64(0),
-            np.bool_(False),
-            np.bool_(True),
-            stake,
-            hv_chest,
-        )
+            tab, gs, lt, lmemo, bt, a, np.bool_(False), np.int64(0), np.bool_(False),
+            np.bool_(True), stake, hv_chest,
+        )  # fmt: skip
         return min(chests, got[4])
     need = overboard_need(tab, gs, oc, lt, bt, a, stake)
     return min(chests, need if need > 0 else 0)
@@ -497,7 +487,7 @@ def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold)
             th = battle_track(tab, lt, bt, s, theirs)
             first = my_speed > bview_speed(tab, bt, s)
             win *= win_probability(
-                mine, mh + 1, th, theirs[0], mh, first, np.int64(0), np.int64(99), pmf, ck, cv, V
+                mine, mh + 1, th, theirs[0], mh, first, NO_REGEN, NO_REGEN_CAP, pmf, ck, cv, V
             )
     stand = win * (stake + prm[P_ROUT_FAME] * m) - (1 - win) * rout
     return stand, flee
