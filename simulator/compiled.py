@@ -68,12 +68,23 @@ class State(structref.StructRefProxy):
     reference to every array a compiled function receives, so a tuple of 20 arrays costs 40
     atomic counts a call, this object 2 (and one per field a function reads). Compiled code reads
     ``state.field``; Python reads the same objects (kept beside the compiled struct at
-    construction). Bind a subclass to its type with :func:`define_state`."""
+    construction). Bind a subclass to its type with :func:`define_state`.
+
+    numba's own constructor is compiled again in every process that makes a state (about a
+    quarter of a second each, without a cache); a subclass's module therefore passes
+    :func:`define_state` a constructor of its own, ``@njit(cache=True)`` and returning
+    ``Cls(*values)``, which later processes load from numba's cache."""
 
     FIELDS: tuple[str, ...] = ()
+    #: the cached compiled constructor (:func:`define_state`); ``None``: numba's own
+    NEW: Callable[..., Any] | None = None
 
     def __new__(cls, *values):
-        self = structref.StructRefProxy.__new__(cls, *values)
+        new = cls.NEW
+        if new is None:
+            self = structref.StructRefProxy.__new__(cls, *values)
+        else:
+            self = new(*values)
         for name, value in zip(cls.FIELDS, values, strict=True):
             self.__dict__[name] = value
         return self
@@ -115,15 +126,17 @@ class ReadableState:
             setattr(self, name, value)
 
 
-def define_state(proxy: type, type_class: type) -> type:
+def define_state(proxy: type, type_class: type, new: Callable[..., Any] | None = None) -> type:
     """Register ``type_class`` (a :class:`StateType` subclass defined at module level, so that
     numba's cache can name it) and bind ``proxy`` (a :class:`State` subclass) to it; returns the
     class the engine constructs: ``proxy``, or with the JIT off a :class:`ReadableState` with the
-    same fields."""
+    same fields. ``new``: the cached constructor (:class:`State`), a module-level
+    ``@njit(cache=True)`` function of ``*values`` returning ``proxy(*values)``."""
     from simulator.engine_mode import jit_disabled
 
     structref.register(type_class)
     structref.define_proxy(proxy, type_class, list(proxy.FIELDS))
+    proxy.NEW = new
     if jit_disabled():
         attrs = {"FIELDS": proxy.FIELDS, "__slots__": proxy.FIELDS, "__module__": proxy.__module__}
         return type(proxy.__name__, (ReadableState,), attrs)

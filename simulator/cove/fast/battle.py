@@ -177,7 +177,13 @@ class BattleState(compiled.State):
     FIELDS = BT_FIELDS
 
 
-BattleState = compiled.define_state(BattleState, BattleStateType)
+@njit(cache=True)
+def _new_battle_state(*values):
+    """:class:`BattleState`'s constructor, cached (:class:`simulator.compiled.State`)."""
+    return BattleState(*values)
+
+
+BattleState = compiled.define_state(BattleState, BattleStateType, _new_battle_state)
 
 
 @njit(cache=True)

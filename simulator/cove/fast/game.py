@@ -358,7 +358,13 @@ class GameScratch(compiled.State):
     FIELDS = SC_FIELDS
 
 
-GameScratch = compiled.define_state(GameScratch, GameScratchType)
+@njit(cache=True)
+def _new_game_scratch(*values):
+    """:class:`GameScratch`'s constructor, cached (:class:`simulator.compiled.State`)."""
+    return GameScratch(*values)
+
+
+GameScratch = compiled.define_state(GameScratch, GameScratchType, _new_game_scratch)
 
 
 @njit(cache=True)

@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from simulator import compiled as house  # (this module's own compiled() is a kind test)
 from simulator.cove.card_record import BLANK, card_name
@@ -857,12 +858,18 @@ class TableStateType(house.StateType):
 
 class TableState(house.State):
     """The static tables ``tab`` as one object (:data:`TAB_FIELDS`;
-    :class:`simulator.house.State`)."""
+    :class:`simulator.compiled.State`)."""
 
     FIELDS = TAB_FIELDS
 
 
-TableState = house.define_state(TableState, TableStateType)
+@njit(cache=True)
+def _new_table_state(*values):
+    """:class:`TableState`'s constructor, cached (:class:`simulator.compiled.State`)."""
+    return TableState(*values)
+
+
+TableState = house.define_state(TableState, TableStateType, _new_table_state)
 
 
 class GameStateType(house.StateType):
@@ -871,9 +878,15 @@ class GameStateType(house.StateType):
 
 class GameState(house.State):
     """The game state ``gs`` as one object (:data:`GS_FIELDS`;
-    :class:`simulator.house.State`)."""
+    :class:`simulator.compiled.State`)."""
 
     FIELDS = GS_FIELDS
 
 
-GameState = house.define_state(GameState, GameStateType)
+@njit(cache=True)
+def _new_game_state(*values):
+    """:class:`GameState`'s constructor, cached (:class:`simulator.compiled.State`)."""
+    return GameState(*values)
+
+
+GameState = house.define_state(GameState, GameStateType, _new_game_state)

@@ -176,7 +176,13 @@ class OddsState(compiled.State):
     FIELDS = OC_FIELDS
 
 
-OddsState = compiled.define_state(OddsState, OddsStateType)
+@njit(cache=True)
+def _new_odds_state(*values):
+    """:class:`OddsState`'s constructor, cached (:class:`simulator.compiled.State`)."""
+    return OddsState(*values)
+
+
+OddsState = compiled.define_state(OddsState, OddsStateType, _new_odds_state)
 
 
 def odds_state(rules: CoveRules) -> OddsState:
