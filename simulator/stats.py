@@ -10,15 +10,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special  # not scipy.stats: 0.4 s to import for every command
 
-Z95 = float(sps.norm.ppf(0.975))
+Z95 = float(special.ndtri(0.975))
 
 
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    return float(sps.norm.ppf(0.5 + confidence / 2.0))
+    return float(special.ndtri(0.5 + confidence / 2.0))  # the normal quantile
 
 
 def wilson_interval(k, n, confidence: float = 0.95):
@@ -49,13 +49,14 @@ def wilson_interval(k, n, confidence: float = 0.95):
 
 
 def clopper_pearson_interval(k, n, confidence: float = 0.95):
-    """Exact (Clopper-Pearson) interval via beta quantiles; vectorised over integer ``k``, ``n``."""
+    """Exact (Clopper-Pearson) interval via beta quantiles (``scipy.special.betaincinv``, as
+    ``scipy.stats.beta.ppf``); vectorised over integer ``k``, ``n``."""
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
     alpha = 1.0 - confidence
     with np.errstate(invalid="ignore"):
-        low = np.where(k > 0, sps.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
-        high = np.where(k < n, sps.beta.ppf(1 - alpha / 2, k + 1, n - k), 1.0)
+        low = np.where(k > 0, special.betaincinv(k, n - k + 1, alpha / 2), 0.0)
+        high = np.where(k < n, special.betaincinv(k + 1, n - k, 1 - alpha / 2), 1.0)
     low = np.nan_to_num(low, nan=0.0)
     high = np.nan_to_num(high, nan=1.0)
     if low.ndim == 0:
@@ -89,7 +90,7 @@ def mean_se(values) -> tuple[float, float]:
         return math.nan, math.nan
     if values.size == 1:
         return float(values[0]), math.nan
-    return float(values.mean()), float(sps.sem(values))
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(values.size))
 
 
 def mean_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
