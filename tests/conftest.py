@@ -108,6 +108,14 @@ def compile_in_background(status: str) -> None:
 _BACKGROUND_PROC = None
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """The files of :data:`NO_COVE_GAME` first (each file's tests in their order): on a cold
+    cache the workers run them while the Pirate's Cove game compiles in the background, instead
+    of waiting for it at the first test that plays the game. Every worker sorts the same way
+    (pytest-xdist requires one order); the tests do not depend on their order."""
+    items.sort(key=lambda item: Path(str(item.fspath)).name not in NO_COVE_GAME)
+
+
 def _only_files_without_the_game(args) -> bool:
     """True when the command line names only test files of :data:`NO_COVE_GAME` (a targeted
     run of the combat, odds or other games' tests): no background compile of the Pirate's Cove
