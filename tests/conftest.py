@@ -108,24 +108,12 @@ def compile_in_background(status: str) -> None:
 _BACKGROUND_PROC = None
 
 
-#: files of long tests (whole commands in processes of their own, the README's report among
-#: them) that start as soon as the Pirate's Cove game is compiled, before the other files: a
-#: long test handed out last keeps one worker busy while the other has nothing left to do
-LONG_FIRST = ("test_readme.py", "test_benchmarks.py", "test_contracts.py")
-
-
-def _order(item) -> int:
-    name = Path(str(item.fspath)).name
-    return 0 if name in NO_COVE_GAME else 1 if name in LONG_FIRST else 2
-
-
 def pytest_collection_modifyitems(session, config, items):
-    """The files of :data:`NO_COVE_GAME` first, then :data:`LONG_FIRST`, then the others (each
-    file's tests in their order): on a cold cache the workers run the first while the Pirate's
-    Cove game compiles in the background, instead of waiting for it at the first test that plays
-    the game. Every worker sorts the same way (pytest-xdist requires one order); the tests do not
-    depend on their order."""
-    items.sort(key=_order)
+    """The files of :data:`NO_COVE_GAME` first (each file's tests in their order): on a cold
+    cache the workers run them while the Pirate's Cove game compiles in the background, instead
+    of waiting for it at the first test that plays the game. Every worker sorts the same way
+    (pytest-xdist requires one order); the tests do not depend on their order."""
+    items.sort(key=lambda item: Path(str(item.fspath)).name not in NO_COVE_GAME)
 
 
 def _only_files_without_the_game(args) -> bool:
