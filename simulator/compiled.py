@@ -76,15 +76,11 @@ class State(structref.StructRefProxy):
     ``Cls(*values)``, which later processes load from numba's cache."""
 
     FIELDS: tuple[str, ...] = ()
-    #: the cached compiled constructor (:func:`define_state`); ``None``: numba's own
-    NEW: Callable[..., Any] | None = None
+    #: the cached compiled constructor (set by :func:`define_state`)
+    NEW: Callable[..., Any]
 
     def __new__(cls, *values):
-        new = cls.NEW
-        if new is None:
-            self = structref.StructRefProxy.__new__(cls, *values)
-        else:
-            self = new(*values)
+        self = cls.NEW(*values)
         for name, value in zip(cls.FIELDS, values, strict=True):
             self.__dict__[name] = value
         return self
@@ -126,7 +122,7 @@ class ReadableState:
             setattr(self, name, value)
 
 
-def define_state(proxy: type, type_class: type, new: Callable[..., Any] | None = None) -> type:
+def define_state(proxy: type, type_class: type, new: Callable[..., Any]) -> type:
     """Register ``type_class`` (a :class:`StateType` subclass defined at module level, so that
     numba's cache can name it) and bind ``proxy`` (a :class:`State` subclass) to it; returns the
     class the engine constructs: ``proxy``, or with the JIT off a :class:`ReadableState` with the

@@ -130,7 +130,7 @@ ONE_SIGNATURE = textwrap.dedent(
         mod = importlib.import_module(info.name)
         for name, obj in vars(mod).items():
             state = isinstance(obj, type) and issubclass(obj, State) and obj is not State
-            if state and not obj.NEW:
+            if state and getattr(obj, "NEW", None) is None:
                 compiled[info.name + "." + name] = "numba's own constructor, never cached"
             py = getattr(obj, "py_func", None)  # a numba dispatcher
             if py is None or py.__module__ != info.name:
