@@ -24,8 +24,13 @@ COMPILED_MODULES = (
     "players_ev_battle", "players", "battle", "game", "rollout",
 )  # fmt: skip
 #: sources outside the package that shape the package's cached machine code: company.py calls
-#: the battle kernel's ``_run`` (and so freezes it into its code)
-EXTERNAL_SOURCES = (Path(__file__).resolve().parent.parent / "combat_kernel.py",)
+#: the battle kernel's ``_run`` (and so freezes it into its code), and ``simulator/compiled.py``
+#: makes the codes (numpy integers) the modules freeze into the machine code and the state
+#: objects' types (as for Les Pirates, ``simulator.hunt.EXTERNAL_SOURCES``)
+EXTERNAL_SOURCES = (
+    Path(__file__).resolve().parent.parent / "combat_kernel.py",
+    Path(__file__).resolve().parents[2] / "compiled.py",
+)
 #: modules of the parent package whose cached code calls the package's (and so freezes it into
 #: its machine code): the battle kernel calls core.py's rules; their numba cache files
 #: (``<module>.<function>-<line>.py<ver>.nbi`` / ``.nbc`` in ``../__pycache__``) go with ours
