@@ -1,5 +1,6 @@
-"""The company estimate per call: Python (``simulator.cove.odds.company_odds``) vs compiled
-(``simulator.cove.fast.company.company_odds_art``), on the same situations in the same run.
+"""The company estimate per call: the Python oracle (``company_odds`` of
+``tests/cove_odds_oracle.py``) vs compiled (``simulator.cove.fast.company.company_odds_art``),
+on the same situations in the same run.
 
 The situations are random companies (one to four other ships, random rings, Artisans and parrots)
 against each fighting non-player ship, drawn from a fixed seed (``--games`` sets how many: 40 per
@@ -19,16 +20,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # one core
 
 import numpy as np  # noqa: E402
 
-from simulator.cove import combat_kernel, odds  # noqa: E402
+from simulator.cove import combat_kernel  # noqa: E402
 from simulator.cove.api import load  # noqa: E402
 from simulator.cove.fast import company as fc  # noqa: E402
+from tests import cove_odds_oracle as odds  # noqa: E402
 
 
 def _record(rules, games: int) -> list[tuple]:

@@ -5,7 +5,8 @@ The queries are a grid of what the expected-value players ask (the grid of
 rotating subset of held cards, speed bonuses and Smoke; ``lone_plan`` with a few hands, chests and
 stakes; ``p_sink`` and ``best_volley``), ``--repeat-grid`` times over (later passes hit the memo,
 as a game's repeated queries do). They are answered in order by the readable solver
-(``python_s``, ``simulator.cove.odds``), by the compiled one called from Python on a fresh memo
+(``python_s``, the oracle ``tests/cove_odds_oracle.py``), by the compiled one called from
+Python on a fresh memo
 (``compiled_s``, every answer checked equal, ``==``; numba's call overhead included) and from a
 compiled loop as the compiled players call it (``compiled_loop_s``, fresh memo; the queries packed
 into arrays beforehand; ``compiled_loop_best_s``: the best of ``--repeat`` such runs, each on a
@@ -33,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from simulator.cove.fast import lone
-from simulator.cove.odds import PirateOdds, lone_pirate_odds
+from tests.cove_odds_oracle import PirateOdds, lone_pirate_odds
 from tests.test_cove_fast_lone import (
     FIGHTERS,
     RULES,

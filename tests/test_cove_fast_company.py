@@ -1,5 +1,5 @@
 """The compiled company estimate (``simulator/cove/fast/company.py``) against the Python one
-(``simulator/cove/odds.py``).
+(the oracle ``tests/cove_odds_oracle.py``).
 
 Everything is compared exactly (``==``, never a tolerance): numpy's SeedSequence, PCG64 seeding
 and ``integers(1, 7, size, dtype=np.int8)`` against their compiled ports, the runner's
@@ -21,7 +21,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scenarios import load_scenario
-from simulator.cove import odds
 from simulator.cove.api import load, mix_for
 from simulator.cove.battle import TREASURE_ISLAND, BattleShip, _Battle
 from simulator.cove.combat_kernel import _card_tables, _duel_table, _tables
@@ -31,6 +30,7 @@ from simulator.cove.fast import seedseq
 from simulator.cove.fast.rng import d6_bulk_int8, integers, state_of
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.runner import Block, derive_seed
+from tests import cove_odds_oracle as odds
 
 
 class _Facts(NamedTuple):

@@ -21,8 +21,8 @@ from simulator.cove.combat_policies import SECTIONS, ShipView
 from simulator.cove.fast import battle as fb
 from simulator.cove.fast import players_ev_battle as eb
 from simulator.cove.fast.packed import pack_rules
-from simulator.cove.odds import battle_ship_state
 from simulator.cove.rules import CoveRules
+from tests.cove_odds_oracle import battle_ship_state
 
 
 @pytest.mark.parametrize("hits_to_kill", [1, 2, 3])

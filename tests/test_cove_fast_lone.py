@@ -1,9 +1,9 @@
 """The compiled lone-pirate solver (simulator.cove.fast.lone) against the readable one, exactly.
 
 Every check compares float64 values with ``==`` (no tolerance): the compiled chain must be the
-same expressions evaluated in the same order as :class:`simulator.cove.odds.PirateOdds`
-(canonical, volley mode ``"optimal"``) and :func:`simulator.cove.odds.lone_pirate_odds`, so that
-the compiled players take the readable players' decisions die for die.
+same expressions evaluated in the same order as ``PirateOdds`` of the oracle
+``tests/cove_odds_oracle.py`` (canonical, volley mode ``"optimal"``) and ``lone_pirate_odds``,
+so that the compiled players take the readable players' decisions die for die.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from hypothesis import strategies as hs
 
 from scenarios.loader import load_scenario
 from simulator.cove.fast import lone
-from simulator.cove.odds import PirateOdds, lone_pirate_odds
 from simulator.cove.rules import CoveRules
+from tests.cove_odds_oracle import PirateOdds, lone_pirate_odds
 
 RULES = load_scenario(None, CoveRules).rules
 NO_ABSORB = dataclasses.replace(

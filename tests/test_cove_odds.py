@@ -1,5 +1,6 @@
-"""The players' battle odds (simulator/cove/odds.py): the exact lone solver with cards against the
-combat helper's exact duels and the combat engines, and the company estimate's error.
+"""The players' battle odds (the oracle tests/cove_odds_oracle.py): the exact lone solver with
+cards against the combat helper's exact duels and the combat engines, and the company estimate's
+error.
 
 Monte Carlo tests use fixed seeds and n = 40,000 battles: the standard error of a probability is
 at most 0.5 / sqrt(40,000) = 0.0025, so at 4 SE a bias of 1 point fails.
@@ -21,7 +22,8 @@ from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_kernel import WON, simulate_battles_kernel
 from simulator.cove.combat_policies import NPC_TARGET, BattlePolicy, Broadside, RulePolicy
 from simulator.cove.duel import DuelShip, LoneShipOdds, exact_duel
-from simulator.cove.odds import (
+from simulator.cove.rules import CoveRules
+from tests.cove_odds_oracle import (
     COMPANY_TRIALS,
     PirateOdds,
     battle_ship_state,
@@ -30,7 +32,6 @@ from simulator.cove.odds import (
     lone_pirate_odds,
     ship_state,
 )
-from simulator.cove.rules import CoveRules
 
 RULES = load_scenario(None, CoveRules).rules
 NO_ABSORB = dataclasses.replace(

@@ -25,10 +25,10 @@ from simulator.cove.fast.packed import (
     compiled,
     player_row,
 )
-from simulator.cove.odds import win_probability
 from simulator.cove.rules import PLAYER_ROOT_KINDS, CoveRules
 from simulator.cove.tables import V1_BASE_PARAMS, kind_root, strategy_params
 from simulator.errors import UserError
+from tests.cove_odds_oracle import win_probability
 
 SCEN = load_scenario(None, CoveRules)
 #: the search player's own parameters and their columns

@@ -3,8 +3,8 @@ readable copies that must agree with it.
 
 Each combat rule is written once in compiled code; the readable engines keep their own readable
 versions (:mod:`simulator.cove.battle`, the independent scalar oracle; :mod:`simulator.cove.duel`,
-the exact duels' transitions; :class:`simulator.cove.odds.PirateOdds`, the readable players'
-odds). Here every one of them is checked against the core on every state of a grid (brute
+the exact duels' transitions; ``PirateOdds`` of ``tests/cove_odds_oracle.py``, the players'
+odds' oracle). Here every one of them is checked against the core on every state of a grid (brute
 force, no sampling): a hit on a section (Artisan, then the parrot there, then the ring, the
 ring off the mat, the parrot's death), the hits that destroy a section, the weakest section, the
 speed and the dice count -- with both readings of ``combat.parrot_absorbs_hits``.
@@ -23,8 +23,8 @@ from simulator.cove.battle import BattleShip, _Battle
 from simulator.cove.combat_policies import RulePolicy
 from simulator.cove.duel import DuelShip, _Side
 from simulator.cove.fast import core
-from simulator.cove.odds import PirateOdds
 from simulator.cove.rules import SECTIONS, CoveRules
+from tests.cove_odds_oracle import PirateOdds
 
 BASE = load_scenario(None, CoveRules).rules
 F_PARROT = 4  # the fame column hit_section's caller names (any column works)

@@ -33,9 +33,9 @@ from simulator.cove.fast.packed import (
     S_RING,
 )
 from simulator.cove.fast.rng import set_state, state_of
-from simulator.cove.odds import PirateOdds, lone_pirate_odds, ship_state
 from simulator.cove.rules import CoveRules
 from simulator.cove.tables import strategy_params
+from tests.cove_odds_oracle import PirateOdds, lone_pirate_odds, ship_state
 from tests.cove_table import Table, random_position
 
 SCEN = load_scenario(None, CoveRules)

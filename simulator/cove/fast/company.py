@@ -1,13 +1,15 @@
-"""The compiled players' company estimate: :func:`simulator.cove.odds.company_odds`, compiled.
+"""The compiled players' company estimate: the same floats as ``company_odds`` of the oracle
+``tests/cove_odds_oracle.py`` (which plays the battles from Python through
+:func:`simulator.cove.combat_kernel.simulate_battles_kernel`; the tests hold this module to it).
 
 A player at an island with other player ships and a non-player ship weighs the battle by an
 estimate: ``COMPANY_TRIALS`` battles of the compiled battle kernel, everyone standing, no cards,
 from a generator seeded by the situation (``docs/rules-cove.md``, "Players"). This module gives
 the same three float64 values, from the situation as the int rows the compiled players hold:
 
-1. the order: our ship first, the others sorted as :func:`simulator.cove.odds.company_key` sorts
+1. the order: our ship first, the others sorted as the oracle's ``company_key`` sorts
    them (ring, Artisans as (section, hits absorbed) pairs, parrot key or ``""``, wounds);
-2. the seed: :func:`simulator.cove.odds.company_seed_words`, then
+2. the seed: the oracle's ``company_seed_words``, then
    ``derive_seed(_COMPANY_SEED, "company-odds", *words)`` and ``Block(0, 0, 1, seed).rng("sample")``
    by numpy's SeedSequence and PCG64 seeding (:mod:`simulator.cove.fast.seedseq`);
 3. the battles: :func:`simulator.cove.combat_kernel.simulate_battles_kernel`'s loop -- bulk int8
@@ -90,9 +92,12 @@ from simulator.cove.combat_kernel import (
 )
 from simulator.cove.fast.rng import R_COLS, d6_bulk_int8
 from simulator.cove.fast.seedseq import generate_state32, int_words, pcg64_seed, seed_pool
-from simulator.cove.odds import _COMPANY_SEED, COMPANY_TRIALS
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.runner import _BLOCK_TAG, _DERIVED_TAG, stream_id
+
+#: battles per company estimate (its sampling SE is at most 0.5 / sqrt(COMPANY_TRIALS) = 0.025)
+COMPANY_TRIALS = 400
+_COMPANY_SEED = 0x0C0FE13  # fixed root: the estimate is a pure function of the situation
 
 # ships row columns (the interface)
 SH_RING = 0  # 4 columns: ring positions, SECTIONS order (0: destroyed)
@@ -106,7 +111,7 @@ SH_COLS = 7  # columns allocated (6 used)
     Q_START,  # ship_mat.start_position (a destroyed section is repaired there)
     Q_ABSORBS,  # combat.artisan_absorbs
     Q_PARROT_HP,  # combat.parrot_hits_to_kill
-    Q_TRIALS,  # battles per estimate (odds.COMPANY_TRIALS)
+    Q_TRIALS,  # battles per estimate (COMPANY_TRIALS)
     Q_MAX_DICE,  # max of the crew and cannons values on the mat (the exchange bound's part)
     Q_SEED,  # 3 columns: the derive_seed spawn key head (derived tag, name tag low, high word)
 ) = range(7)
@@ -481,7 +486,8 @@ def _hash(words, n):
 
 @njit(cache=True)
 def company_odds_art(ct, memo, npc, ships, art, m):
-    """``odds.company_odds(rules, company_key(mine, others, npc))``: (p_sink, share, p_routed),
+    """The oracle's ``company_odds(rules, company_key(mine, others, npc))``: (p_sink, share,
+    p_routed),
     ``ships[0]``/``art[0]`` our ship, ``ships[1:m]`` the others in any order."""
     if m < 1 or m > 5:
         raise ValueError("company estimate: 1-5 ships (the battle kernel's)")

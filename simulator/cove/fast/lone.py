@@ -1,12 +1,13 @@
-"""The players' exact lone-pirate odds with cards, compiled: the same floats as
-:class:`simulator.cove.odds.PirateOdds` (volley mode ``"optimal"``, canonical states) and
-:func:`simulator.cove.odds.lone_pirate_odds` (rules sections "Combat", "Non-player ships",
-"Tavern deck").
+"""The players' exact lone-pirate odds with cards (rules sections "Combat", "Non-player ships",
+"Tavern deck"): the same floats as the independent oracle ``tests/cove_odds_oracle.py``
+(``PirateOdds``, volley mode ``"optimal"``, canonical states, and ``lone_pirate_odds``), a
+Python recursion the tests hold this module to (``==``). The ``PirateOdds.*`` names in the
+docstrings below are that oracle's.
 
-One player ship against one non-player ship: the Markov chain of ``PirateOdds`` over (damage
-state, the non-player ship's hull, Grapeshot and Powder keg left), exchange by exchange in speed
-order, volley cards played optimally. The readable version recurses with memoisation
-(``_v``, ``_mid``, ``_npc_fire``, ``_shot``). numba's cached machine code of a recursive
+One player ship against one non-player ship: the Markov chain over (damage state, the
+non-player ship's hull, Grapeshot and Powder keg left), exchange by exchange in speed order,
+volley cards played optimally. The oracle recurses with memoisation (``_v``, ``_mid``,
+``_npc_fire``, ``_shot``). numba's cached machine code of a recursive
 function crashes on reload, so here the recursion is an explicit stack of frames: a frame first
 lists the values it needs (the chain's successor states, in the order the readable code asks
 for them), each is taken from the memo or computed by a frame pushed above it, then the frame
@@ -33,7 +34,7 @@ entry overwrites its first slot, and when the table is three quarters full it is
 never depends on what the memo holds, only the time does (so do its sizes, the scratch stacks'
 and the tape's, and whether a query's root value is looked up before the stack is set up).
 
-Binomial broadsides come from a table built by :meth:`PirateOdds.pmf` itself (:func:`tables`).
+Binomial broadsides come from a table of :func:`simulator.cove.tables.hit_pmf` (:func:`tables`).
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ from simulator.cove.fast.core import (
     speed,
     weakest_of,
 )
-from simulator.cove.odds import PirateOdds
 from simulator.cove.rules import SECTIONS, CoveRules
+from simulator.cove.tables import hit_pmf
 
 # ------------------------------------------------------------------------------- tables ("lt")
 # lt = (vals, first_pos, pmf, parrots, npcs, prm)
@@ -109,14 +110,19 @@ V_GRAPESHOT, V_KEG = 1, 2  # bits of a volley choice (odds.V_GRAPESHOT, odds.V_K
 
 def tables(rules: CoveRules) -> tuple:
     """The solver's constant arrays for ``rules`` (see the ``LT_*`` layout above)."""
-    po = PirateOdds(rules)
     c = rules.combat
-    vals = np.array(po.values, np.int64)
-    first = np.array(po._first_pos, np.int64)
+    mat = rules.ship_mat
+    values = (mat.hull, mat.crew, mat.cannons, mat.sails)
+    vals = np.array(values, np.int64)
+    # per section: position -> the first position with the same value (0 stays 0)
+    first = np.array(
+        [[0 if q == 0 else 1 + v.index(v[q - 1]) for q in range(len(v) + 1)] for v in values],
+        np.int64,
+    )
     npc_specs = [*rules.pirates.values()]
     rn = rules.royal_navy
     maxn = max(
-        [*po.values[1], *po.values[2], 0]
+        [*mat.crew, *mat.cannons, 0]
         + [p.fixed_dice for p in rules.parrots.values()]
         + [n.dice for n in npc_specs]
         + ([rn.dice] if rn is not None else [])
@@ -124,8 +130,7 @@ def tables(rules: CoveRules) -> tuple:
     pmf = np.zeros((3, maxn + 1, maxn + 1), np.float64)
     for j, thr in enumerate((c.hit_on, c.smoke_hit_on, c.grapeshot_hit_on)):
         for n in range(maxn + 1):
-            row = po.pmf(n, thr)
-            pmf[j, n, : len(row)] = row
+            pmf[j, n, : n + 1] = hit_pmf(n, min(max((7 - thr) / 6.0, 0.0), 1.0))
     parrots = np.zeros((max(len(rules.parrots), 1), PA_N), np.int64)
     for i, p in enumerate(rules.parrots.values()):
         parrots[i] = (SECTIONS.index(p.section), p.fixed_dice, p.dice_equal_cannons, p.speed_bonus)

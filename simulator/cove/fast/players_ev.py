@@ -24,7 +24,7 @@ galleon, ``(cacafuego_fame_die_sides + 1) / 2`` or its fame), and the search pla
 models (``rm``: :func:`simulator.cove.fast.packed.rollout_models`). :func:`odds_state` builds it.
 
 Encodings as in :mod:`simulator.cove.fast.packed`: ``npc`` rows (the Royal Navy ``prm[P_RN]``),
-parrot rows (-1), the 9-entry damage state of :func:`simulator.cove.odds.ship_state`.
+parrot rows (-1), the 9-entry damage state of ``ship_state`` (``tests/cove_odds_oracle.py``).
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ def room(val, par, st, s):
 
 @njit(cache=True)
 def ship_state(prm, st, s, out):
-    """:func:`simulator.cove.odds.ship_state` of seat ``s``'s table view into ``out[9]``."""
+    """``ship_state`` (``tests/cove_odds_oracle.py``) of seat ``s``'s table view into ``out[9]``."""
     for k in range(4):
         out[k] = st[s, S_RING + k]
         out[4 + k] = prm[P_ART_ABSORBS] - st[s, S_ART + k] if st[s, S_ART + k] >= 0 else 0

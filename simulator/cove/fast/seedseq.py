@@ -1,9 +1,9 @@
 """numpy's ``SeedSequence`` and ``PCG64`` seeding, compiled: the runner's seed tree in numba.
 
 The compiled players' company estimate (:mod:`simulator.cove.fast.company`) seeds a generator
-from the situation, as :func:`simulator.cove.odds.company_odds` does with
-:func:`simulator.runner.derive_seed` and ``Block(...).rng("sample")``. This module reproduces,
-bit for bit, what numpy does there (``numpy/random/bit_generator.pyx``, ``_pcg64.pyx``):
+from the situation, as the Python oracle (``company_odds`` in ``tests/cove_odds_oracle.py``)
+does with :func:`simulator.runner.derive_seed` and ``Block(...).rng("sample")``. This module
+reproduces, bit for bit, what numpy does there (``numpy/random/bit_generator.pyx``, ``_pcg64.pyx``):
 
 * ``SeedSequence(entropy, spawn_key=key)``: the entropy as uint32 words, little-endian, padded
   with zero words to the pool size (4) when a spawn key follows, then the key's words appended;

@@ -1,21 +1,23 @@
-"""The players' battle odds (rules sections "Combat", "Non-player ships", "Tavern deck").
-
-Three estimates, each a pure function of what a player can see (its own hand, the public board):
+"""Independent oracles of the players' battle odds (rules sections "Combat", "Non-player ships",
+"Tavern deck"), in plain Python, for the tests (and the benchmarks that time the compiled odds
+against them). The product holds none of this: the compiled players' odds are
+:mod:`simulator.cove.fast.odds`, :mod:`simulator.cove.fast.lone` and
+:mod:`simulator.cove.fast.company`, held to these to the float (``==``).
 
 * :func:`win_probability` -- the old players' (``*-v1``) chain: one ship against a pirate or
   another player ship over (hits the opponent can still take, hits our ship can still take),
   both standing, no cards, no Artisan/parrot detail on the opponent's side, and
-  ``combat.parrot_absorbs_hits`` ignored. Kept unchanged for the baselines.
+  ``combat.parrot_absorbs_hits`` ignored (:mod:`simulator.cove.fast.odds`).
 * :class:`PirateOdds` -- exact P(sink) of one player ship against one non-player ship with the
   cards in its hand: the chain of :mod:`simulator.cove.duel` (equal to ``duel.exact_duel`` without
   cards, to rounding -- tested), battle cards as battle parameters, Grapeshot and Powder keg in the
-  state and played optimally. :func:`lone_pirate_odds` is the one entry point the players use
-  (when the combat engine's ``exact_duel(..., cards=...)`` lands, it switches there).
-* :func:`company_odds` -- other player ships at the island: an estimate by the compiled combat
-  kernel (:mod:`simulator.cove.combat_kernel`), ``COMPANY_TRIALS`` battles with every ship
-  standing and no cards, on a generator seeded from the situation's integers (so the estimate
-  is a pure function of the public board and can be cached and shared). Its distance
-  from the truth is measured in ``tests/test_cove_odds.py`` and docs/rules-cove.md.
+  state and played optimally; :func:`lone_pirate_odds` the players' plan over it
+  (:mod:`simulator.cove.fast.lone`).
+* :func:`company_odds` -- other player ships at the island: ``COMPANY_TRIALS`` battles of the
+  compiled combat kernel (:mod:`simulator.cove.combat_kernel`) with every ship standing and no
+  cards, on a generator seeded from the situation's integers, driven from Python
+  (:mod:`simulator.cove.fast.company`). Its distance from the truth is measured in
+  ``tests/test_cove_odds.py`` and docs/rules-cove.md.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from simulator.cove.fast.company import _COMPANY_SEED, COMPANY_TRIALS
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.runner import Block, derive_seed
 
@@ -672,11 +675,6 @@ def lone_pirate_odds(
             ):
                 best, wind, overboard, best_ev = v, w, n, ev
     return LonePlan(best, smoke and not smoke_on, wind, grapple and not grapple_on, overboard)
-
-
-#: battles per company estimate (its sampling SE is at most 0.5 / sqrt(COMPANY_TRIALS) = 0.025)
-COMPANY_TRIALS = 400
-_COMPANY_SEED = 0x0C0FE13  # fixed root: the estimate is a pure function of the situation
 
 
 class CompanyOdds(NamedTuple):
