@@ -474,7 +474,7 @@ class FastGames:
 @functools.lru_cache(maxsize=8)
 def engine_for(rules: CoveRules, names: tuple[str, ...]) -> FastGames:
     """The packed engine of ``rules`` and ``names``, built once per process (the chunks of a run
-    share its buffers and its odds memo, as ``odds.py``'s ``lru_cache`` is shared)."""
+    share its buffers and its odds memos; a memo changes only the time, never a value)."""
     return FastGames(rules, names)
 
 
