@@ -98,7 +98,7 @@ def work_buffers(t) -> tuple:
 # ---------------------------------------------------------------------------- Zobrist hashing
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def zobrist(P, Z, S, row):
     """The Zobrist hash of the position in row ``row`` of ``S`` (``Z`` is ``A[A_ZOBRIST]``)."""
     h = np.uint64(0)
@@ -115,7 +115,7 @@ def set_col(Z, S, row, col, value, h):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mix(h, x):
     """A hash of the pair (``h``, ``x``)."""
     h = (h ^ np.uint64(x)) * np.uint64(0xBF58476D1CE4E5B9)
@@ -163,7 +163,7 @@ def leg_tables(P):
             P[pk.P_PASS_OWN], P[pk.P_FLEET])  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def dice_choices(dice, used):
     """The distinct ways to use the dice not in the mask ``used``, as a bit mask over ``i * nd +
     j`` (``nd`` dice, at most :data:`MAX_DEPTH`): one die ``i`` (``j == i``: a single leg), or two
@@ -185,7 +185,7 @@ def dice_choices(dice, used):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unit_cargo(P, S, row, mode, s, f):
     """``(carrier bit, free)`` of the unit: the home-port bit of a carrier in it (0: none) and
     whether it has a ship without cargo (which may load a treasure)."""
@@ -203,7 +203,7 @@ def unit_cargo(P, S, row, mode, s, f):
     return cbit, free
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gen_steps(P, S, row, wreck, OCC, player, dice, used, OUT, orow):
     """Fill ``OUT[orow, k, S_*]`` with every legal step of ``player`` from row ``row`` of ``S``
     (``OCC`` holding its occupancy) with the dice not in the mask ``used``; returns the count.
@@ -268,7 +268,7 @@ def gen_steps(P, S, row, wreck, OCC, player, dice, used, OUT, orow):
 # ---------------------------------------------------------------------------- applying a step
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def home_square(P, S, row, wreck, ship):
     """Where a survivor of a boarded fleet flees (variant 9, ``sink = "one"``, decision): its home
     anchor, else the first of its home port's berths, free of wrecks and of other seats' ships;
@@ -289,7 +289,7 @@ def home_square(P, S, row, wreck, ship):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def board_ships(P, Z, S, r1, player, mode, ship, f, d, h):
     """Boarding (rules, *Boarding*): sink the opponent's ships on ``d`` (variant 9 with
     ``sink = "one"``: one of a fleet, the carrier first); a sunk carrier's treasure goes aboard
@@ -324,7 +324,7 @@ def board_ships(P, Z, S, r1, player, mode, ship, f, d, h):
     return victim_one, h
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def flee_home(P, Z, S, r1, wreck, player, d, h):
     """The survivors of a boarded fleet on ``d`` flee home (:func:`home_square`); a second
     treasure aboard one of them goes back to its island. Returns the hash."""
@@ -340,7 +340,7 @@ def flee_home(P, Z, S, r1, wreck, player, d, h):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_step(P, Z, S, r0, r1, player, STEPS, srow, spos, h, wreck):
     """Write the position after step ``STEPS[srow, spos]`` of row ``r0`` into row ``r1``; ``h``
     is the hash of ``r0``. Returns ``(won, hash of r1)``, ``won`` 1 when the step wins for
@@ -387,7 +387,7 @@ def apply_step(P, Z, S, r0, r1, player, STEPS, srow, spos, h, wreck):
 # ---------------------------------------------------------------------------- a whole roll
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def steps_at(P, S, row, wreck, OCC, player, dice, used, STEPS):
     """:func:`gen_steps` of row ``row`` into ``STEPS[row]`` (occupancy marked, then cleared)."""
     occupancy(P, S, row, OCC, 1)
@@ -396,7 +396,7 @@ def steps_at(P, S, row, wreck, OCC, player, dice, used, STEPS):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def find_leaf(TABLE, INFO, hl):
     """``(outcome index or -1, its slot)`` of the outcome hash ``hl`` in the leaf table."""
     slot = hl & (HASH_SIZE - 1)
@@ -407,14 +407,14 @@ def find_leaf(TABLE, INFO, hl):
     return -1, slot
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def merge_leaf(INFO, k, n_used, won, loads):
     """An outcome reached again: keep the way using the most dice."""
     if INFO[k, L_USED] < n_used:
         INFO[k, L_USED], INFO[k, L_WON], INFO[k, L_LOADS] = n_used, won, loads
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_visit(TABLE, KEYS, n_visited, h):
     """Mark (position, dice left) of hash ``h`` expanded; returns ``(seen before, n_visited)``
     (the table stops recording at half full: a position may then be expanded twice)."""
@@ -431,7 +431,7 @@ def first_visit(TABLE, KEYS, n_visited, h):
     return False, n_visited
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_leaf(S, DEPTH, HASH, LEAF, INFO, TABLE, d1, n_leaves, n_used, won):
     """Record the position at depth ``d1`` as an outcome (merged with an equal one); returns the
     number of outcomes, -1 when the buffers are full."""
@@ -451,7 +451,7 @@ def add_leaf(S, DEPTH, HASH, LEAF, INFO, TABLE, d1, n_leaves, n_used, won):
     return n_leaves + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def drop_wreck(DEPTH, wreck, depth):
     """Leaving ``depth``: remove the wreck its step made."""
     if DEPTH[D_WRECK, depth] >= 0:
@@ -459,7 +459,7 @@ def drop_wreck(DEPTH, wreck, depth):
         DEPTH[D_WRECK, depth] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def keep_most_dice(LEAF, INFO, n_leaves):
     """Rules, *Movement*: use both dice if any legal way exists, else one, else the turn passes
     (a winning outcome ends the turn at once and is always kept). Compacts the outcomes kept to
@@ -480,7 +480,7 @@ def keep_most_dice(LEAF, INFO, n_leaves):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enumerate_options(A, P, G, row, wreck, player, dice, WB):
     """Every distinct legal outcome of the sorted ``dice`` for ``player`` from position ``G[row]``
     (``wreck``: the wrecks, restored on return), keeping those using the most dice.
