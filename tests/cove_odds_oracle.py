@@ -685,6 +685,11 @@ class CompanyOdds(NamedTuple):
     p_routed: float
 
 
+def _company_order(f):
+    """The order of a ship's facts (ring, Artisans, parrot or ``""``, wounds)."""
+    return (f[0], f[1], f[2] or "", f[3])
+
+
 def company_key(ship, others, npc: str) -> tuple:
     """The public facts a company estimate depends on (``ship``/``others``: observation
     :class:`~simulator.cove.observation.ShipView` objects; the others sorted, seats ignored)."""
@@ -692,21 +697,27 @@ def company_key(ship, others, npc: str) -> tuple:
     def facts(v):
         return (v.ring, v.artisans, v.parrot, v.parrot_wounds)
 
-    def order(f):
-        return (f[0], f[1], f[2] or "", f[3])
+    return (npc, facts(ship), tuple(sorted((facts(o) for o in others), key=_company_order)))
 
-    return (npc, facts(ship), tuple(sorted((facts(o) for o in others), key=order)))
+
+def company_battle(key: tuple) -> tuple[list, int]:
+    """The battle of a company estimate: every ship's facts, ours included, in company order
+    (the battle is the set of ships, whoever asks), and our place in it (the first equal)."""
+    _, mine, theirs = key
+    ships = sorted([mine, *theirs], key=_company_order)
+    return ships, ships.index(mine)
 
 
 def company_seed_words(rules: CoveRules, key: tuple) -> list[int]:
     """The situation as small integers (the estimate's seed): the non-player ship's index among
-    ``rules.pirates`` then the Royal Navy, and per ship its four ring positions, Artisan hits
-    absorbed + 1 per section (0: none), parrot index + 1 (0: none) and parrot wounds."""
-    npc, mine, theirs = key
+    ``rules.pirates`` then the Royal Navy, and per ship of :func:`company_battle`'s order its
+    four ring positions, Artisan hits absorbed + 1 per section (0: none), parrot index + 1 (0:
+    none) and parrot wounds."""
+    npc = key[0]
     npcs = [*rules.pirates, "royal_navy"]
     parrots = list(rules.parrots)
     words = [npcs.index(npc)]
-    for ring, artisans, parrot, wounds in (mine, *theirs):
+    for ring, artisans, parrot, wounds in company_battle(key)[0]:
         art = [0, 0, 0, 0]
         for sec, used in artisans:
             art[sec] = used + 1
@@ -716,7 +727,9 @@ def company_seed_words(rules: CoveRules, key: tuple) -> list[int]:
 
 def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> CompanyOdds:
     """Estimate by simulation: our ship (``key`` from :func:`company_key`) and the others fight
-    the non-player ship in the compiled kernel, everyone standing, no cards, ``trials`` battles,
+    the non-player ship in the compiled kernel, in :func:`company_battle`'s order (the same
+    battles whichever ship asks; our values read from our place), everyone standing, no cards,
+    ``trials`` battles,
     with Treasure Island semantics (the battle ends when the pirate sinks: what comes after is
     the caller's). The generator is seeded from the situation's integers
     (:func:`company_seed_words`): same situation, same estimate in every process."""
@@ -730,10 +743,11 @@ def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> 
     )
     from simulator.cove.combat_policies import BattlePolicy
 
-    npc, mine, theirs = key
+    npc = key[0]
+    battle, me = company_battle(key)
     start = rules.ship_mat.start_position
     ships = []
-    for seat, (ring, artisans, parrot, wounds) in enumerate((mine, *theirs)):
+    for seat, (ring, artisans, parrot, wounds) in enumerate(battle):
         ships.append(
             BattleShip(
                 seat=seat,
@@ -759,19 +773,19 @@ def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> 
         island="hull" if navy else "treasure_island",
     )
     if navy:  # the survivors fight on: our share of its fame says we were there when it sank
-        share = res.fame[:, 0, F_PIRATE].astype(float)
+        share = res.fame[:, me, F_PIRATE].astype(float)
         return CompanyOdds(
             float((share > 0).mean()),
             float(share.mean()),
-            float((res.outcome[:, 0] == ROUTED).mean()),
+            float((res.outcome[:, me] == ROUTED).mean()),
         )
     here = (res.outcome == WON) | (res.outcome == STAYED)
-    mine_sunk = res.npc_sunk & here[:, 0]
+    mine_sunk = res.npc_sunk & here[:, me]
     fame = rules.pirates[npc].fame
     present = np.maximum(here.sum(axis=1), 1)
     share = np.where(mine_sunk, fame // present, 0)
     return CompanyOdds(
         float(mine_sunk.mean()),
         float(share.mean()),
-        float((res.outcome[:, 0] == ROUTED).mean()),
+        float((res.outcome[:, me] == ROUTED).mean()),
     )

@@ -260,7 +260,7 @@ def test_kernel_tables_are_the_kernels(variant):
     npcs = [*rules.pirates, "royal_navy"]
     start = rules.ship_mat.start_position
     for npc, mine, others in _situations(120, 12, rules):
-        _, me, theirs = odds.company_key(mine, others, npc)
+        battle, _ = odds.company_battle(odds.company_key(mine, others, npc))
         ships = [
             BattleShip(
                 seat=s,
@@ -269,7 +269,7 @@ def test_kernel_tables_are_the_kernels(variant):
                 parrot=parrot,
                 parrot_wounded=wounds > 0,
             )
-            for s, (ring, arts, parrot, wounds) in enumerate((me, *theirs))
+            for s, (ring, arts, parrot, wounds) in enumerate(battle)
         ]
         island = "hull" if npc == "royal_navy" else TREASURE_ISLAND
         pols = [BattlePolicy()] * len(ships)
@@ -310,6 +310,20 @@ def test_company_odds_is_pythons_on_sampled_situations(variant):
         assert got == tuple(want), (npc, mine, others)
 
 
+def test_one_simulation_answers_every_ship_of_a_battle():
+    """Asked from each ship's seat in turn, a battle is simulated once (one memo entry): each
+    ship gets the Python estimate from its own seat (an equal ship's values are its own)."""
+    rng = np.random.default_rng(6)
+    for npc, mine, others in _situations(12, 16):
+        ships = [mine, *others]
+        memo = fc.new_memo()
+        for j, me in enumerate(ships):
+            rest = ships[:j] + ships[j + 1 :]
+            want = odds.company_odds(RULES, odds.company_key(me, rest, npc))
+            assert _compiled(npc, me, rest, rng, memo=memo) == tuple(want)
+            assert memo[2][0] == 1
+
+
 def test_company_odds_without_artisans_is_the_art_form():
     rng = np.random.default_rng(4)
     for npc, mine, others in _situations(6, 14):
@@ -334,11 +348,14 @@ def test_a_small_memo_full_again_and_again_never_changes_a_value():
     big = fc.new_memo()
     for c, want in zip(cases * 2, fresh * 2, strict=True):
         assert _compiled(*c, rng, memo=big) == want
-    assert big[2][0] == len({odds.company_key(m, o, n) for n, m, o in cases})
+    # one entry per battle: the set of ships, whichever of them asked
+    battles = {(n, *odds.company_battle(odds.company_key(m, o, n))[0]) for n, m, o in cases}
+    assert big[2][0] == len(battles)
 
 
-def _situation(rules: CoveRules, words) -> tuple:
-    """The company key of an estimate's seed words (``odds.company_seed_words`` read back)."""
+def _battle_of(rules: CoveRules, words) -> tuple:
+    """The non-player ship and the ships' facts of an estimate's seed words
+    (``odds.company_seed_words`` read back), in the battle's order."""
     npcs = [*rules.pirates, "royal_navy"]
     parrots = list(rules.parrots)
     ships = []
@@ -346,13 +363,14 @@ def _situation(rules: CoveRules, words) -> tuple:
         w = [int(x) for x in words[i : i + 10]]
         arts = tuple((sec, w[4 + sec] - 1) for sec in range(4) if w[4 + sec])
         ships.append(_Facts(tuple(w[:4]), arts, parrots[w[8] - 1] if w[8] else None, w[9]))
-    return npcs[int(words[0])], ships[0], ships[1:]
+    return npcs[int(words[0])], ships
 
 
 def test_company_odds_is_pythons_on_the_default_players_situations():
     """Every estimate the default mix asked for in six seeded games of the compiled engine (3, 4
     and 5 players, two deals each; read back from the engine's memo, which holds every
-    estimate made): the Python estimate of the same situation gives the same floats."""
+    estimate made): the Python estimate of the same battle, asked from each ship's seat, gives
+    the same floats."""
     from simulator.cove.fast.engine import FastGames
 
     rules = load(None).rules
@@ -366,10 +384,13 @@ def test_company_odds_is_pythons_on_the_default_players_situations():
     npcs = set()
     for h in slots:
         words = keys[h, 1 : 1 + keys[h, 0]]
-        npc, mine, theirs = _situation(rules, words)
-        key = odds.company_key(mine, theirs, npc)
-        assert odds.company_seed_words(rules, key) == words.tolist()
-        assert tuple(odds.company_odds(rules, key)) == tuple(vals[h]), key
+        npc, battle = _battle_of(rules, words)
+        for j, mine in enumerate(battle):  # every ship's values, asked from its own seat
+            key = odds.company_key(mine, battle[:j] + battle[j + 1 :], npc)
+            assert odds.company_seed_words(rules, key) == words.tolist()
+            if battle.index(mine) == j:  # an equal ship before it answers for it
+                want = tuple(odds.company_odds(rules, key))
+                assert want == tuple(vals[h, 3 * j : 3 * j + 3]), key
         npcs.add(npc)
     assert len(npcs) >= 3, "too few kinds of non-player ship asked about"
 

@@ -7,8 +7,9 @@ estimate: ``COMPANY_TRIALS`` battles of the compiled battle kernel, everyone sta
 from a generator seeded by the situation (``docs/rules-cove.md``, "Players"). This module gives
 the same three float64 values, from the situation as the int rows the compiled players hold:
 
-1. the order: our ship first, the others sorted as the oracle's ``company_key`` sorts
-   them (ring, Artisans as (section, hits absorbed) pairs, parrot key or ``""``, wounds);
+1. the order: every ship at the island, ours included, sorted as the oracle's ``company_key``
+   sorts them (ring, Artisans as (section, hits absorbed) pairs, parrot key or ``""``, wounds):
+   the battle is the set of ships, whoever asks;
 2. the seed: the oracle's ``company_seed_words``, then
    ``derive_seed(_COMPANY_SEED, "company-odds", *words)`` and ``Block(0, 0, 1, seed).rng("sample")``
    by numpy's SeedSequence and PCG64 seeding (:mod:`simulator.cove.fast.seedseq`);
@@ -16,14 +17,21 @@ the same three float64 values, from the situation as the int rows the compiled p
    dice (the same bulk sizes, the unused tail kept, a battle that ran out replayed) into the
    kernel's own compiled ``_run``, with its tables (``_tables``, ``_card_tables``,
    ``_duel_table``) built here for the everyone-standing, no-cards :class:`BattlePolicy` case;
-4. the reductions: P(sunk while we are there), the share ``fame // present``, P(routed); against
-   the Royal Navy (fought at an outer island, the survivors fight on) our pirate fame.
+4. the reductions, for every ship of the battle from the same battles: P(the pirate sunk while
+   it is there), its share ``fame // present``, P(routed); against the Royal Navy (fought at an
+   outer island, the survivors fight on) its pirate fame. The asker's values are those of the
+   first ship in the order equal to its own (equal ships have equal facts).
+
+One simulation serves every ship of a battle (issue 28): the opponent model asks, in the last
+month, the same battle of every opponent (all ships against the pirate at Treasure Island), which
+was one simulation per opponent and about half of a game's time.
 
 Encodings (the stage's interface): ``npc`` = row in ``rules.pirates`` order, then the Royal Navy;
 ``ships`` int64[>= m, 7] rows = ring positions x4 (0: destroyed, repaired at the Cove as the
 Python does), parrot row or -1, parrot wounds; ``art`` int64[>= m, 4] = hits already absorbed by
 the Artisan on each section, -1 where there is none. The memo (:func:`new_memo`) is keyed on the
-complete seed words, compared exactly: it changes only the time, never a value.
+complete seed words, compared exactly, and holds every ship's values: it changes only the time,
+never a value.
 """
 
 from __future__ import annotations
@@ -128,7 +136,8 @@ A_SEC, A_FIXED, A_BONES, A_SPEED, A_RANK = range(5)  # A_RANK: 1 + its key's ran
 NPC_REFUSED = -1
 
 MEMO_SLOTS = 1 << 12  # open-addressing slots of one memo (cleared when 3/4 full)
-MEMO_WIDTH = 1 + 10 * 5  # words of the largest situation (npc + 10 per ship, 5 ships)
+MAX_SHIPS = 5  # the battle kernel's most player ships
+MEMO_WIDTH = 1 + 10 * MAX_SHIPS  # words of the largest situation (npc + 10 per ship)
 
 
 def tables(rules: CoveRules) -> tuple:
@@ -210,13 +219,14 @@ def tables(rules: CoveRules) -> tuple:
 
 def new_memo(slots: int = MEMO_SLOTS) -> tuple:
     """An empty memo of estimates ``(keys, values, count)``: ``keys[slot, 0]`` the number of seed
-    words (0: empty slot), then the words; ``values[slot]`` the three floats. ``slots`` (tests
+    words (0: empty slot), then the words; ``values[slot, 3 * j : 3 * j + 3]`` the three floats
+    of the ``j``-th ship in the battle's order (:func:`company_order`). ``slots`` (tests
     use a small one) bounds it: when 3/4 full it is emptied before the next entry."""
     if slots < 2:
         raise ValueError(f"memo slots={slots} (allowed: 2 or more)")
     return (
         np.zeros((slots, 1 + MEMO_WIDTH), np.int64),
-        np.zeros((slots, 3), np.float64),
+        np.zeros((slots, 3 * MAX_SHIPS), np.float64),
         np.zeros(1, np.int64),
     )
 
@@ -262,14 +272,14 @@ def _cmp_ships(ct, ships, art, i, j):
 
 @njit(cache=True)
 def company_order(ct, ships, art, m, order):
-    """``order[:m]``: our ship (row 0), then the others as company_key sorts them (a stable
-    insertion sort, as Python's ``sorted``)."""
+    """``order[:m]``: every ship (ours in row 0 included) as company_key sorts them (a stable
+    insertion sort, as Python's ``sorted`` of ``[ours, *others]``)."""
     for i in range(m):
         order[i] = i
-    for i in range(2, m):
+    for i in range(1, m):
         x = order[i]
         j = i - 1
-        while j >= 1 and _cmp_ships(ct, ships, art, order[j], x) > 0:
+        while j >= 0 and _cmp_ships(ct, ships, art, order[j], x) > 0:
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = x
@@ -350,8 +360,9 @@ def kernel_tables(ct, npc, ships, art, order, m, ship, prm):
 
 
 @njit(cache=True)
-def _estimate(ct, npc, ships, art, order, m, words, n_words):
-    """The estimate itself: the battles and their reductions."""
+def _estimate(ct, npc, ships, art, order, m, words, n_words, res):
+    """The estimate itself: the battles and their reductions, ``res[j]`` = (p_sink, share,
+    p_routed) of the ``j``-th ship in ``order``."""
     cst, val = ct[0], ct[1]
     n = cst[Q_TRIALS]
     S = m
@@ -446,32 +457,35 @@ def _estimate(ct, npc, ships, art, order, m, words, n_words):
         )
         if status == 2:  # no card decision is ever asked without cards
             raise ValueError("company estimate: the kernel asked for a card decision")
-    routed = 0
-    sunk = 0
-    total = 0
-    if npc == cst[Q_N_PIRATES]:  # the Royal Navy: our share of its fame, the survivors fight on
-        for b in range(n):
-            f = np.int64(out_fame[b, 0, F_PIRATE])
-            if f > 0:
-                sunk += 1
-            total += f
-            if out_outcome[b, 0] == ROUTED:
-                routed += 1
-    else:
-        pf = prm[P_NPC_FAME]
-        for b in range(n):
-            here0 = out_outcome[b, 0] == WON or out_outcome[b, 0] == STAYED
-            if out_sunk[b] and here0:
-                cnt = 0
-                for s in range(S):
-                    if out_outcome[b, s] == WON or out_outcome[b, s] == STAYED:
-                        cnt += 1
-                sunk += 1
-                total += pf // max(cnt, 1)
-            if out_outcome[b, 0] == ROUTED:
-                routed += 1
-    fn = np.float64(n)
-    return np.float64(sunk) / fn, np.float64(total) / fn, np.float64(routed) / fn
+    for j in range(S):
+        routed = 0
+        sunk = 0
+        total = 0
+        if npc == cst[Q_N_PIRATES]:
+            for b in range(n):
+                f = np.int64(out_fame[b, j, F_PIRATE])
+                if f > 0:
+                    sunk += 1
+                total += f
+                if out_outcome[b, j] == ROUTED:
+                    routed += 1
+        else:
+            pf = prm[P_NPC_FAME]
+            for b in range(n):
+                herej = out_outcome[b, j] == WON or out_outcome[b, j] == STAYED
+                if out_sunk[b] and herej:
+                    cnt = 0
+                    for s2 in range(S):
+                        if out_outcome[b, s2] == WON or out_outcome[b, s2] == STAYED:
+                            cnt += 1
+                    sunk += 1
+                    total += pf // max(cnt, 1)
+                if out_outcome[b, j] == ROUTED:
+                    routed += 1
+        fn = np.float64(n)
+        res[j, 0] = np.float64(sunk) / fn
+        res[j, 1] = np.float64(total) / fn
+        res[j, 2] = np.float64(routed) / fn
 
 
 @njit(cache=True)
@@ -487,9 +501,10 @@ def _hash(words, n):
 @njit(cache=True)
 def company_odds_art(ct, memo, npc, ships, art, m):
     """The oracle's ``company_odds(rules, company_key(mine, others, npc))``: (p_sink, share,
-    p_routed),
-    ``ships[0]``/``art[0]`` our ship, ``ships[1:m]`` the others in any order."""
-    if m < 1 or m > 5:
+    p_routed) of our ship, ``ships[0]``/``art[0]``; ``ships[1:m]`` the others in any order. The
+    battle of the ``m`` ships is simulated once for all of them (the memo keeps every ship's
+    values): asked from another ship's seat, the same battle answers from the memo."""
+    if m < 1 or m > MAX_SHIPS:
         raise ValueError("company estimate: 1-5 ships (the battle kernel's)")
     if ct[2][npc, P_NPC] == NPC_REFUSED:
         raise ValueError("company estimate: damages='controller' without a controller")
@@ -497,6 +512,11 @@ def company_odds_art(ct, memo, npc, ships, art, m):
     company_order(ct, ships, art, m, order)
     words = np.empty(1 + 10 * m, np.int64)
     n_words = seed_words(npc, ships, art, order, m, words)
+    me = 0  # our place in the order: the first ship equal to ours
+    while order[me] != 0:
+        me += 1
+    while me > 0 and _cmp_ships(ct, ships, art, order[me - 1], 0) == 0:
+        me -= 1
     keys, vals, count = memo
     slots = keys.shape[0]
     h = np.int64(_hash(words, n_words) % np.uint64(slots))
@@ -508,9 +528,10 @@ def company_odds_art(ct, memo, npc, ships, art, m):
                     same = False
                     break
             if same:
-                return vals[h, 0], vals[h, 1], vals[h, 2]
+                return vals[h, 3 * me], vals[h, 3 * me + 1], vals[h, 3 * me + 2]
         h = (h + 1) % slots
-    p_sink, share, p_routed = _estimate(ct, npc, ships, art, order, m, words, n_words)
+    res = np.zeros((m, 3), np.float64)
+    _estimate(ct, npc, ships, art, order, m, words, n_words, res)
     if n_words <= keys.shape[1] - 1:
         if 4 * (count[0] + 1) > 3 * slots:  # full: start again (values never change)
             keys[:, 0] = 0
@@ -519,11 +540,11 @@ def company_odds_art(ct, memo, npc, ships, art, m):
         keys[h, 0] = n_words
         for k in range(n_words):
             keys[h, 1 + k] = words[k]
-        vals[h, 0] = p_sink
-        vals[h, 1] = share
-        vals[h, 2] = p_routed
+        for j in range(m):
+            for c in range(3):
+                vals[h, 3 * j + c] = res[j, c]
         count[0] += 1
-    return p_sink, share, p_routed
+    return res[me, 0], res[me, 1], res[me, 2]
 
 
 @njit(cache=True)
@@ -534,6 +555,7 @@ def company_odds(ct, memo, npc, ships, m):
 
 
 __all__ = [
+    "MAX_SHIPS",
     "MEMO_SLOTS",
     "SH_COLS",
     "company_odds",
