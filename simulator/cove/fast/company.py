@@ -457,35 +457,37 @@ def _estimate(ct, npc, ships, art, order, m, words, n_words, res):
         )
         if status == 2:  # no card decision is ever asked without cards
             raise ValueError("company estimate: the kernel asked for a card decision")
-    for j in range(S):
-        routed = 0
-        sunk = 0
-        total = 0
-        if npc == cst[Q_N_PIRATES]:
-            for b in range(n):
+    # every ship's counts, battle by battle (the ships present counted once a battle)
+    sunk = np.zeros(S, np.int64)
+    total = np.zeros(S, np.int64)
+    routed = np.zeros(S, np.int64)
+    navy = npc == cst[Q_N_PIRATES]  # the Royal Navy: its pirate fame, the survivors fight on
+    pf = prm[P_NPC_FAME]
+    for b in range(n):
+        if navy:
+            for j in range(S):
                 f = np.int64(out_fame[b, j, F_PIRATE])
                 if f > 0:
-                    sunk += 1
-                total += f
-                if out_outcome[b, j] == ROUTED:
-                    routed += 1
-        else:
-            pf = prm[P_NPC_FAME]
-            for b in range(n):
-                herej = out_outcome[b, j] == WON or out_outcome[b, j] == STAYED
-                if out_sunk[b] and herej:
-                    cnt = 0
-                    for s2 in range(S):
-                        if out_outcome[b, s2] == WON or out_outcome[b, s2] == STAYED:
-                            cnt += 1
-                    sunk += 1
-                    total += pf // max(cnt, 1)
-                if out_outcome[b, j] == ROUTED:
-                    routed += 1
-        fn = np.float64(n)
-        res[j, 0] = np.float64(sunk) / fn
-        res[j, 1] = np.float64(total) / fn
-        res[j, 2] = np.float64(routed) / fn
+                    sunk[j] += 1
+                total[j] += f
+        elif out_sunk[b]:
+            cnt = 0
+            for j in range(S):
+                if out_outcome[b, j] == WON or out_outcome[b, j] == STAYED:
+                    cnt += 1
+            share = pf // max(cnt, 1)
+            for j in range(S):
+                if out_outcome[b, j] == WON or out_outcome[b, j] == STAYED:
+                    sunk[j] += 1
+                    total[j] += share
+        for j in range(S):
+            if out_outcome[b, j] == ROUTED:
+                routed[j] += 1
+    fn = np.float64(n)
+    for j in range(S):
+        res[j, 0] = np.float64(sunk[j]) / fn
+        res[j, 1] = np.float64(total[j]) / fn
+        res[j, 2] = np.float64(routed[j]) / fn
 
 
 @njit(cache=True)
@@ -512,11 +514,9 @@ def company_odds_art(ct, memo, npc, ships, art, m):
     company_order(ct, ships, art, m, order)
     words = np.empty(1 + 10 * m, np.int64)
     n_words = seed_words(npc, ships, art, order, m, words)
-    me = 0  # our place in the order: the first ship equal to ours
+    me = 0  # our place in the order: the stable sort keeps row 0 first among its equals
     while order[me] != 0:
         me += 1
-    while me > 0 and _cmp_ships(ct, ships, art, order[me - 1], 0) == 0:
-        me -= 1
     keys, vals, count = memo
     slots = keys.shape[0]
     h = np.int64(_hash(words, n_words) % np.uint64(slots))
