@@ -3,23 +3,21 @@
 Measures (a) battles per second of the compiled kernel (simulator.cove.combat_kernel, what
 ``simulate_battles`` uses for the battles it covers) for a player-vs-player duel and for a ship
 against Blackbeard, without cards -- the headline ``battles_per_s`` / ``rng_fraction`` -- (b) the
-scalar reference engine (simulator.cove.battle) on the same battles, (c) numpy int8 d6 generation
+scalar oracle (tests/cove_battle_oracle.py) on the same battles, (c) numpy int8 d6 generation
 per second, (d) the time of an exact duel table for one build (the five fighting opponents),
 (e) battles with cards and parrots on the kernel (``cards_*`` keys: a lone ship playing its solved
 optimal card policy against Captain Hook, three ships with parrots and the players' card rule
 against Blackbeard, a ship duel with rule-played cards), (f) ``cove duel --cards`` as the command
-runs it (seeded chunks through the runner) with 2 jobs (``duel_cards_2jobs_battles_per_s``), and
-(g) ``simulate_battles``'s scalar fallback on a battle the kernel does not cover (a policy of
-another type against Blackbeard: ``scalar_fallback_*`` keys). The kernel is compiled (or loaded
-from numba's cache) before any timing; its compile/load time is reported apart. Prints a table,
-then as its last line one JSON object.
+runs it (seeded chunks through the runner) with 2 jobs (``duel_cards_2jobs_battles_per_s``). The
+kernel is compiled (or loaded from numba's cache) before any timing; its compile/load time is
+reported apart. Prints a table, then as its last line one JSON object.
 
 The vectorised numpy engine was retired in issue 16 (stage C); its last figures on this benchmark
 (kernel 4.28M battles/s against its 0.64M, 6.7x; with cards 1.94M against 0.17M, 11.1x; load
 3.2) are in CHANGELOG.md.
 
     python benchmarks/cove_combat.py [--batch 200000] [--scalar 3000] [--repeat 3]
-                                     [--duel-n 4000000] [--fallback 3000]
+                                     [--duel-n 4000000]
 """
 
 from __future__ import annotations
@@ -28,7 +26,11 @@ import argparse
 import functools
 import json
 import os
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the scalar oracle is in tests/
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # one core
@@ -37,7 +39,6 @@ import numpy as np  # noqa: E402
 
 from scenarios import load_scenario  # noqa: E402
 from simulator.cove import combat_kernel  # noqa: E402
-from simulator.cove.battle import BattleShip, resolve_battle  # noqa: E402
 from simulator.cove.combat import simulate_battles  # noqa: E402
 from simulator.cove.combat_policies import HeuristicCardPolicy, RulePolicy  # noqa: E402
 from simulator.cove.commands import MC_CHUNK  # noqa: E402
@@ -50,6 +51,7 @@ from simulator.cove.lethality import (  # noqa: E402
 )
 from simulator.cove.rules import CoveRules  # noqa: E402
 from simulator.runner import run_chunks  # noqa: E402
+from tests.cove_battle_oracle import BattleShip, resolve_battle  # noqa: E402
 
 
 def battles(rules):
@@ -102,16 +104,6 @@ def card_battles(rules):
     }
 
 
-class FallbackRule(RulePolicy):
-    """RulePolicy's rule under another type: the kernel refuses it, so ``simulate_battles``
-    plays it on the scalar engine (what a custom policy costs)."""
-
-
-def fallback_battle():
-    """The scalar fallback's case: vs-blackbeard with a policy the kernel does not cover."""
-    return [BattleShip(0, [6, 5, 5, 5], {"hull": 0})], "blackbeard", [FallbackRule()]
-
-
 def duel_cards_task(rules):
     """The chunk task of ``cove duel --ship ... --vs captain-hook --cards smoke,grapeshot,powder-keg
     -n N``: the solved policy, the command's chunk function."""
@@ -143,9 +135,6 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best kept)")
     ap.add_argument(
         "--duel-n", type=int, default=4_000_000, help="battles of the 2-job cove duel --cards run"
-    )
-    ap.add_argument(
-        "--fallback", type=int, default=3000, help="battles per run of the scalar fallback"
     )
     args = ap.parse_args()
     rules = load_scenario(None, CoveRules).rules
@@ -235,17 +224,6 @@ def main() -> None:
         block_size=MC_BLOCK_SIZE,
     )  # fmt: skip
     duel_2jobs = duel_n / (time.perf_counter() - t)
-    # (g) the scalar fallback of simulate_battles on a battle the kernel does not cover
-    fb_ships, fb_npc, fb_pols = fallback_battle()
-    frng = np.random.default_rng(5)
-    tf, fres = float("inf"), None
-    for _ in range(args.repeat):
-        t = time.perf_counter()
-        fres = simulate_battles(rules, fb_ships, fb_npc, fb_pols, args.fallback, frng)
-        tf = min(tf, time.perf_counter() - t)
-    assert fres.engine == "scalar", fres.engine
-    fallback_per_s = args.fallback / tf
-    vs_bb = next(r for r in rows if r["name"] == "vs-blackbeard")
 
     battles_per_s, dice_per_battle = tot[0] / tot[1], tot[2] / tot[0]
     rng_fraction = battles_per_s * dice_per_battle / rng_dice_per_s
@@ -272,10 +250,6 @@ def main() -> None:
         print(f"{r['name']:<28}{r['kernel']:>12,.0f}")
     print(f"{'all':<28}{cards_kernel:>12,.0f}")
     print(f"cove duel --cards (solved policy vs Captain Hook), 2 jobs: {duel_2jobs:,.0f} battles/s")
-    print(
-        f"scalar fallback ({fres.engine_reason}, vs Blackbeard): {fallback_per_s:,.0f} battles/s; "
-        f"the kernel on the same battle with RulePolicy {vs_bb['kernel'][0] / fallback_per_s:,.0f}x"
-    )
     print(f"kernel compile/cache load (untimed): {warm_s:.2f} s")
     print(f"exact duel table, one build x 5 opponents: {exact_ms:.1f} ms (median)")
     print(f"the same with the best card and pair per row: {best_cards_ms:.0f} ms")
@@ -307,11 +281,6 @@ def main() -> None:
         },
         "duel_cards_2jobs_battles_per_s": round(duel_2jobs, 1),
         "duel_n": duel_n,
-        "scalar_fallback_battles_per_s": round(fallback_per_s, 1),
-        "scalar_fallback_case": "vs-blackbeard, a RulePolicy subclass (not the kernel's)",
-        "scalar_fallback_reason": fres.engine_reason,
-        "scalar_fallback_n": args.fallback,
-        "kernel_vs_scalar_fallback": round(vs_bb["kernel"][0] / fallback_per_s, 1),
         "load_1min": round(os.getloadavg()[0], 2),
     }
     print(json.dumps(out))

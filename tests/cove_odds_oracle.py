@@ -733,7 +733,6 @@ def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> 
     with Treasure Island semantics (the battle ends when the pirate sinks: what comes after is
     the caller's). The generator is seeded from the situation's integers
     (:func:`company_seed_words`): same situation, same estimate in every process."""
-    from simulator.cove.battle import BattleShip
     from simulator.cove.combat_kernel import (
         F_PIRATE,
         ROUTED,
@@ -742,6 +741,7 @@ def company_odds(rules: CoveRules, key: tuple, trials: int = COMPANY_TRIALS) -> 
         simulate_battles_kernel,
     )
     from simulator.cove.combat_policies import BattlePolicy
+    from tests.cove_battle_oracle import BattleShip
 
     npc = key[0]
     battle, me = company_battle(key)

@@ -1,9 +1,9 @@
-"""Batches of one battle (simulator.cove.combat.simulate_battles) on both of its engines, the
-compiled kernel and the scalar reference played one battle at a time: on one die stream they play
-the same battles, die for die, on constructed battles that use every card, parrot and pirate
-special; the scalar path is resolve_battle in a row on the caller's generator; custom policies and
-a custom Royal Navy controller play on the scalar path; seeding, invariants and the scenario
-switches on both engines.
+"""Batches of one battle (simulator.cove.combat.simulate_battles, the compiled kernel) against the
+scalar oracle played one battle at a time (tests/cove_battle_oracle.py, ``simulate_scalar``): on
+one die stream they play the same battles, die for die, on constructed battles that use every
+card, parrot and pirate special; the oracle's batch is resolve_battle in a row on the caller's
+generator; custom policies and a custom Royal Navy controller are refused by the product, with the
+reason, and played by the oracle; seeding, invariants and the scenario switches on both.
 
 (The vectorised numpy engine these tests used to check against the scalar oracle was retired in
 issue 16; its distribution tests became the die-for-die tests below.)"""
@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from scenarios import load_scenario
-from simulator.cove.battle import FAME_CAUSES, OUTCOMES, BattleShip, resolve_battle
 from simulator.cove.combat import BatchResult, simulate_battles
 from simulator.cove.combat_policies import (
     HeuristicCardPolicy,
@@ -25,6 +24,13 @@ from simulator.cove.combat_policies import (
 from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, exact_duel
 from simulator.cove.lethality import Build, duel_engine, lethality_table
 from simulator.cove.rules import CoveRules
+from tests.cove_battle_oracle import (
+    FAME_CAUSES,
+    OUTCOMES,
+    BattleShip,
+    resolve_battle,
+    simulate_scalar,
+)
 from tests.test_cove_combat_kernel import DieStream
 
 RULES = load_scenario(None, CoveRules).rules
@@ -135,7 +141,17 @@ BATTLES = [
 
 
 FIELDS = ("outcome", "fame", "positions", "npc_sunk", "captured_by", "exchanges", "capped")
-ENGINES = ("kernel", "scalar")
+ENGINES = ("kernel", "scalar")  # the product's kernel; the scalar oracle
+
+
+def play(engine, rules, ships, npc, pols, n, rng, island="hull", royal_navy_policy=None):
+    """A batch on the kernel (``simulate_battles``) or on the scalar oracle."""
+    if engine == "scalar":
+        return simulate_scalar(rules, ships, npc, pols, n, rng, island, royal_navy_policy)
+    return simulate_battles(
+        rules, ships, npc, pols, n, rng, island=island, royal_navy_policy=royal_navy_policy,
+        engine=engine,
+    )  # fmt: skip
 
 
 def assert_same_battles(a: BatchResult, b: BatchResult, what) -> None:
@@ -145,36 +161,39 @@ def assert_same_battles(a: BatchResult, b: BatchResult, what) -> None:
 
 
 class CustomRule(RulePolicy):
-    """RulePolicy's rule under another type: not the kernel's (the scalar path plays it)."""
+    """RulePolicy's rule under another type: not the kernel's (refused; the oracle plays it)."""
 
 
 @pytest.mark.parametrize("name,ships,npc,pols,island", BATTLES, ids=[b[0] for b in BATTLES])
-def test_kernel_and_scalar_paths_play_the_same_battles_die_for_die(name, ships, npc, pols, island):
-    """Both engines of simulate_battles on one die stream: every array of the two results equal,
-    and every die used (the kernel's bulk refills replay a cut battle from its first die). The
-    scalar path is resolve_battle itself, so this checks the kernel's rules and the scalar path's
+def test_kernel_and_scalar_oracle_play_the_same_battles_die_for_die(name, ships, npc, pols, island):
+    """simulate_battles and the scalar oracle on one die stream: every array of the two results
+    equal, and every die used (the kernel's bulk refills replay a cut battle from its first die).
+    The oracle's batch is resolve_battle itself, so this checks the kernel's rules and its
     bookkeeping (argument order, outcome codes, fame causes, the captor's index) at once."""
     n = 300
     k = simulate_battles(RULES, ships, npc, pols, n, DieStream(7), island=island, engine="kernel")
-    s = simulate_battles(RULES, ships, npc, pols, n, DieStream(7), island=island, engine="scalar")
+    s = play("scalar", RULES, ships, npc, pols, n, DieStream(7), island)
     assert (k.engine, s.engine) == ("kernel", "scalar")
-    assert s.engine_reason == "forced (engine='scalar')"
+    assert k.engine_reason == "forced (engine='kernel')"
     assert_same_battles(k, s, name)
 
 
-def test_the_scalar_path_is_resolve_battle_in_a_row_on_the_callers_generator():
-    """A battle the kernel does not play (a policy of another type) goes to the scalar engine with
-    the kernel's reason; its arrays are those of resolve_battle called n times on the same
-    generator. The Cacafuego at Treasure Island goes to the fastest ship: ``captured_by`` is an
-    argument index, not a seat (the seats are given out of order)."""
+def test_a_battle_the_kernel_does_not_play_is_refused_and_the_oracle_batch_is_resolve_battle():
+    """A battle the kernel does not play (a policy of another type) is refused by simulate_battles
+    with the kernel's reason and the allowed policies (no second engine plays it). The oracle's
+    batch is resolve_battle called n times on the same generator. The Cacafuego at Treasure
+    Island goes to the fastest ship: ``captured_by`` is an argument index, not a seat (the seats
+    are given out of order)."""
     ships = [S(2, (2, 2, 2, 5)), S(0, (3, 3, 3, 5)), S(1, (2, 2, 2, 5), parrot="flint")]
     pols = [CustomRule(), RulePolicy(), CustomRule("when-hit")]
     n = 400
-    res = simulate_battles(
-        RULES, ships, "cacafuego", pols, n, np.random.default_rng(3), island="treasure_island"
+    with pytest.raises(ValueError, match=r"policy CustomRule \(allowed policies: RulePolicy"):
+        simulate_battles(
+            RULES, ships, "cacafuego", pols, n, np.random.default_rng(3), island="treasure_island"
+        )
+    res = simulate_scalar(
+        RULES, ships, "cacafuego", pols, n, np.random.default_rng(3), "treasure_island", None
     )
-    assert res.engine == "scalar"
-    assert res.engine_reason == "not the kernel's: policy CustomRule"
     rng = np.random.default_rng(3)
     dice = 0
     for b in range(n):
@@ -190,7 +209,7 @@ def test_the_scalar_path_is_resolve_battle_in_a_row_on_the_callers_generator():
     assert sorted(set(res.captured_by.tolist())) == [0, 1, 2]
 
 
-def test_no_command_reaches_the_scalar_path():
+def test_every_batch_a_command_builds_is_the_kernels():
     """The batches the commands build, as they build them (simulator/cove/commands.py ``duel -n``
     and lethality.lethality_table's company rows): every one is the kernel's -- each policy name,
     every fighting opponent and a ship duel, the two card policies with a hand, 1-4 company ships
@@ -219,23 +238,24 @@ def test_no_command_reaches_the_scalar_path():
 
 
 def test_royal_navy_controller_policy_is_used_on_the_batch():
-    """A custom controller is not the kernel's: the scalar path asks it at every broadside."""
+    """A custom controller is not the kernel's: simulate_battles refuses it; the oracle asks it at
+    every broadside."""
 
     class AimAtSeatOneCannons(RoyalNavyPolicy):
         def target(self, view):
             return (1 if view.ship(1).present else 0), "cannons"
 
     ships = [S(0, (8, 2, 2, 8)), S(1, (8, 2, 2, 8))]
-    b = simulate_battles(
-        RULES,
-        ships,
-        "royal_navy",
-        [RulePolicy(), RulePolicy()],
-        500,
-        np.random.default_rng(3),
-        royal_navy_policy=AimAtSeatOneCannons(),
-    )
-    assert b.engine == "scalar" and "AimAtSeatOneCannons" in b.engine_reason
+    pols = [RulePolicy(), RulePolicy()]
+    with pytest.raises(ValueError, match="Royal Navy controller AimAtSeatOneCannons"):
+        simulate_battles(
+            RULES, ships, "royal_navy", pols, 500, np.random.default_rng(3),
+            royal_navy_policy=AimAtSeatOneCannons(),
+        )  # fmt: skip
+    b = play(
+        "scalar", RULES, ships, "royal_navy", pols, 500, np.random.default_rng(3), "hull",
+        AimAtSeatOneCannons(),
+    )  # fmt: skip
     # the Royal Navy won: only its fire hit the ships, all of it at the cannons (the default
     # controller would have aimed at the crew, the first of the weakest sections)
     afloat = ~b.npc_sunk
@@ -251,7 +271,7 @@ def test_same_seed_same_batch_other_seed_other_batch_and_empty_batch(engine):
 
     def run(seed, size=n):
         rng = np.random.default_rng(seed)
-        return simulate_battles(RULES, ships, npc, pols, size, rng, island=island, engine=engine)
+        return play(engine, RULES, ships, npc, pols, size, rng, island)
 
     a, b, c = run(5), run(5), run(6)
     assert_same_battles(a, b, engine)
@@ -266,9 +286,7 @@ def test_same_seed_same_batch_other_seed_other_batch_and_empty_batch(engine):
 def test_invariants_on_a_random_batch(engine):
     ships, npc, pols, island = BATTLES[2][1:]
     n = 5000 if engine == "kernel" else 500
-    b = simulate_battles(
-        RULES, ships, npc, pols, n, np.random.default_rng(8), island=island, engine=engine
-    )
+    b = play(engine, RULES, ships, npc, pols, n, np.random.default_rng(8), island)
     won = b.outcome == OUTCOMES.index("won")
     routed = b.outcome == OUTCOMES.index("routed")
     # a routed ship has a destroyed section; a winner has none; at most one winner outside
@@ -302,14 +320,14 @@ def test_parrot_absorbs_hits_switch_in_exact_and_batch_engines(engine):
         rules = _rules_with(parrot_absorbs_hits=absorbs)
         exact = exact_duel(rules, ship, "captain_hook", RulePolicy())
         odds[absorbs] = exact.win
-        b = simulate_battles(
+        b = play(
+            engine,
             rules,
             [BattleShip(0, list(ship.positions), {}, "flint")],
             "captain_hook",
             [RulePolicy()],
             n,
             np.random.default_rng(31),
-            engine=engine,
         )
         won = b.outcome_counts(0)["won"] / n
         assert abs(won - exact.win) <= 4 * np.sqrt(exact.win * (1 - exact.win) / n), (
@@ -332,9 +350,7 @@ def test_smoke_blocks_misfire_switch_in_both_engines():
     for blocks in (True, False):
         rules = _rules_with(smoke_blocks_misfire=blocks)
         k = simulate_battles(rules, ships, npc, pols, 300, DieStream(9), island=island)
-        s = simulate_battles(
-            rules, ships, npc, pols, 300, DieStream(9), island=island, engine="scalar"
-        )
+        s = play("scalar", rules, ships, npc, pols, 300, DieStream(9), island)
         assert_same_battles(k, s, blocks)
         kb = simulate_battles(rules, ships, npc, pols, n, np.random.default_rng(41), island=island)
         assert kb.engine == "kernel"

@@ -11,10 +11,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scenarios import load_scenario
-from simulator.cove.battle import FAME_CAUSES, OUTCOMES, BattleShip, resolve_battle
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_policies import BATTLE_CARDS, VOLLEY_CARDS, RulePolicy
 from simulator.cove.rules import CoveRules
+from tests.cove_battle_oracle import (
+    FAME_CAUSES,
+    OUTCOMES,
+    BattleShip,
+    resolve_battle,
+    simulate_scalar,
+)
 
 RULES = load_scenario(None, CoveRules).rules
 CARDS = BATTLE_CARDS + VOLLEY_CARDS
@@ -96,21 +102,24 @@ def test_scalar_battle_invariants(b, seed):
 
 
 class CustomRule(RulePolicy):
-    """RulePolicy's rule under another type: the kernel refuses it, the scalar path plays it."""
+    """RulePolicy's rule under another type: the kernel refuses it, the scalar oracle plays it."""
 
 
 @pytest.mark.parametrize("engine", ["kernel", "scalar"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(battles(), st.integers(0, 2**32 - 1))
 def test_batch_invariants_on_both_engines(engine, b, seed):
-    """300 battles a draw on the kernel, 30 on the scalar path (through ``auto``: policies of a
-    type the kernel does not play)."""
+    """300 battles a draw on the kernel, 30 on the scalar oracle (policies of a type the kernel
+    does not play)."""
     ships, pols, npc, island = b
     n = 300
+    rng = np.random.default_rng(seed)
     if engine == "scalar":
         pols = [CustomRule(p.flee, p.battle_cards, p.volley_cards) for p in pols]
         n = 30
-    res = simulate_battles(RULES, ships, npc, pols, n, np.random.default_rng(seed), island=island)
+        res = simulate_scalar(RULES, ships, npc, pols, n, rng, island, None)
+    else:
+        res = simulate_battles(RULES, ships, npc, pols, n, rng, island=island)
     assert res.engine == engine and res.n == n
     assert not res.capped.any()
     routed = res.outcome == OUTCOMES.index("routed")

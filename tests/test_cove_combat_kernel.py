@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from scenarios import load_scenario
 from simulator.cove import combat_kernel, fast
-from simulator.cove.battle import FAME_CAUSES, OUTCOMES, BattleShip, resolve_battle
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_kernel import kernel_applies, simulate_battles_kernel
 from simulator.cove.combat_policies import (
@@ -29,6 +28,7 @@ from simulator.cove.duel import DuelShip, exact_duel
 from simulator.cove.fast import core
 from simulator.cove.fast.rng import R_COLS
 from simulator.cove.rules import CoveRules
+from tests.cove_battle_oracle import FAME_CAUSES, OUTCOMES, BattleShip, resolve_battle
 
 RULES = load_scenario(None, CoveRules).rules
 
@@ -268,16 +268,16 @@ def test_dispatch_and_refusals():
         simulate_battles(
             RULES, ships, None, [RulePolicy()] * 2, 10, np.random.default_rng(1), engine="gpu"
         )
-    # bad input is refused like the scalar engine refuses it
+    # bad input is refused like the scalar oracle refuses it
     with pytest.raises(ValueError, match="allowed"):
         simulate_battles_kernel(
             RULES, [S(0, (9, 2, 2, 2))], "blackbeard", [RulePolicy()], 10, np.random.default_rng(1)
         )
-    # the scalar path still plays what the kernel plays (same distribution, other use of the rng)
-    a = simulate_battles(
-        RULES, ships, None, [RulePolicy()] * 2, 50, np.random.default_rng(1), engine="scalar"
-    )
-    assert a.n == 50 and a.engine == "scalar"
+    # the retired scalar path is refused, naming the engines there are
+    with pytest.raises(ValueError, match=r"engine 'scalar' \(allowed: auto, kernel\)"):
+        simulate_battles(
+            RULES, ships, None, [RulePolicy()] * 2, 50, np.random.default_rng(1), engine="scalar"
+        )
 
 
 def test_exchange_cap_leaves_ships_stayed():

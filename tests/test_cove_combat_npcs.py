@@ -1,7 +1,7 @@
 """One battle with several non-player ships (a Legendary Pirate and the Royal Navy), and who did
 what: every hit and rout attributed to the ship whose broadside or special caused it. Scripted
-dice force each outcome (simulator.cove.battle); the full game's side is checked on constructed
-positions (tests/cove_readable/test_cove_npcs_game.py) and here on whole games.
+dice force each outcome (tests/cove_battle_oracle.py); the full game's side is checked on
+constructed positions (tests/cove_readable/test_cove_npcs_game.py) and here on whole games.
 
 Mat (standard): hull/sails 4 5 6 7 8 9 10 12; crew/cannons 2 2 3 3 4 4 5 5; start position 2.
 Speeds: Royal Navy 20, Captain Hook 18.
@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from scenarios import load_scenario
-from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat import dispatch, simulate_battles
 from simulator.cove.combat_policies import RulePolicy, ScriptedPolicy, npc_target
 from simulator.cove.rules import CoveRules
+from tests.cove_battle_oracle import BattleShip, resolve_battle, simulate_scalar
 from tests.test_cove_combat_support import ScriptedDice
 
 RULES = load_scenario(None, CoveRules).rules
@@ -163,9 +163,9 @@ def test_aiming_at_a_chosen_non_player_ship_and_bad_battles_are_refused():
             resolve_battle(RULES, [ship(0)], npcs, [STAND], rng, island="hull")
     with pytest.raises(ValueError, match="never goes to Treasure Island"):
         resolve_battle(RULES, [ship(0)], HOOK_AND_NAVY, [STAND], rng, island="treasure_island")
-    # a batch records one non-player ship's fate: several are refused on both batch engines (the
-    # game plays them with resolve_battle, above), never silently cut to the first one
-    for engine in ("auto", "kernel", "scalar"):
+    # a batch records one non-player ship's fate: several are refused by the batch (the game
+    # plays them, above), never silently cut to the first one
+    for engine in ("auto", "kernel"):
         with pytest.raises(ValueError, match=r"2 non-player ships in one battle.*at most one"):
             simulate_battles(RULES, [ship(0)], HOOK_AND_NAVY, [STAND], 10, rng, engine=engine)
     assert dispatch(RULES, [ship(0)], "captain_hook", [STAND], "hull") == (
@@ -176,24 +176,28 @@ def test_aiming_at_a_chosen_non_player_ship_and_bad_battles_are_refused():
     assert dispatch(RULES, carded, "captain_hook", [STAND], "hull")[0] == "kernel"
     res = simulate_battles(RULES, [ship(0)], "captain_hook", [STAND], 10, rng)
     assert (res.engine, res.engine_reason) == ("kernel", "the kernel covers it")
-    # what the kernel does not play (a scripted policy) goes to the scalar engine, with the
-    # kernel's reason; forcing either engine is said so
+    # what the kernel does not play (a scripted policy) is refused, with the kernel's reason and
+    # the allowed policies; the scalar oracle (a test module) plays it
     scripted = [ship(0, battle_cards=["smoke"])]
-    engine, why = dispatch(RULES, scripted, "captain_hook", [ScriptedPolicy()], "hull")
-    assert (engine, why) == ("scalar", "not the kernel's: policy ScriptedPolicy")
     pol = ScriptedPolicy(cards=("smoke",), flee_at=(2,))
-    res = simulate_battles(RULES, scripted, "captain_hook", [pol], 40, rng)
+    for call in (dispatch, simulate_battles):
+        args = (RULES, scripted, "captain_hook", [pol]) + (
+            ("hull",) if call is dispatch else (40, rng)
+        )
+        with pytest.raises(ValueError, match=r"policy ScriptedPolicy \(allowed policies: Rule"):
+            call(*args)
+    res = simulate_scalar(RULES, scripted, "captain_hook", [pol], 40, rng, "hull", None)
     assert res.engine == "scalar" and res.n == 40
     # its script in every battle: flight at its turn of the second exchange, so no battle lasts
     # longer and every flight (or mutiny) is in the second exchange
     fled = np.isin(res.outcome[:, 0], [2, 3])  # OUTCOMES: fled, mutiny
     assert fled.any() and (res.exchanges[fled] == 2).all() and (res.exchanges <= 2).all()
-    assert dispatch(RULES, [ship(0)], "captain_hook", [STAND], "hull", engine="scalar") == (
-        "scalar",
-        "forced (engine='scalar')",
+    assert dispatch(RULES, [ship(0)], "captain_hook", [STAND], "hull", engine="kernel") == (
+        "kernel",
+        "forced (engine='kernel')",
     )
-    for retired in ("numpy", "gpu"):
-        with pytest.raises(ValueError, match=r"engine '\w+' \(allowed: auto, kernel, scalar\)"):
+    for retired in ("numpy", "gpu", "scalar"):
+        with pytest.raises(ValueError, match=r"engine '\w+' \(allowed: auto, kernel\)"):
             dispatch(RULES, [ship(0)], "captain_hook", [STAND], "hull", engine=retired)
 
 

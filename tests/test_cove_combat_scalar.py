@@ -1,5 +1,5 @@
-"""The scalar reference battle (simulator.cove.battle): every card, parrot and pirate special in a
-constructed battle whose dice are scripted, so each outcome is forced and checked by hand.
+"""The scalar oracle battle (tests/cove_battle_oracle.py): every card, parrot and pirate special in
+a constructed battle whose dice are scripted, so each outcome is forced and checked by hand.
 
 Mat (standard): hull/sails 4 5 6 7 8 9 10 12; crew/cannons 2 2 3 3 4 4 5 5; start position 2.
 """
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from scenarios import load_scenario
-from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat_policies import RoyalNavyPolicy, RulePolicy, ScriptedPolicy
 from simulator.cove.rules import CoveRules
+from tests.cove_battle_oracle import BattleShip, resolve_battle
 from tests.test_cove_combat_support import ScriptedDice
 
 RULES = load_scenario(None, CoveRules).rules

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from scenarios import load_scenario
-from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat_policies import RulePolicy, policy_from_name
 from simulator.cove.duel import DuelShip, exact_duel
 from simulator.cove.rules import CoveRules, NonPlayerShip
+from tests.cove_battle_oracle import BattleShip, resolve_battle
 
 RULES = load_scenario(None, CoveRules).rules
 

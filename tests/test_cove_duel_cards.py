@@ -18,7 +18,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from scenarios import load_scenario
-from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_policies import (
     NPC_TARGET,
@@ -33,6 +32,7 @@ from simulator.cove.duel import DuelShip, LoneShipOdds, _Side, exact_duel
 from simulator.cove.duel_cards import CardChain, CardPlay, hand_counts, heuristic_plan
 from simulator.cove.lethality import Build, lethality_table
 from simulator.cove.rules import CoveRules, NonPlayerShip
+from tests.cove_battle_oracle import BattleShip, resolve_battle, simulate_scalar
 from tests.test_cove_combat_cli import run
 
 RULES = load_scenario(None, CoveRules).rules
@@ -340,7 +340,7 @@ def test_the_solved_policy_replays_in_the_kernel_within_4_se():
 
 
 def test_the_solved_policy_plays_the_same_battles_on_both_batch_engines():
-    """The solved policy on the scalar path (its decisions asked of the card play at each
+    """The solved policy on the scalar oracle (its decisions asked of the card play at each
     broadside) and in the kernel (its table looked up by state code): one die stream, the same
     300 battles, every array equal."""
     from tests.test_cove_combat import assert_same_battles
@@ -348,7 +348,7 @@ def test_the_solved_policy_plays_the_same_battles_on_both_batch_engines():
 
     _, bs, pol = _solved_four_card_hand()
     k = simulate_battles(RULES, [bs], "blackbeard", [pol], 300, DieStream(5), engine="kernel")
-    s = simulate_battles(RULES, [bs], "blackbeard", [pol], 300, DieStream(5), engine="scalar")
+    s = simulate_scalar(RULES, [bs], "blackbeard", [pol], 300, DieStream(5), "hull", None)
     assert (k.engine, s.engine) == ("kernel", "scalar")
     assert_same_battles(k, s, "solved four-card hand")
     assert k.outcome_counts(0)["won"] > 0 and k.outcome_counts(0)["routed"] > 0
@@ -357,7 +357,7 @@ def test_the_solved_policy_plays_the_same_battles_on_both_batch_engines():
 def test_card_play_refuses_a_state_it_did_not_solve():
     play = exact_duel(RULES, DuelShip(), "captain_hook", cards=("grapeshot",)).card_play
     assert isinstance(play, CardPlay)
-    from simulator.cove.battle import _Battle
+    from tests.cove_battle_oracle import _Battle
 
     b = _Battle(
         RULES,

@@ -22,8 +22,7 @@ from hypothesis import strategies as st
 
 from scenarios import load_scenario
 from simulator.cove.api import load, mix_for
-from simulator.cove.battle import TREASURE_ISLAND, BattleShip, _Battle
-from simulator.cove.combat_kernel import _card_tables, _duel_table, _tables
+from simulator.cove.combat_kernel import _card_tables, _duel_table, _prepare, _tables
 from simulator.cove.combat_policies import BattlePolicy
 from simulator.cove.fast import company as fc
 from simulator.cove.fast import seedseq
@@ -31,6 +30,7 @@ from simulator.cove.fast.rng import d6_bulk_int8, integers, state_of
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.runner import Block, derive_seed
 from tests import cove_odds_oracle as odds
+from tests.cove_battle_oracle import TREASURE_ISLAND, BattleShip
 
 
 class _Facts(NamedTuple):
@@ -273,10 +273,9 @@ def test_kernel_tables_are_the_kernels(variant):
         ]
         island = "hull" if npc == "royal_navy" else TREASURE_ISLAND
         pols = [BattlePolicy()] * len(ships)
-        args = (rules, ships, npc, pols, np.random.default_rng(0), island, None, None)
-        proto = _Battle(*args)
-        val, ship, prm = _tables(rules, proto, pols, npc, island)
-        card_index, card_res, card_flags, phase = _card_tables(rules, args, proto)
+        starts = _prepare(rules, ships, npc, pols, island)
+        val, ship, prm = _tables(rules, starts, pols, npc, island)
+        card_index, card_res, card_flags, phase = _card_tables(rules, island, starts, npc)
         tab, radix = _duel_table(pols)
         assert (card_index.tolist(), card_res.tolist(), card_flags.tolist(), phase) == (
             [-1],

@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scenarios.loader import load_scenario
-from simulator.cove.battle import BattleShip, resolve_battle
 from simulator.cove.combat import simulate_battles
 from simulator.cove.combat_kernel import WON, simulate_battles_kernel
 from simulator.cove.combat_policies import NPC_TARGET, BattlePolicy, Broadside, RulePolicy
 from simulator.cove.duel import DuelShip, LoneShipOdds, exact_duel
 from simulator.cove.rules import CoveRules
+from tests.cove_battle_oracle import BattleShip, resolve_battle
 from tests.cove_odds_oracle import (
     COMPANY_TRIALS,
     PirateOdds,

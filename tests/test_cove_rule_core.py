@@ -2,12 +2,13 @@
 readable copies that must agree with it.
 
 Each combat rule is written once in compiled code; the readable engines keep their own readable
-versions (:mod:`simulator.cove.battle`, the independent scalar oracle; :mod:`simulator.cove.duel`,
-the exact duels' transitions; ``PirateOdds`` of ``tests/cove_odds_oracle.py``, the players'
-odds' oracle). Here every one of them is checked against the core on every state of a grid (brute
-force, no sampling): a hit on a section (Artisan, then the parrot there, then the ring, the
-ring off the mat, the parrot's death), the hits that destroy a section, the weakest section, the
-speed and the dice count -- with both readings of ``combat.parrot_absorbs_hits``.
+versions (:mod:`tests.cove_battle_oracle`, the independent scalar oracle;
+:mod:`simulator.cove.duel`, the exact duels' transitions; ``PirateOdds`` of
+``tests/cove_odds_oracle.py``, the players' odds' oracle). Here every one of them is checked against
+the core on every state of a grid (brute force, no sampling): a hit on a section (Artisan, then the
+parrot there, then the ring, the ring off the mat, the parrot's death), the hits that destroy a
+section, the weakest section, the speed and the dice count -- with both readings of
+``combat.parrot_absorbs_hits``.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import numpy as np
 import pytest
 
 from scenarios import load_scenario
-from simulator.cove.battle import BattleShip, _Battle
 from simulator.cove.combat_policies import RulePolicy
 from simulator.cove.duel import DuelShip, _Side
 from simulator.cove.fast import core
 from simulator.cove.rules import SECTIONS, CoveRules
+from tests.cove_battle_oracle import BattleShip, _Battle
 from tests.cove_odds_oracle import PirateOdds
 
 BASE = load_scenario(None, CoveRules).rules

@@ -24,8 +24,8 @@
   ``duels``, ``provenance``, ``seed``, ``invariants_checked`` (``--check``), ``engine`` (which
   engine played the games: ``fast``, the compiled game of :mod:`simulator.cove.fast`, or
   ``python``, the readable one; see :func:`choose_engine`), ``engine_note`` (why) and
-  ``battle_engine`` (which combat engine played the battles: the scalar one of
-  :func:`simulator.cove.combat.dispatch` under ``python``, ``compiled`` under ``fast``).
+  ``battle_engine`` (which combat engine played the battles: the full game's own battle,
+  ``compiled`` under ``fast``, ``readable`` under ``python``).
 
 Results depend on the seed only (each deal is one block of the runner's seed tree), never on the
 chunk size or ``n_jobs``.

@@ -1,46 +1,66 @@
 """Pirate's Cove: a batch of one battle -- many independent trials of the same battle.
 
 Rules: sections "Combat", "Non-player ships" and "Tavern deck" of
-``../shared/rules/pirates-cove.md`` (readings in ``docs/rules-cove-combat.md``), written in the
-scalar reference :mod:`simulator.cove.battle` and, compiled, in
-:mod:`simulator.cove.combat_kernel`. This module holds no rule of its own: it chooses the engine
-(:func:`dispatch`) and returns per-trial arrays (:class:`BatchResult`). Two engines play batches:
+``../shared/rules/pirates-cove.md`` (readings in ``docs/rules-cove-combat.md``), compiled in
+:mod:`simulator.cove.combat_kernel` on the rule core :mod:`simulator.cove.fast.core`. This module
+holds no rule of its own: it names a battle's input and output (:class:`BattleShip`,
+:data:`OUTCOMES`, :data:`FAME_CAUSES`), says which engine plays a batch (:func:`dispatch`) and
+returns per-trial arrays (:class:`BatchResult`).
 
-* ``"kernel"``: the compiled kernel, for every battle :func:`combat_kernel.kernel_applies` covers
-  (cards in hand, parrots, Artisans, 1-5 ships, every non-player ship, the default Royal Navy
-  controller, the rule, card-rule and solved-duel policies): millions of battles a second;
-* ``"scalar"``: :func:`simulator.cove.battle.resolve_battle` one battle after another with the
-  caller's generator -- correct for every battle with one non-player ship at most (custom or
-  scripted policies, a custom Royal Navy controller), and hundreds of times slower (a few
-  thousand battles a second: ``benchmarks/cove_combat.py``, ``scalar_fallback_battles_per_s``).
+One engine plays batches: the compiled kernel, for every battle
+:func:`combat_kernel.kernel_applies` covers (cards in hand, parrots, Artisans, 1-5 ships, every
+non-player ship, the default Royal Navy controller, the rule, card-rule and solved-duel
+policies): millions of battles a second. A battle it does not cover (a policy of another type, a
+custom Royal Navy controller, several non-player ships) is refused with the reason. The scalar
+engine that used to play those one battle at a time is an independent test oracle since issue
+28 (``tests/cove_battle_oracle.py``): product code holds one implementation of each combat rule.
+The vectorised numpy engine, a fourth copy, was retired in issue 16 (stage C).
 
-No ``broadside`` command reaches the scalar path: ``cove duel -n`` and ``cove lethality
---company`` build only policies the kernel plays. The vectorised numpy engine that used to sit
-here (a fourth copy of every combat rule) was retired in issue 16 (stage C).
-
-Public API: :func:`simulate_battles` -> :class:`BatchResult`, :func:`dispatch`, :data:`ENGINES`.
+Public API: :func:`simulate_battles` -> :class:`BatchResult`, :func:`dispatch`, :data:`ENGINES`,
+:class:`BattleShip`, :func:`npc_keys`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulator.cove.battle import (
-    FAME_CAUSES,
-    OUTCOMES,
-    BattleShip,
-    _Battle,
-    npc_keys,
-    resolve_battle,
-)
 from simulator.cove.combat_policies import BattlePolicy, RoyalNavyPolicy
 from simulator.cove.rules import CoveRules
 
-#: the ``engine`` argument of :func:`simulate_battles` / :func:`dispatch`
-ENGINES = ("auto", "kernel", "scalar")
+#: the ``engine`` argument of :func:`simulate_battles` / :func:`dispatch` ("auto" is the kernel)
+ENGINES = ("auto", "kernel")
+#: a player ship's end of a battle
+OUTCOMES = ("won", "routed", "fled", "mutiny", "stayed")
+#: a battle's fame changes by cause (``BatchResult.fame``'s last axis)
+FAME_CAUSES = ("flight", "rout", "pirate_share", "capture", "parrot_death", "mutiny")
+TREASURE_ISLAND = "treasure_island"
+ROYAL_NAVY = "royal_navy"
+
+
+@dataclass
+class BattleShip:
+    """One player ship entering a battle."""
+
+    seat: int  # player index at the table (clockwise order = seat order)
+    positions: list[int]  # 1-based ring positions, SECTIONS order (hull, crew, cannons, sails)
+    artisans: dict[str, int] = field(default_factory=dict)  # section -> hits already absorbed
+    parrot: str | None = None  # key of rules.parrots
+    parrot_wounded: bool = False
+    chests: int = 0
+    gold: int = 0
+    battle_cards: list[str] = field(default_factory=list)  # battle and volley cards in hand
+
+
+def npc_keys(npc: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The non-player ships of a battle as a tuple of keys (``None``: none; one key; or several)."""
+    if npc is None:
+        return ()
+    if isinstance(npc, str):
+        return (npc,)
+    return tuple(npc)
 
 
 @dataclass
@@ -55,7 +75,7 @@ class BatchResult:
     exchanges: np.ndarray  # (n,)
     capped: np.ndarray  # (n,) bool
     dice_used: int
-    engine: str = "kernel"  # which engine played the batch ("kernel" or "scalar", see dispatch)
+    engine: str = "kernel"  # which engine played the batch (see dispatch)
     engine_reason: str = ""  # why (the dispatch rule's words)
 
     @property
@@ -79,22 +99,17 @@ def dispatch(
     """Which engine plays a batch of battles, and why: the stated dispatch rule.
 
     * Several non-player ships in one battle (a Legendary Pirate and the Royal Navy): refused --
-      a :class:`BatchResult` records one non-player ship's fate; the full game's
-      :func:`simulator.cove.battle.resolve_battle` plays them one battle at a time.
-    * ``engine="auto"``: the compiled kernel when :func:`combat_kernel.kernel_applies` says it
-      covers the battle; otherwise the scalar engine, with the kernel's reason.
-    * ``engine="kernel"`` / ``"scalar"``: that engine (the kernel refuses what it does not
-      cover; the scalar engine plays every battle).
-
-    The full game plays every battle with the scalar engine (it takes the game's dice one at a
-    time and asks the players at each decision), ``fight.GAME_BATTLE_ENGINE``.
+      a :class:`BatchResult` records one non-player ship's fate; the full game plays them.
+    * ``engine="auto"`` or ``"kernel"``: the compiled kernel, when
+      :func:`combat_kernel.kernel_applies` says it covers the battle; otherwise refused with its
+      reason (no second engine plays it: ``tests/cove_battle_oracle.py`` is a test oracle).
 
     Returns:
-        ``(engine, reason)`` with engine ``"kernel"`` or ``"scalar"``.
+        ``("kernel", reason)``.
 
     Raises:
-        ValueError: an unknown engine, several non-player ships, or a forced kernel that does
-        not cover the battle.
+        ValueError: an unknown engine, several non-player ships, or a battle the kernel does not
+        cover.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine {engine!r} (allowed: {', '.join(ENGINES)})")
@@ -102,21 +117,20 @@ def dispatch(
     if len(keys) > 1:
         raise ValueError(
             f"{len(keys)} non-player ships in one battle: a batch records one non-player ship's "
-            "fate; battle.resolve_battle plays them one battle at a time (allowed here: at most "
-            "one)"
+            "fate (allowed here: at most one)"
         )
-    if engine == "scalar":
-        return "scalar", "forced (engine='scalar')"
     from simulator.cove import combat_kernel  # numba: imported only when needed
 
     why = combat_kernel.kernel_applies(rules, ships, npc, policies, island, royal_navy_policy)
+    if why is not None:
+        raise ValueError(
+            f"the compiled kernel does not play this battle: {why} (allowed policies: "
+            f"{', '.join(t.__name__ for t in combat_kernel.KERNEL_POLICIES)}; the default Royal "
+            "Navy controller)"
+        )
     if engine == "kernel":
-        if why is not None:
-            raise ValueError(f"the compiled kernel does not play this battle: {why}")
         return "kernel", "forced (engine='kernel')"
-    if why is None:
-        return "kernel", "the kernel covers it"
-    return "scalar", f"not the kernel's: {why}"
+    return "kernel", "the kernel covers it"
 
 
 def simulate_battles(
@@ -135,7 +149,7 @@ def simulate_battles(
 
     Args:
         rules: scenario rules.
-        ships: the player ships (as for :func:`simulator.cove.battle.resolve_battle`).
+        ships: the player ships (:class:`BattleShip`, any order; seats must differ).
         npc: legendary pirate key, ``"royal_navy"`` or ``None`` (one non-player ship: see
             :func:`dispatch`).
         policies: one policy per ship.
@@ -143,10 +157,9 @@ def simulate_battles(
         rng: the only source of chance.
         island: the island of the battle.
         royal_navy_policy: the Royal Navy controller's targeting.
-        engine: ``"auto"``, ``"kernel"`` or ``"scalar"``: the rule of :func:`dispatch`. The
-            kernel draws its dice in bulk, the scalar engine a few at a time: same seed, same
-            engine, same results; across engines, same distribution (and on one die stream the
-            same battles, die for die: ``tests/test_cove_combat_kernel.py``).
+        engine: ``"auto"`` or ``"kernel"``: the rule of :func:`dispatch`. The kernel draws its
+            dice in bulk: same seed, same results (and on one die stream the battles of the
+            scalar oracle, die for die: ``tests/test_cove_combat_kernel.py``).
 
     Returns:
         :class:`BatchResult` with per-trial arrays (ship axis in argument order) and the engine
@@ -155,66 +168,24 @@ def simulate_battles(
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
     chosen, reason = dispatch(rules, ships, npc, policies, island, royal_navy_policy, engine)
-    if chosen == "kernel":
-        from simulator.cove import combat_kernel
+    from simulator.cove import combat_kernel
 
-        res = combat_kernel.simulate_battles_kernel(
-            rules, ships, npc, policies, n, rng, island=island, royal_navy_policy=royal_navy_policy
-        )
-    else:
-        res = _simulate_scalar(rules, ships, npc, policies, n, rng, island, royal_navy_policy)
+    res = combat_kernel.simulate_battles_kernel(
+        rules, ships, npc, policies, n, rng, island=island, royal_navy_policy=royal_navy_policy
+    )
     res.engine, res.engine_reason = chosen, reason
     return res
 
 
-def _simulate_scalar(
-    rules: CoveRules,
-    ships: Sequence[BattleShip],
-    npc: str | None,
-    policies: Sequence[BattlePolicy],
-    n: int,
-    rng: np.random.Generator,
-    island: str,
-    royal_navy_policy: RoyalNavyPolicy | None,
-) -> BatchResult:
-    """``n`` battles of :func:`resolve_battle` in a row on ``rng``, as a :class:`BatchResult`."""
-    ships, policies = list(ships), list(policies)
-    _Battle(rules, ships, npc, policies, rng, island, None, royal_navy_policy)  # validates (n=0)
-    S = len(ships)
-    seats = [s.seat for s in ships]
-    outcome = np.zeros((n, S), np.int8)
-    fame = np.zeros((n, S, len(FAME_CAUSES)), np.int16)
-    positions = np.zeros((n, S, 4), np.int8)
-    npc_sunk = np.zeros(n, np.bool_)
-    captured_by = np.full(n, -1, np.int8)
-    exchanges = np.zeros(n, np.int16)
-    capped = np.zeros(n, np.bool_)
-    dice = 0
-    code = {o: k for k, o in enumerate(OUTCOMES)}
-    for b in range(n):
-        r = resolve_battle(
-            rules, ships, npc, policies, rng, island=island, royal_navy_policy=royal_navy_policy
-        )
-        for j, s in enumerate(r.ships):  # r.ships is in argument order
-            outcome[b, j] = code[s.outcome]
-            fame[b, j] = [s.fame[c] for c in FAME_CAUSES]
-            positions[b, j] = s.positions
-        npc_sunk[b] = r.npc_sunk
-        if r.captured_by is not None:
-            captured_by[b] = seats.index(r.captured_by)
-        exchanges[b] = r.exchanges
-        capped[b] = r.capped
-        dice += r.dice_rolled
-    return BatchResult(
-        outcome=outcome,
-        fame=fame,
-        positions=positions,
-        npc_sunk=npc_sunk,
-        captured_by=captured_by,
-        exchanges=exchanges,
-        capped=capped,
-        dice_used=dice,
-    )
-
-
-__all__ = ["ENGINES", "FAME_CAUSES", "OUTCOMES", "BatchResult", "dispatch", "simulate_battles"]
+__all__ = [
+    "ENGINES",
+    "FAME_CAUSES",
+    "OUTCOMES",
+    "ROYAL_NAVY",
+    "TREASURE_ISLAND",
+    "BatchResult",
+    "BattleShip",
+    "dispatch",
+    "npc_keys",
+    "simulate_battles",
+]

@@ -1,14 +1,13 @@
 """Pirate's Cove: a compiled (numba) battle kernel for batches of one battle, cards included.
 
-Same rules as the scalar reference :mod:`simulator.cove.battle` (sections "Combat" and "Non-player
-ships" of ``../shared/rules/pirates-cove.md``; readings in ``docs/rules-cove-combat.md``), played
-one battle after another in a compiled loop. Each rule is the compiled rule core's
-(:mod:`simulator.cove.fast.core`, shared with the full game and the players' odds): a hit through
-Artisan and parrot, the hits to rout and the weakest section, speed, dice, the hit thresholds,
-the speed order and its roll-offs (:func:`~simulator.cove.fast.core.roll_off_at` on the kernel's
-die pointer), a Legendary Pirate's target criterion, Hook's misfire and the Dutchman's
-regeneration; this module holds the battle's sequence, its packed state and the policies'
-decisions. It covers:
+Sections "Combat" and "Non-player ships" of ``../shared/rules/pirates-cove.md`` (readings in
+``docs/rules-cove-combat.md``), played one battle after another in a compiled loop. Each rule is the
+compiled rule core's (:mod:`simulator.cove.fast.core`, shared with the full game and the players'
+odds): a hit through Artisan and parrot, the hits to rout and the weakest section, speed, dice, the
+hit thresholds, the speed order and its roll-offs (:func:`~simulator.cove.fast.core.roll_off_at` on
+the kernel's die pointer), a Legendary Pirate's target criterion, Hook's misfire and the Dutchman's
+regeneration; this module holds the battle's sequence, its packed state and the policies' decisions.
+It covers:
 
 * 1-5 player ships, any ring positions, Artisans (any section, once-hit ones too), the four
   parrots (wounded or not), battle and volley cards in hand;
@@ -21,17 +20,17 @@ decisions. It covers:
   default controller (:class:`RoyalNavyPolicy`); any island.
 
 Chance: d6 results pre-generated in bulk by the caller's ``np.random.Generator`` (``int8``) and
-consumed in exactly the order the scalar engine rolls them -- speed ties and the pirates' target
-ties by die roll-offs (re-rolled among the tied), flight's mutiny die, the Cacafuego's fame die.
-Given the same die stream, the kernel and :func:`simulator.cove.battle.resolve_battle` play the
-same battle die for die (tested). When the buffer runs out mid-battle, the kernel stops, the
-caller appends a fresh bulk to the unused tail, and that battle is replayed from its first die:
-results depend only on the generator's state and ``n``.
+consumed in the order of the rules -- speed ties and the pirates' target ties by die roll-offs
+(re-rolled among the tied), flight's mutiny die, the Cacafuego's fame die. Given the same die
+stream, the kernel and the independent scalar oracle (``tests/cove_battle_oracle.py``) play the same
+battle die for die (``tests/test_cove_combat_kernel.py``). When the buffer runs out mid-battle, the
+kernel stops, the caller appends a fresh bulk to the unused tail, and that battle is replayed from
+its first die: results depend only on the generator's state and ``n``.
 
-Battle cards: the card rounds depend only on the speed order at the start (the scalar engine
-settles its ties by die roll-offs). Their outcome for every order the roll-offs can make is
-computed beforehand by the scalar engine's own card phase (``_Battle.card_phase``, the policies
-asked in Python) and looked up by the kernel after it has rolled the same roll-offs; Smoke,
+Battle cards: the card rounds depend only on the speed order at the start (ties settled by die
+roll-offs). Their outcome for every order the roll-offs can make is computed beforehand
+(:class:`_CardRounds`, the policies asked in Python with a player's view) and looked up by the
+kernel after it has rolled the same roll-offs; Smoke,
 Favourable wind, Grapple, Overboard and Becalmed then act in the exchanges. Volley cards
 (Grapeshot with its recoil and its win over Smoke, Powder keg on every hull, Cannonade on every
 section and the reload turn after it) and Smoke against misfires are played in the kernel.
@@ -45,18 +44,23 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from simulator.compiled import CompiledEngine
-from simulator.cove.battle import ROYAL_NAVY, TREASURE_ISLAND, BattleShip, _Battle
+from simulator.cove.combat import ROYAL_NAVY, TREASURE_ISLAND, BattleShip, npc_keys
 from simulator.cove.combat_policies import (
+    BATTLE_CARDS,
     VOLLEY_CARDS,
     BattlePolicy,
+    BattleView,
     HeuristicCardPolicy,
+    NpcView,
     RoyalNavyPolicy,
     RulePolicy,
+    ShipView,
 )
 from simulator.cove.duel_cards import DuelCardPolicy
 from simulator.cove.fast import core
@@ -364,7 +368,7 @@ def _battle(
     says why) when a card decision is missing. The die pointer is kept in a local (``dp``) and
     written back to ctx[X_P] at the end. The card state (``smoke``, ``bonus``, ``hand``,
     ``can_fire``, ``flags``) starts as the battle without card rounds; the card rounds' outcome
-    for each speed order is ``card_*`` (computed by the scalar engine's own card phase)."""
+    for each speed order is ``card_*`` (computed before the run by :class:`_CardRounds`)."""
     S = prm[P_S]
     L = dice.shape[0]
     hit_on = prm[P_HIT_ON]
@@ -924,48 +928,248 @@ def _card_code(p: BattlePolicy) -> tuple[int, int, int]:
     return CARDS_NONE, 0, 0
 
 
-def _card_tables(rules: CoveRules, args: tuple, proto: _Battle):
-    """The card rounds' outcome per speed order, played by the scalar engine's own card phase:
-    ``(card_index, card_res, card_flags, card_phase)``. Result 0 is the
-    battle before any card round; ``card_index[code]`` (code = the order's ship indices in base
-    S) gives the result of every order the roll-offs can make."""
-    c = rules.combat
-    S = len(proto.ships)
+@dataclass
+class _Start:
+    """One player ship as it enters the battle, validated, and its card state in the card rounds
+    (the policies' view of it: :meth:`_CardRounds.view`)."""
 
-    def result(b: _Battle):
-        return (
-            [sh.smoke for sh in b.ships],
-            [
-                sh.wind * c.favourable_wind_speed + sh.overboard * c.overboard_speed_per_chest
-                for sh in b.ships
-            ],
-            [[sh.hand.count(v) for v in VOLLEY_CARDS] for sh in b.ships],
-            [int(b.grapple), int(b.becalmed)],
+    seat: int
+    pos: list[int]  # ring positions, SECTIONS order
+    art: list[int]  # Artisan hits left per section
+    parrot: str | None
+    php: int  # parrot hits left (0: none)
+    hand: list[str]  # battle and volley cards
+    chests: int
+    policy: BattlePolicy
+    smoke: bool = False
+    wind: int = 0  # Favourable wind cards played
+    overboard: int = 0  # chests thrown with Overboard
+
+
+def _prepare(
+    rules: CoveRules,
+    ships: Sequence[BattleShip],
+    npc: str | None,
+    policies: Sequence[BattlePolicy],
+    island: str,
+) -> list[_Start]:
+    """Check a battle's input (one line naming the seat, the field and the allowed values) and
+    return its ships as they start."""
+    c = rules.combat
+    mat = rules.ship_mat
+    if len(policies) != len(ships):
+        raise ValueError(f"{len(policies)} policies for {len(ships)} ships")
+    if len({s.seat for s in ships}) != len(ships):
+        raise ValueError("two ships share a seat")
+    if island not in rules.islands:
+        raise ValueError(f"island {island!r} (allowed: {', '.join(rules.islands)})")
+    if npc == ROYAL_NAVY and island == TREASURE_ISLAND:
+        raise ValueError("the Royal Navy never goes to Treasure Island")
+    if npc is not None and npc != ROYAL_NAVY and npc not in rules.pirates:
+        raise ValueError(f"npc {npc!r} (allowed: {', '.join(list(rules.pirates) + [ROYAL_NAVY])})")
+    out = []
+    for bs, pol in zip(ships, policies):
+        if len(bs.positions) != 4 or not all(1 <= p <= mat.num_positions for p in bs.positions):
+            raise ValueError(
+                f"seat {bs.seat}: positions {bs.positions} "
+                f"(allowed: 4 values 1..{mat.num_positions})"
+            )
+        if c.artisan_limit == "per_ship" and len(bs.artisans) > 1:
+            raise ValueError(f"seat {bs.seat}: {len(bs.artisans)} Artisans (allowed: 1 per ship)")
+        art = [0, 0, 0, 0]
+        for sec, used in bs.artisans.items():
+            if sec not in SECTIONS or not 0 <= used < c.artisan_absorbs:
+                raise ValueError(
+                    f"seat {bs.seat}: Artisan {sec}={used} "
+                    f"(allowed: section -> 0..{c.artisan_absorbs - 1})"
+                )
+            art[SECTIONS.index(sec)] = c.artisan_absorbs - used
+        php = 0
+        if bs.parrot is not None:
+            if bs.parrot not in rules.parrots:
+                raise ValueError(
+                    f"seat {bs.seat}: parrot {bs.parrot!r} (allowed: {', '.join(rules.parrots)})"
+                )
+            php = c.parrot_hits_to_kill - (1 if bs.parrot_wounded else 0)
+            if php <= 0:
+                raise ValueError(
+                    f"seat {bs.seat}: a wounded parrot with parrot_hits_to_kill=1 is dead"
+                )
+        for card in bs.battle_cards:
+            if card not in BATTLE_CARDS and card not in VOLLEY_CARDS:
+                raise ValueError(
+                    f"seat {bs.seat}: card {card!r} "
+                    f"(allowed: {', '.join(BATTLE_CARDS + VOLLEY_CARDS)})"
+                )
+        out.append(
+            _Start(
+                bs.seat,
+                list(bs.positions),
+                art,
+                bs.parrot,
+                php,
+                list(bs.battle_cards),
+                bs.chests,
+                pol,
+            )
+        )
+    return out
+
+
+class _CardRounds:
+    """The battle-card rounds ("Tavern deck" of ``../shared/rules/pirates-cove.md``) before the
+    first exchange, from a given speed order: each ship in turn plays one battle card or passes,
+    round after round, until a round where nobody plays or Becalmed is played. The policies are
+    asked in Python with the view a player has (:class:`BattleView`); nothing is hit yet, so the
+    ships' rings are their starting ones. The kernel looks the outcome up per speed order
+    (:func:`_card_tables`); the effects act in the exchanges: Smoke, Favourable wind and
+    Overboard (speed), Grapple (dice), Becalmed (no volley cards)."""
+
+    def __init__(self, rules: CoveRules, island: str, ships: list[_Start], npc: str | None):
+        self.rules, self.island, self.c = rules, island, rules.combat
+        self.ships = [
+            _Start(s.seat, s.pos, s.art, s.parrot, s.php, list(s.hand), s.chests, s.policy)
+            for s in ships
+        ]
+        self.npc = npc
+        self.card = None
+        if npc is not None:
+            self.card = rules.royal_navy if npc == ROYAL_NAVY else rules.pirates[npc]
+        self.grapple = self.becalmed = False
+        self.card_round = 0
+
+    def speed(self, s: _Start) -> int:
+        """Sails value plus Favourable wind, Overboard and a living parrot (:func:`core.speed`)."""
+        bonus = (
+            s.wind * self.c.favourable_wind_speed + s.overboard * self.c.overboard_speed_per_chest
+        )
+        par = self.rules.parrots[s.parrot] if s.parrot is not None else None
+        sails = self.rules.ship_mat.sails[s.pos[SAILS] - 1]
+        return int(core.speed(sails, bonus, s.php > 0, par.speed_bonus if par else 0))
+
+    def view(self, me: _Start) -> BattleView:
+        c = self.c
+        ships = []
+        for s in sorted(self.ships, key=lambda s: s.seat):
+            prot = list(s.art)
+            if s.php > 0 and c.parrot_absorbs_hits:
+                prot[SECTIONS.index(self.rules.parrots[s.parrot].section)] += s.php
+            ships.append(
+                ShipView(
+                    seat=s.seat,
+                    positions=tuple(s.pos),
+                    start_positions=tuple(s.pos),
+                    protection=tuple(prot),
+                    parrot=s.parrot if s.php > 0 else None,
+                    parrot_wounded=s.parrot is not None and 0 < s.php < c.parrot_hits_to_kill,
+                    speed=self.speed(s),
+                    present=True,
+                    was_hit=False,
+                    smoke=s.smoke,
+                    can_fire=True,
+                    hand_size=len(s.hand),
+                    chests=s.chests,
+                )
+            )
+        npcs = ()
+        if self.card is not None and self.card.fights:
+            n = self.card
+            npcs = (NpcView(self.npc, n.hull, n.hull, n.sails, True, 0, False),)
+        return BattleView(
+            me=me.seat,
+            island=self.island,
+            exchange=0,
+            ships=tuple(ships),
+            npc=npcs[0] if npcs else None,
+            grapple=self.grapple,
+            becalmed=self.becalmed,
+            card_round=self.card_round,
+            npc_has_fired=False,
+            npcs=npcs,
         )
 
-    results = [result(_Battle(*args))]
-    index = np.full(S**S if proto.has_battle_cards() else 1, -1, np.int64)
-    if proto.has_battle_cards():
-        speeds = [proto.speed(sh) for sh in proto.ships]
+    def play(self, order: list[int]) -> None:
+        """The card rounds, ships in ``order`` (indices, fastest first)."""
+        while not self.becalmed:
+            self.card_round += 1
+            played_any = False
+            for s in (self.ships[i] for i in order):
+                if self.becalmed:
+                    break
+                playable = tuple(c for c in s.hand if c in BATTLE_CARDS)
+                if not playable:
+                    continue
+                card = s.policy.battle_card(self.view(s), playable)
+                if card is None:
+                    continue
+                if card not in playable:
+                    raise ValueError(
+                        f"seat {s.seat} played {card!r}, not a battle card in its hand"
+                    )
+                played_any = True
+                s.hand.remove(card)
+                if card == "becalmed":
+                    self.becalmed = True
+                elif card == "favourable_wind":
+                    s.wind += 1
+                elif card == "grapple":
+                    self.grapple = True
+                elif card == "smoke":
+                    s.smoke = True
+                elif card == "overboard":
+                    n = max(
+                        0, min(int(s.policy.overboard_chests(self.view(s), s.chests)), s.chests)
+                    )
+                    s.chests -= n
+                    s.overboard += n
+            if not played_any:
+                break
+        self.card_round = 0
+
+    def result(self) -> tuple:
+        c = self.c
+        return (
+            [s.smoke for s in self.ships],
+            [
+                s.wind * c.favourable_wind_speed + s.overboard * c.overboard_speed_per_chest
+                for s in self.ships
+            ],
+            [[s.hand.count(v) for v in VOLLEY_CARDS] for s in self.ships],
+            [int(self.grapple), int(self.becalmed)],
+        )
+
+
+def _card_tables(rules: CoveRules, island: str, ships: list[_Start], npc: str | None):
+    """The card rounds' outcome per speed order (:class:`_CardRounds`):
+    ``(card_index, card_res, card_flags, card_phase)``. Result 0 is the battle before any card
+    round; ``card_index[code]`` (code = the order's ship indices in base S) gives the result of
+    every order the roll-offs can make."""
+    S = len(ships)
+    start = _CardRounds(rules, island, ships, npc)
+    has_cards = any(c in BATTLE_CARDS for s in ships for c in s.hand)
+    results = [start.result()]
+    index = np.full(S**S if has_cards else 1, -1, np.int64)
+    if has_cards:
+        speeds = [start.speed(s) for s in start.ships]
         groups = [
             [i for i in range(S) if speeds[i] == v] for v in sorted(set(speeds), reverse=True)
         ]
         for perms in itertools.product(*(itertools.permutations(g) for g in groups)):
             order = [i for g in perms for i in g]
-            b = _Battle(*args)
-            b.card_phase([b.ships[i] for i in order])
+            rounds = _CardRounds(rules, island, ships, npc)
+            rounds.play(order)
             code = 0
             for i in order:
                 code = code * S + i
             index[code] = len(results)
-            results.append(result(b))
+            results.append(rounds.result())
     res = np.zeros((len(results), S, 5), np.int64)  # smoke, bonus, hand x 3 per ship
     for k, r in enumerate(results):
         res[k, :, 0] = r[0]
         res[k, :, 1] = r[1]
         res[k, :, 2:5] = r[2]
     flags = np.array([r[3] for r in results], np.int64).reshape(len(results), 2)
-    return index, res, flags, int(proto.has_battle_cards())
+    return index, res, flags, int(has_cards)
 
 
 def _duel_table(policies):
@@ -978,18 +1182,18 @@ def _duel_table(policies):
     return np.zeros((2, 0), np.int64), np.zeros(0, np.int64)
 
 
-def _tables(rules: CoveRules, proto: _Battle, policies, npc: str | None, island: str):
+def _tables(rules: CoveRules, ships: list[_Start], policies, npc: str | None, island: str):
     c = rules.combat
     mat = rules.ship_mat
-    S = len(proto.ships)
+    S = len(ships)
     val = np.zeros((4, mat.num_positions + 1), np.int64)  # value by position (0 = destroyed)
     for k, sec in enumerate(SECTIONS):
         val[k, 1:] = getattr(mat, sec)
     ship = np.zeros((S, SHIP_COLS), np.int64)
-    for i, (ps, pol) in enumerate(zip(proto.ships, policies)):
+    for i, (ps, pol) in enumerate(zip(ships, policies)):
         ship[i, C_POS : C_POS + 4] = ps.pos
         ship[i, C_ART : C_ART + 4] = ps.art
-        ship[i, C_PHP] = ps.parrot_hp
+        ship[i, C_PHP] = ps.php
         ship[i, C_PSEC] = -1
         if ps.parrot is not None:
             par = rules.parrots[ps.parrot]
@@ -1018,8 +1222,9 @@ def _tables(rules: CoveRules, proto: _Battle, policies, npc: str | None, island:
     prm[P_GRAPE_SELF] = c.grapeshot_self_hits
     prm[P_GRAPE_BEATS_SMOKE] = int(c.grapeshot_beats_smoke)
     prm[P_SMOKE_BLOCKS_MISFIRE] = int(c.smoke_blocks_misfire)
-    n = proto.npc
-    if n is not None:
+    n = None
+    if npc is not None:
+        n = rules.royal_navy if npc == ROYAL_NAVY else rules.pirates[npc]
         prm[P_NPC] = NPC_FIGHTS if n.fights else NPC_GALLEON
         prm[P_NPC_DICE] = n.dice if n.fights else 0
         prm[P_NPC_HULL] = n.hull
@@ -1094,12 +1299,11 @@ def simulate_battles_kernel(
     why = kernel_applies(rules, ships, npc, policies, island, royal_navy_policy)
     if why is not None:
         raise ValueError(f"the compiled kernel does not play this battle: {why}")
-    proto = _Battle(
-        rules, list(ships), npc, list(policies), rng, island, None, royal_navy_policy
-    )  # validates
-    val, ship, prm = _tables(rules, proto, policies, npc, island)
-    args = (rules, list(ships), npc, list(policies), rng, island, None, royal_navy_policy)
-    card_index, card_res, card_flags, card_phase = _card_tables(rules, args, proto)
+    keys = npc_keys(npc)
+    npc = keys[0] if keys else None
+    starts = _prepare(rules, ships, npc, policies, island)
+    val, ship, prm = _tables(rules, starts, policies, npc, island)
+    card_index, card_res, card_flags, card_phase = _card_tables(rules, island, starts, npc)
     prm[P_CARD_PHASE] = card_phase
     tab, radix = _duel_table(policies)
     if tab.shape[1]:

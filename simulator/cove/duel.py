@@ -2,7 +2,7 @@
 player ship, as an absorbing Markov chain over the damage states.
 
 Rules: "Combat" and "Non-player ships" of ``../shared/rules/pirates-cove.md``, exactly as the scalar
-engine :mod:`simulator.cove.battle` plays them (Artisans and parrots are supported). Against a
+engine :mod:`tests.cove_battle_oracle` plays them (Artisans and parrots are supported). Against a
 non-player ship the lone ship may hold battle and volley cards (``cards``): that chain, with the
 cards in its state and the optimal or heuristic card policy, is :mod:`simulator.cove.duel_cards`.
 A ship duel (two player ships) has no cards. A state is taken at the start of an exchange: each
@@ -33,7 +33,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any, Literal
 
-from simulator.cove.battle import ROYAL_NAVY
+from simulator.cove.combat import ROYAL_NAVY
 from simulator.cove.combat_policies import (
     BATTLE_CARDS,
     NPC_TARGET,

@@ -1,7 +1,7 @@
 """Exact duels of a lone player ship against a non-player ship, with Tavern cards in hand.
 
 Rules: "Combat", "Non-player ships" and "Tavern deck" of ``../shared/rules/pirates-cove.md``,
-exactly as the scalar engine :mod:`simulator.cove.battle` plays them (readings in
+exactly as the scalar engine :mod:`tests.cove_battle_oracle` plays them (readings in
 ``docs/rules-cove-combat.md``). Used by :func:`simulator.cove.duel.exact_duel` for every duel
 against a Legendary Pirate or the Royal Navy (with or without cards).
 

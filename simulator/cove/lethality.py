@@ -25,8 +25,7 @@ import numpy as np
 import pandas as pd
 
 from scenarios import Scenario, load_scenario
-from simulator.cove.battle import BattleShip
-from simulator.cove.combat import dispatch, simulate_battles
+from simulator.cove.combat import BattleShip, dispatch, simulate_battles
 from simulator.cove.combat_kernel import COMPILED_ENGINE
 from simulator.cove.combat_policies import RulePolicy, policy_from_name
 from simulator.cove.duel import FIGHTING_OPPONENTS, DuelShip, LoneShipOdds

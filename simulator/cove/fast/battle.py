@@ -1,4 +1,4 @@
-"""One battle of the full game, compiled: mirror of :class:`simulator.cove.battle._Battle`.
+"""One battle of the full game, compiled (the scalar oracle: ``tests/cove_battle_oracle.py``).
 
 Rules: "Combat", "Non-player ships" and "Tavern deck" of ``../shared/rules/pirates-cove.md``;
 readings in ``docs/rules-cove-combat.md``. The battle the full game plays at an island (any number

@@ -2,7 +2,7 @@
 
 Rules: sections "Combat", "Non-player ships" and "Tavern deck" of
 ``../shared/rules/pirates-cove.md``; readings in ``docs/rules-cove-combat.md``. The readable
-scalar engine :mod:`simulator.cove.battle` is the oracle these functions are tested against (die
+scalar engine :mod:`tests.cove_battle_oracle` is the oracle these functions are tested against (die
 for die, ``tests/test_cove_fast_game.py``, ``tests/test_cove_combat_kernel.py``).
 
 Every function here is a rule of its own, called by the full game's battle

@@ -13,7 +13,7 @@ estimate of :func:`simulator.cove.fast.company.company_odds_art`, against player
 chain; volley cards against a non-player ship by the solver's optimal choice), and the Royal
 Navy's aim for its controller (:func:`navy_target`).
 
-What the player reads is what the readable ``BattleView`` shows (``simulator/cove/battle.py``,
+What the player reads is what the readable ``BattleView`` shows (``tests/cove_battle_oracle.py``,
 ``_Battle.view``) computed from the compiled battle state ``bt`` (``fast/packed.py``, ``BS_*``,
 ``BT_*``, ``NS_*``, ``BG_*``): rings (``pos``), protection (Artisan hits left plus a living
 parrot's hits when ``combat.parrot_absorbs_hits``), the living parrot, speed (sails + the

@@ -1,13 +1,17 @@
-"""Pirate's Cove: the scalar (one trial) reference battle with the complete combat rules.
+"""Pirate's Cove: the scalar (one trial) reference battle -- an independent test oracle.
 
 Rules: sections "Combat", "Non-player ships" and "Tavern deck" of
 ``../shared/rules/pirates-cove.md``; our readings where they are silent are listed in
-``docs/rules-cove-combat.md``. This is the engine the full game calls for every battle, and the
-reference the compiled battle kernel (:mod:`simulator.cove.combat_kernel`, die for die) and the
-exact duels (:mod:`simulator.cove.duel`) are tested against; :mod:`simulator.cove.combat` plays it
-one battle after another for the batches the kernel does not cover.
+``docs/rules-cove-combat.md``. No product module calls it (issue 28: product code holds one
+implementation of each combat rule). It is written on its own, in plain Python objects, and the
+product is held to it: the compiled battle kernel (:mod:`simulator.cove.combat_kernel`) plays
+its battles die for die, the compiled rule core (:mod:`simulator.cove.fast.core`) agrees with its
+rule methods, and the exact duels (:mod:`simulator.cove.duel`) with its Monte Carlo. It shares
+only the battle's input and output names with the product
+(:class:`~simulator.cove.combat.BattleShip`, ``OUTCOMES``, ``FAME_CAUSES``), which it re-exports
+for the tests.
 
-Stable API (used by the full game)::
+API::
 
     result = resolve_battle(rules, ships, npcs, policies, rng, island="hull",
                             royal_navy_controller=None, royal_navy_policy=None)
@@ -49,6 +53,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simulator.cove.combat import (
+    FAME_CAUSES,
+    OUTCOMES,
+    ROYAL_NAVY,
+    TREASURE_ISLAND,
+    BatchResult,
+    BattleShip,
+    npc_keys,
+)
 from simulator.cove.combat_policies import (
     BATTLE_CARDS,
     NPC_TARGET,
@@ -63,24 +76,6 @@ from simulator.cove.combat_policies import (
 from simulator.cove.rules import SECTIONS, CoveRules, NonPlayerShip
 
 HULL, CREW, CANNONS, SAILS = range(4)
-OUTCOMES = ("won", "routed", "fled", "mutiny", "stayed")
-FAME_CAUSES = ("flight", "rout", "pirate_share", "capture", "parrot_death", "mutiny")
-TREASURE_ISLAND = "treasure_island"
-ROYAL_NAVY = "royal_navy"
-
-
-@dataclass
-class BattleShip:
-    """One player ship entering a battle."""
-
-    seat: int  # player index at the table (clockwise order = seat order)
-    positions: list[int]  # 1-based ring positions, SECTIONS order (hull, crew, cannons, sails)
-    artisans: dict[str, int] = field(default_factory=dict)  # section -> hits already absorbed
-    parrot: str | None = None  # key of rules.parrots
-    parrot_wounded: bool = False
-    chests: int = 0
-    gold: int = 0
-    battle_cards: list[str] = field(default_factory=list)  # battle and volley cards in hand
 
 
 @dataclass
@@ -865,15 +860,6 @@ class _Battle:
         )
 
 
-def npc_keys(npc: str | Sequence[str] | None) -> tuple[str, ...]:
-    """The non-player ships of a battle as a tuple of keys (``None``: none; one key; or several)."""
-    if npc is None:
-        return ()
-    if isinstance(npc, str):
-        return (npc,)
-    return tuple(npc)
-
-
 def resolve_battle(
     rules: CoveRules,
     ships: Sequence[BattleShip],
@@ -907,7 +893,74 @@ def resolve_battle(
     ).run()
 
 
+def simulate_scalar(
+    rules: CoveRules,
+    ships: Sequence[BattleShip],
+    npc: str | None,
+    policies: Sequence[BattlePolicy],
+    n: int,
+    rng: np.random.Generator,
+    island: str,
+    royal_navy_policy: RoyalNavyPolicy | None,
+) -> BatchResult:
+    """``n`` battles of :func:`resolve_battle` in a row on ``rng``, as a
+    :class:`~simulator.cove.combat.BatchResult` (``engine="scalar"``): the oracle's side of the
+    batch comparisons (it was ``simulate_battles(engine="scalar")`` before issue 28)."""
+    ships, policies = list(ships), list(policies)
+    _Battle(rules, ships, npc, policies, rng, island, None, royal_navy_policy)  # validates (n=0)
+    S = len(ships)
+    seats = [s.seat for s in ships]
+    outcome = np.zeros((n, S), np.int8)
+    fame = np.zeros((n, S, len(FAME_CAUSES)), np.int16)
+    positions = np.zeros((n, S, 4), np.int8)
+    npc_sunk = np.zeros(n, np.bool_)
+    captured_by = np.full(n, -1, np.int8)
+    exchanges = np.zeros(n, np.int16)
+    capped = np.zeros(n, np.bool_)
+    dice = 0
+    code = {o: k for k, o in enumerate(OUTCOMES)}
+    for b in range(n):
+        r = resolve_battle(
+            rules, ships, npc, policies, rng, island=island, royal_navy_policy=royal_navy_policy
+        )
+        for j, s in enumerate(r.ships):  # r.ships is in argument order
+            outcome[b, j] = code[s.outcome]
+            fame[b, j] = [s.fame[c] for c in FAME_CAUSES]
+            positions[b, j] = s.positions
+        npc_sunk[b] = r.npc_sunk
+        if r.captured_by is not None:
+            captured_by[b] = seats.index(r.captured_by)
+        exchanges[b] = r.exchanges
+        capped[b] = r.capped
+        dice += r.dice_rolled
+    return BatchResult(
+        engine="scalar",
+        engine_reason="the scalar oracle",
+        outcome=outcome,
+        fame=fame,
+        positions=positions,
+        npc_sunk=npc_sunk,
+        captured_by=captured_by,
+        exchanges=exchanges,
+        capped=capped,
+        dice_used=dice,
+    )
+
+
 def start_ship(rules: CoveRules, seat: int = 0, **kw) -> BattleShip:
     """A ship on the start positions (convenience for tests and tools)."""
     p = rules.ship_mat.start_position
     return BattleShip(seat=seat, positions=[p, p, p, p], **kw)
+
+
+__all__ = [
+    "FAME_CAUSES",
+    "OUTCOMES",
+    "ROYAL_NAVY",
+    "TREASURE_ISLAND",
+    "BattleResult",
+    "BattleShip",
+    "resolve_battle",
+    "simulate_scalar",
+    "start_ship",
+]
