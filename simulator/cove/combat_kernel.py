@@ -168,13 +168,16 @@ def _speed(val, ship, pos, php, cstate, s):
     return core.speed(val[SAILS, pos[s, SAILS]], cstate[s, K_BONUS], php[s] > 0, ship[s, C_PSPEED])
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
+# _hits_to_rout and _weakest_section are plain calls, not inline="always": inlined into _battle
+# (itself inlined into _run) they doubled the kernel's cold compile (50 s against 28 s: numba
+# copies a callee's whole scope with each block it inlines) for no measurable speed
+@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
     """:func:`core.rout_hits` of section ``sec`` of ship ``s``."""
     return core.rout_hits(pos[s, sec], art[s, sec], php[s], ship[s, C_PSEC] == sec, absorbs)
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
+@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 def _weakest_section(ship, pos, art, php, s, absorbs):
     """(section, hits to rout it) of ship ``s``'s weakest section (:func:`core.weakest_of`).
     Without a living parrot whose hits count (:func:`core.rout_hits` with no parrot), each
@@ -1385,6 +1388,7 @@ def warm_up() -> None:
 __all__ = ["kernel_applies", "simulate_battles_kernel", "warm_up"]
 
 
-#: the battle kernel as the runner announces it (cold compile measured 16 s wall, 10 s CPU, on
-#: 2 busy cores); tasks that may call :func:`simulate_battles_kernel` pass it to ``run_chunks``
-COMPILED_ENGINE = CompiledEngine("Pirate's Cove battle kernel", (_run,), 20)
+#: the battle kernel as the runner announces it (cold compile measured 27.6 s wall and CPU on 2
+#: cores, issue 28; 50 s with its section helpers inlined); tasks that may call
+#: :func:`simulate_battles_kernel` pass it to ``run_chunks``
+COMPILED_ENGINE = CompiledEngine("Pirate's Cove battle kernel", (_run,), 30)
