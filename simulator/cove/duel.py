@@ -62,6 +62,7 @@ from simulator.cove.duel_cards import (
     heuristic_plan,
 )
 from simulator.cove.rules import SECTIONS, CoveRules, NonPlayerShip
+from simulator.cove.tables import hit_chance
 
 HULL, CREW, CANNONS, SAILS = range(4)
 OUTCOME_KEYS = ("win", "routed", "fled", "mutiny")
@@ -290,15 +291,9 @@ def _ship_duel(
     B = _Side(rules, opponent)
     start = (A.start, B.start)
 
-    def p_of(thr: int):
-        if thr <= 1:
-            return one
-        if thr > 6:
-            return 0 * one
-        return Fraction(7 - thr, 6) if fractions else (7 - thr) / 6.0
-
-    p_hit = p_of(c.hit_on)
-    p_mutiny = p_of(7 - c.mutiny_on) if c.mutiny_on > 0 else 0 * one  # P(die <= mutiny_on)
+    p_hit = hit_chance(c.hit_on, fractions)
+    # P(die <= mutiny_on)
+    p_mutiny = hit_chance(7 - c.mutiny_on, fractions) if c.mutiny_on > 0 else 0 * one
     binom_cache: dict[int, list] = {}
 
     def binom(n):

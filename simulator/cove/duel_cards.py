@@ -57,6 +57,7 @@ from simulator.cove.combat_policies import (
     ShipView,
 )
 from simulator.cove.rules import SECTIONS, CoveRules, NonPlayerShip
+from simulator.cove.tables import hit_chance
 
 HULL, CREW, CANNONS, SAILS = range(4)
 GRAPESHOT, POWDER_KEG, CANNONADE = range(3)  # VOLLEY_CARDS order
@@ -154,12 +155,7 @@ class CardChain:
 
     # ------------------------------------------------------------------ helpers
     def _p(self, thr: int):
-        one = self.one
-        if thr <= 1:
-            return one
-        if thr > 6:
-            return 0 * one
-        return Fraction(7 - thr, 6) if self.fractions else (7 - thr) / 6.0
+        return hit_chance(thr, self.fractions)
 
     def binom(self, n: int, p) -> list:
         key = (n, p)

@@ -10,6 +10,7 @@ players' odds (:func:`hit_pmf`). Nothing here plays a game.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import cache
 from math import comb
 from typing import Any
@@ -165,6 +166,19 @@ def check_strategies(rules: CoveRules) -> None:
                 f"strategies.{name}.kind: {strat.kind!r} extends no implemented kind "
                 f"(allowed roots: {', '.join(PLAYER_ROOTS)})"
             )
+
+
+def hit_chance(hit_on: int, exact: bool = False) -> float | Fraction:
+    """P(one d6 hits) when the faces ``hit_on``..6 hit (``combat.hit_on``, ``smoke_hit_on``,
+    ``grapeshot_hit_on``; a mutiny's ``7 - mutiny_on``): ``(7 - hit_on) / 6`` within [0, 1], a
+    :class:`~fractions.Fraction` with ``exact``. The chance every exact path and the players'
+    binomial volleys start from (the sampled battles roll the faces themselves:
+    :func:`simulator.cove.fast.core.fire_threshold`)."""
+    if hit_on <= 1:
+        return Fraction(1) if exact else 1.0
+    if hit_on > 6:
+        return Fraction(0) if exact else 0.0
+    return Fraction(7 - hit_on, 6) if exact else (7 - hit_on) / 6.0
 
 
 @cache

@@ -53,7 +53,7 @@ from simulator.cove.fast.core import (
     weakest_of,
 )
 from simulator.cove.rules import SECTIONS, CoveRules
-from simulator.cove.tables import hit_pmf
+from simulator.cove.tables import hit_chance, hit_pmf
 
 # ------------------------------------------------------------------------------- tables ("lt")
 # lt = (vals, first_pos, pmf, parrots, npcs, prm)
@@ -130,7 +130,7 @@ def tables(rules: CoveRules) -> tuple:
     pmf = np.zeros((3, maxn + 1, maxn + 1), np.float64)
     for j, thr in enumerate((c.hit_on, c.smoke_hit_on, c.grapeshot_hit_on)):
         for n in range(maxn + 1):
-            pmf[j, n, : n + 1] = hit_pmf(n, min(max((7 - thr) / 6.0, 0.0), 1.0))
+            pmf[j, n, : n + 1] = hit_pmf(n, hit_chance(thr))
     parrots = np.zeros((max(len(rules.parrots), 1), PA_N), np.int64)
     for i, p in enumerate(rules.parrots.values()):
         parrots[i] = (SECTIONS.index(p.section), p.fixed_dice, p.dice_equal_cannons, p.speed_bonus)

@@ -44,6 +44,7 @@ from simulator.cove.tables import (
     V1_BASE_PARAMS,
     build_tavern_deck,
     build_treasure_deck,
+    hit_chance,
     hit_pmf,
     kind_root,
     strategy_params,
@@ -678,7 +679,7 @@ def pack_rules(rules: CoveRules) -> Tables:
     pdeck = np.array(
         [i for i, k in enumerate(rules.pirates) if rules.pirates[k].in_pirate_deck], np.int64
     )
-    p_hit = (7 - c.hit_on) / 6.0
+    p_hit = hit_chance(c.hit_on)
     max_dice = max(
         [*mat.crew, *mat.cannons, *(p.fixed_dice for p in rules.parrots.values())]
         + [card.dice for card in rules.pirates.values()]
