@@ -257,3 +257,23 @@ def test_captain_hooks_numbering_is_the_oracles():
         assert [seats[s] for s in out[:n]] == sorted(
             (x for x in seats if x != seats[0]), key=lambda x: (x - seats[0]) % 1000
         )
+
+
+@pytest.mark.parametrize("hit_on", range(1, 8))
+def test_one_dies_hit_chance_is_the_count_of_its_hitting_faces(hit_on):
+    """``tables.hit_chance`` (the exact duels', the lone solver's and the game's pmf tables) is
+    the share of the six faces that hit under the rule core's own test (``core.fire_threshold``
+    with the threshold ``hit_on``: a face hits when it is at least the threshold), exact and as
+    a float; the pmf tables' one-die row is (1 - p, p)."""
+    from fractions import Fraction
+
+    from simulator.cove.fast import lone
+    from simulator.cove.tables import hit_chance
+
+    thr = core.fire_threshold(False, False, False, hit_on, 6, 3, True)
+    faces = sum(1 for f in range(1, 7) if f >= thr)
+    assert hit_chance(hit_on, exact=True) == Fraction(faces, 6)
+    assert hit_chance(hit_on) == faces / 6
+    rules = dataclasses.replace(BASE, combat=dataclasses.replace(BASE.combat, hit_on=hit_on))
+    pmf = lone.tables(rules)[lone.LT_PMF]
+    assert pmf[lone.PMF_HIT, 1, :2].tolist() == [1 - faces / 6, faces / 6]
