@@ -97,7 +97,6 @@ K_COLS = 6
 # card_res (int64[R, S, 5]) columns: a card-round result per ship (smoke, bonus, hand x 3)
 # flags (int64[3]) of the battle's card state
 G_GRAPPLE, G_BECALMED, G_ERROR = range(3)
-R_ERROR = -(1 << 40)  # _battle's return when a card decision is missing (never an exchange code)
 
 # parameter vector indices
 (
@@ -168,9 +167,8 @@ def _speed(val, ship, pos, php, cstate, s):
     return core.speed(val[SAILS, pos[s, SAILS]], cstate[s, K_BONUS], php[s] > 0, ship[s, C_PSPEED])
 
 
-# _hits_to_rout and _weakest_section are plain calls, not inline="always": inlined into _battle
-# (itself inlined into _run) they doubled the kernel's cold compile (50 s against 28 s: numba
-# copies a callee's whole scope with each block it inlines) for no measurable speed
+# _hits_to_rout and _weakest_section are plain calls (no measurable speed from inlining them); a
+# large function is never inline="always" (docs/DEVELOPING.md, and the docstring of _run)
 @njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 def _hits_to_rout(ship, pos, art, php, s, sec, absorbs):
     """:func:`core.rout_hits` of section ``sec`` of ship ``s``."""
@@ -337,402 +335,18 @@ def _table_volley(tab, prm, pos, art, php, npc_state, cstate, a):
     return -1
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False, error_model="numpy")
-def _battle(
-    dice,
-    ctx,
-    val,
-    ship,
-    prm,
-    pos,
-    art,
-    php,
-    present,
-    was_hit,
-    outcome,
-    fame,
-    fired,
-    order,
-    keys,
-    rolls,
-    stack,
-    npc_state,
-    clockwise,
-    victims,
-    cstate,
-    flags,
-    card_index,
-    card_res,
-    card_flags,
-    tab,
-):
-    """One battle from the state set up by the caller. Returns the number of exchanges, or -1 when
-    the dice ran out, -2 - exchanges when the exchange cap was reached, R_ERROR (``flags[G_ERROR]``
-    says why) when a card decision is missing. The die pointer is kept in a local (``dp``) and
-    written back to ctx[X_P] at the end. The card state (``smoke``, ``bonus``, ``hand``,
-    ``can_fire``, ``flags``) starts as the battle without card rounds; the card rounds' outcome
-    for each speed order is ``card_*`` (computed before the run by :class:`_CardRounds`)."""
-    S = prm[P_S]
-    L = dice.shape[0]
-    hit_on = prm[P_HIT_ON]
-    absorbs = prm[P_ABSORBS]
-    npc_kind = prm[P_NPC]
-    exch = 0
-    capped = False
-    exch_bound = prm[P_EXCH_BOUND]
-    dp = ctx[X_P]
-    ti = prm[P_TI]
-    npres = S  # player ships still present
-    grape_on = prm[P_GRAPE_HIT_ON]
-    smoke_on = prm[P_SMOKE_HIT_ON]
-    grape_beats_smoke = prm[P_GRAPE_BEATS_SMOKE] != 0
-    any_smoke = False  # some ship is smoked: a broadside's threshold depends on its target
-    if not (npc_kind == NPC_GALLEON and ti) and not _over(npres, npc_state[0], ti):
-        if prm[P_CARD_PHASE]:  # card rounds from the fastest: the order settles which result
-            for s in range(S):
-                order[s] = s
-                keys[s] = _speed(val, ship, pos, php, cstate, s)
-            core.sort_desc(order, keys, np.int64(0), S)
-            dp = core.roll_off_at(
-                dice, dp, order, keys, np.int64(0), S, rolls, stack
-            )  # once a battle
-            if dp < 0:
-                return -1
-            code = 0
-            for i in range(S):
-                code = code * S + order[i]
-            r = card_index[code]
-            if r < 0:
-                flags[G_ERROR] = 1
-                return R_ERROR
-            for s in range(S):
-                for k in range(5):
-                    cstate[s, k] = card_res[r, s, k]
-                any_smoke = any_smoke or cstate[s, K_SMOKE] != 0
-            flags[G_GRAPPLE] = card_flags[r, 0]
-            flags[G_BECALMED] = card_flags[r, 1]
-        while not _over(npres, npc_state[0], ti):
-            if exch >= prm[P_MAX_EXCH]:
-                capped = True
-                break
-            if dp + exch_bound > L:  # every die of this exchange except roll-offs
-                return -1
-            exch += 1
-            hull_start = npc_state[1]
-            npc_state[4] = 0  # the non-player ship has not fired in this exchange yet
-            # speed order: present ships (argument order) then the non-player ship (index S)
-            m = np.int64(0)
-            for s in range(S):
-                if present[s]:
-                    order[m] = s
-                    keys[s] = _speed(val, ship, pos, php, cstate, s)
-                    m += 1
-            if npc_state[0]:
-                order[m] = S
-                keys[S] = prm[P_NPC_SAILS]
-                m += 1
-            if m == 2 and keys[order[0]] != keys[order[1]]:  # the common case: no tie
-                if keys[order[1]] > keys[order[0]]:
-                    o = order[0]
-                    order[0] = order[1]
-                    order[1] = o
-            else:
-                core.sort_desc(order, keys, np.int64(0), m)
-                dp = core.roll_off_at_inline(dice, dp, order, keys, 0, m, rolls, stack)
-                if dp < 0:
-                    return -1
-            for slot in range(m):
-                if _over(npres, npc_state[0], ti):
-                    break
-                a = order[slot]
-                if a == S:
-                    if not npc_state[0]:
-                        continue
-                    # ---------------------------------------------------- non-player ship's turn
-                    rule = prm[P_NPC_TARGET]
-                    if rule == T_CONTROLLER:
-                        tgt, sec = _weakest(ship, pos, art, php, present, S, np.int64(-1), absorbs)
-                        first_sec = sec
-                        last_sec = sec + 1
-                    elif S == 1:  # a lone ship is always the target
-                        tgt = np.int64(0)
-                        dmg = prm[P_NPC_DAMAGE]
-                        if dmg == D_EVERY_SECTION:
-                            first_sec = 0
-                            last_sec = 4
-                        else:
-                            first_sec = dmg
-                            last_sec = dmg + 1
-                    else:
-                        n_c = 0
-                        for s in range(S):
-                            if present[s] and not fired[s]:
-                                n_c += 1
-                        if n_c == 0:
-                            for s in range(S):
-                                fired[s] = False
-                        best = -(1 << 30)
-                        for s in range(S):
-                            if present[s] and not fired[s]:
-                                v = core.npc_criterion(
-                                    rule, val[CANNONS, pos[s, CANNONS]], val[CREW, pos[s, CREW]],
-                                    val[HULL, pos[s, HULL]], _speed(val, ship, pos, php, cstate, s),
-                                )  # fmt: skip
-                                keys[s] = v
-                                best = _max2(best, v)
-                        mt = 0
-                        for s in range(S):
-                            if present[s] and not fired[s] and keys[s] == best:
-                                order[S + 1 + mt] = s
-                                mt += 1
-                        # several tied (equal keys): one roll-off over order[S+1 : S+1+mt]
-                        if mt > 1:
-                            dp = core.roll_off_at_inline(
-                                dice, dp, order, keys, S + 1, S + 1 + mt, rolls, stack
-                            )
-                            if dp < 0:
-                                return -1
-                        tgt = order[S + 1]
-                        fired[tgt] = True
-                        dmg = prm[P_NPC_DAMAGE]
-                        if dmg == D_EVERY_SECTION:
-                            first_sec = 0
-                            last_sec = 4
-                        else:
-                            first_sec = dmg
-                            last_sec = dmg + 1
-                    nd = prm[P_NPC_DICE]
-                    p = dp
-                    if p + nd > L:  # the roll-offs of this exchange took what the bound left
-                        return -1
-                    hits = 0
-                    nv = 0
-                    if prm[P_MISFIRE]:
-                        # other present ships, clockwise (seat order) from the target
-                        nv = core.clockwise_others(ship[:, C_SEAT], present, tgt, S, clockwise)
-                        nv = _min2(nv, prm[P_MISFIRE_POS])
-                        for s in range(S):
-                            victims[s] = 0
-                    thr = core.npc_threshold(cstate[tgt, K_SMOKE] != 0, hit_on, smoke_on)
-                    if nv > 0:
-                        for i in range(nd):
-                            d = dice[p + i]
-                            if d >= thr:
-                                hits += 1
-                            else:
-                                v = clockwise[_min2(_max2(d, 1), nv) - 1]  # named if d <= nv
-                                k = core.misfire_victim(
-                                    d, thr, nv, cstate[v, K_SMOKE] != 0,
-                                    prm[P_SMOKE_BLOCKS_MISFIRE] != 0, smoke_on,
-                                )  # fmt: skip
-                                if k > 0:
-                                    victims[clockwise[k - 1]] += 1
-                    else:
-                        hits = _count_hits(dice, p, nd, thr)
-                    dp = p + nd
-                    fallen = 0
-                    for sec in range(first_sec, last_sec):
-                        fallen += _hit(
-                            ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits
-                        )
-                    if nv > 0:
-                        for s in range(S):
-                            if victims[s] > 0:
-                                fallen += _hit(
-                                    ship,
-                                    prm,
-                                    pos,
-                                    art,
-                                    php,
-                                    present,
-                                    was_hit,
-                                    fame,
-                                    s,
-                                    HULL,
-                                    victims[s],
-                                )
-                    npres -= _resolve(prm, pos, present, outcome, fame, S, npc_state, fallen)
-                    npc_state[4] = 1
-                    continue
-                if not present[a]:
-                    continue
-                # ---------------------------------------------------------- player ship's turn
-                kind = ship[a, C_FLEE]
-                flee = False
-                if kind == FLEE_WHEN_HIT:
-                    flee = was_hit[a]
-                elif kind == FLEE_WHEN_CRITICAL:
-                    flee = _weakest_section(ship, pos, art, php, a, absorbs)[1] <= 1
-                elif kind == FLEE_AFTER_N:
-                    lost = 0
-                    for k in range(4):
-                        lost += ship[a, C_POS + k] - pos[a, k]
-                    flee = lost >= ship[a, C_FLEE_N]
-                if flee:
-                    present[a] = False
-                    npres -= 1
-                    outcome[a] = FLED
-                    if was_hit[a]:
-                        for s in range(S):
-                            if present[s]:
-                                fame[s, F_FLIGHT] += prm[P_FLIGHT_FAME]
-                    if prm[P_MUTINY_ON] > 0:
-                        d = dice[dp]
-                        dp += 1
-                        if d <= prm[P_MUTINY_ON]:
-                            outcome[a] = MUTINY
-                            fame[a, F_MUTINY] -= prm[P_MUTINY_LOSS]
-                    continue
-                if not cstate[a, K_CAN_FIRE]:  # reloading after a Cannonade: this turn passes
-                    cstate[a, K_CAN_FIRE] = 1
-                    continue
-                # volley cards (one of each kind at most), as its policy plays them
-                grape = keg = canno = False
-                cards = ship[a, C_CARDS]
-                if cards != CARDS_NONE and not flags[G_BECALMED]:
-                    if cards == CARDS_RULE:
-                        mask = ship[a, C_VMASK]
-                        grape = (mask & 1) != 0 and cstate[a, K_HAND + 0] > 0
-                        keg = (mask & 2) != 0 and cstate[a, K_HAND + 1] > 0
-                        canno = (mask & 4) != 0 and cstate[a, K_HAND + 2] > 0
-                    elif cards == CARDS_HEURISTIC:
-                        margin = ship[a, C_MARGIN]
-                        grape = cstate[a, K_HAND + 0] > 0 and (
-                            _hits_to_rout(ship, pos, art, php, a, CANNONS, absorbs) > margin
-                        )
-                        keg = cstate[a, K_HAND + 1] > 0 and (
-                            _hits_to_rout(ship, pos, art, php, a, HULL, absorbs) > margin
-                        )
-                        canno = (
-                            cstate[a, K_HAND + 2] > 0 and not npc_state[0]
-                        )  # never at a hull-only ship
-                    elif npc_state[0]:  # CARDS_TABLE: the solved duel (a lone ship, an NPC)
-                        bits = _table_volley(tab, prm, pos, art, php, npc_state, cstate, a)
-                        if bits < 0:
-                            flags[G_ERROR] = 2
-                            return R_ERROR
-                        grape = (bits & 1) != 0
-                        keg = (bits & 2) != 0
-                        canno = (bits & 4) != 0
-                    if grape:
-                        cstate[a, K_HAND + 0] -= 1
-                    if keg:
-                        cstate[a, K_HAND + 1] -= 1
-                    if canno:
-                        cstate[a, K_HAND + 2] -= 1
-                tgt = np.int64(-1)
-                sec = 0
-                if npc_state[0]:
-                    thr = core.fire_threshold(
-                        True, False, grape, hit_on, smoke_on, grape_on, grape_beats_smoke
-                    )
-                elif not any_smoke:  # the threshold does not depend on the target
-                    thr = core.fire_threshold(
-                        False, False, grape, hit_on, smoke_on, grape_on, grape_beats_smoke
-                    )
-                else:  # its target: the opponent with the fewest hits to rout, weakest section
-                    if S == 2:  # one opponent (SECTIONS order on ties)
-                        tgt = 1 - a
-                        sec = _weakest_section(ship, pos, art, php, tgt, absorbs)[0]
-                    else:
-                        tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
-                    thr = core.fire_threshold(
-                        False, cstate[tgt, K_SMOKE] != 0, grape, hit_on, smoke_on, grape_on,
-                        grape_beats_smoke,
-                    )  # fmt: skip
-                # dice: parrot powers, else min(crew, cannons) (Grapple: crew)
-                nd = core.num_dice(
-                    val[CREW, pos[a, CREW]], val[CANNONS, pos[a, CANNONS]], php[a] > 0,
-                    ship[a, C_PFIXED], ship[a, C_PBONES] != 0, flags[G_GRAPPLE] != 0,
-                )  # fmt: skip
-                if dp + nd > L:  # the roll-offs of this exchange took what the bound left
-                    return -1
-                hits = _count_hits(dice, dp, nd, thr)
-                dp += nd
-                fallen = 0
-                if npc_state[0]:  # forced target: the non-player ship's hull
-                    npc_state[1] -= hits
-                elif hits > 0:
-                    if tgt < 0:  # its target (see above), needed only now
-                        if S == 2:
-                            tgt = 1 - a
-                            sec = _weakest_section(ship, pos, art, php, tgt, absorbs)[0]
-                        else:
-                            tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
-                    if canno:  # every section of the target
-                        for k in range(4):
-                            fallen += _hit(
-                                ship, prm, pos, art, php, present, was_hit, fame, tgt, k, hits
-                            )
-                    else:
-                        fallen += _hit(
-                            ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits
-                        )
-                if keg and hits > 0:  # every ship present: every player hull and the NPC's
-                    for s in range(S):
-                        if present[s]:
-                            fallen += _hit(
-                                ship, prm, pos, art, php, present, was_hit, fame, s, HULL, hits
-                            )
-                    if npc_state[0]:
-                        npc_state[1] -= hits
-                if grape and prm[P_GRAPE_SELF] > 0:  # the recoil on its own cannons
-                    fallen += _hit(
-                        ship,
-                        prm,
-                        pos,
-                        art,
-                        php,
-                        present,
-                        was_hit,
-                        fame,
-                        a,
-                        CANNONS,
-                        prm[P_GRAPE_SELF],
-                    )
-                if canno:
-                    cstate[a, K_CAN_FIRE] = 0
-                if fallen or (npc_state[0] and npc_state[1] <= 0):
-                    npres -= _resolve(prm, pos, present, outcome, fame, S, npc_state, fallen)
-            if npc_state[0] and prm[P_NPC_REGEN] > 0:
-                npc_state[1] = core.regenerate(
-                    npc_state[1], hull_start, prm[P_NPC_REGEN], prm[P_NPC_HULL]
-                )
-    if capped:
-        for s in range(S):
-            if present[s]:
-                outcome[s] = STAYED
-    if npc_kind == NPC_GALLEON:
-        m = np.int64(0)
-        for s in range(S):
-            if present[s]:
-                order[m] = s
-                keys[s] = _speed(val, ship, pos, php, cstate, s)
-                m += 1
-        captor = -1
-        if m > 0:
-            if prm[P_TI]:
-                if prm[P_TI_FASTEST]:
-                    core.sort_desc(order, keys, np.int64(0), m)
-                    dp = core.roll_off_at(
-                        dice, dp, order, keys, np.int64(0), m, rolls, stack
-                    )  # once
-                    if dp < 0:
-                        return -1
-                    captor = order[0]
-            elif m == 1:
-                captor = order[0]
-        if captor >= 0:
-            npc_state[3] = captor
-            if prm[P_FAME_DIE]:
-                if dp + 1 > L:
-                    return -1
-                fame[captor, F_CAPTURE] += dice[dp]
-                dp += 1
-            else:
-                fame[captor, F_CAPTURE] += prm[P_NPC_FAME]
-    ctx[X_P] = dp
-    return -2 - exch if capped else exch
+@njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
+def _abandon(outcome, fame, S, ctx, start, b, status):
+    """A battle :func:`_run` cannot finish (its dice ran out, or a card decision is missing):
+    its outcome and fame rows back to zeros, and ctx pointing at its first die and at it, to
+    replay it from there. Returns ``status``."""
+    for s in range(S):
+        outcome[s] = WON
+        for k in range(6):
+            fame[s, k] = 0
+    ctx[X_P] = start
+    ctx[X_B] = b
+    return status
 
 
 @njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
@@ -769,11 +383,21 @@ def _run(
     card_flags,
     tab,
 ):
-    """Battles ctx[X_B] .. n-1. Returns 0 when done, 1 when the dice ran out (ctx says where the
-    unfinished battle's first die is and which battle it is), 2 when a card decision was missing
-    (``flags[G_ERROR]``; battle ctx[X_B]). The scratch arrays after
-    ``out_capped`` come from :func:`_scratch` (no allocation and no reference counting here:
-    compiled with ``_nrt=False``, which keeps atomic reference counts out of the hot loop).
+    """Battles ctx[X_B] .. n-1, one after the other, each in the rules' sequence: the card rounds'
+    outcome for the speed order (rolled as the rules say, looked up in ``card_*``, computed before
+    the run by :class:`_CardRounds`), then exchanges in speed order until the battle is over, then
+    the treasure galleon's captor. Returns 0 when done, 1 when the dice ran out (ctx says where
+    the unfinished battle's first die is and which battle it is), 2 when a card decision was
+    missing (``flags[G_ERROR]`` says which; battle ctx[X_B]): :func:`_abandon`. The die pointer
+    is kept in a local (``dp``) during a battle and written back to ctx[X_P] at its end. The
+    scratch arrays after ``out_capped`` come from :func:`_scratch` (no allocation and no
+    reference counting here: compiled with ``_nrt=False``, which keeps atomic reference counts
+    out of the hot loop). The card state (``cstate``, ``flags``) starts as the battle without
+    card rounds.
+
+    One function, the battle written in the loop over battles: inlined into it from a function
+    of its own, numba copied its IR block by block with its whole scope (27 s of a 50 s cold
+    compile), and called as a plain function it ran a third slower (31 arrays passed a battle).
 
     ``out_outcome`` and ``out_fame`` must hold zeros (``WON``, no fame) from battle ctx[X_B] on,
     as ``np.zeros`` makes them: each battle adds its fame and writes its outcome in its own row
@@ -781,11 +405,20 @@ def _run(
     fame goes to the ships present (:func:`_resolve`)."""
     S = prm[P_S]
     n = out_outcome.shape[0]
+    L = dice.shape[0]
+    hit_on = prm[P_HIT_ON]
+    absorbs = prm[P_ABSORBS]
+    npc_kind = prm[P_NPC]
+    exch_bound = prm[P_EXCH_BOUND]
+    ti = prm[P_TI]
+    grape_on = prm[P_GRAPE_HIT_ON]
+    smoke_on = prm[P_SMOKE_HIT_ON]
+    grape_beats_smoke = prm[P_GRAPE_BEATS_SMOKE] != 0
     # the card state (cstate, flags) changes in a battle only with card rounds or a policy that
     # plays volley cards: else it is set once, not at every battle
-    cards = prm[P_CARD_PHASE] != 0
+    card_state_moves = prm[P_CARD_PHASE] != 0
     for s in range(S):
-        cards = cards or ship[s, C_CARDS] != CARDS_NONE
+        card_state_moves = card_state_moves or ship[s, C_CARDS] != CARDS_NONE
     # ``fired`` is read only by a Legendary Pirate choosing among several ships
     fired_used = prm[P_NPC] == NPC_FIGHTS and S > 1
     first = ctx[X_B]
@@ -801,58 +434,375 @@ def _run(
         if fired_used:
             for s in range(S):
                 fired[s] = False
-        if cards or b == first:
+        if card_state_moves or b == first:
             for s in range(S):
                 for k in range(5):  # result 0: the battle as it starts, before card rounds
                     cstate[s, k] = card_res[0, s, k]
                 cstate[s, K_CAN_FIRE] = 1
             flags[G_GRAPPLE] = card_flags[0, 0]
             flags[G_BECALMED] = card_flags[0, 1]
-        ob = out_outcome[b]  # the battle writes its outcome and fame rows in place
-        fb = out_fame[b]
+        outcome = out_outcome[b]  # the battle writes its outcome and fame rows in place
+        fame = out_fame[b]
         npc_state[0] = 1 if prm[P_NPC] == NPC_FIGHTS else 0
         npc_state[1] = prm[P_NPC_HULL]
         npc_state[2] = 0
         npc_state[3] = -1
         npc_state[4] = 0
-        r = _battle(
-            dice,
-            ctx,
-            val,
-            ship,
-            prm,
-            pos,
-            art,
-            php,
-            present,
-            was_hit,
-            ob,
-            fb,
-            fired,
-            order,
-            keys,
-            rolls,
-            stack,
-            npc_state,
-            clockwise,
-            victims,
-            cstate,
-            flags,
-            card_index,
-            card_res,
-            card_flags,
-            tab,
-        )
-        if r == -1 or r == R_ERROR:  # replayed from its first die: its row back to zeros
+        exch = 0
+        capped = False
+        dp = ctx[X_P]
+        npres = S  # player ships still present
+        any_smoke = False  # some ship is smoked: a broadside's threshold depends on its target
+        if not (npc_kind == NPC_GALLEON and ti) and not _over(npres, npc_state[0], ti):
+            if prm[P_CARD_PHASE]:  # card rounds from the fastest: the order settles which result
+                for s in range(S):
+                    order[s] = s
+                    keys[s] = _speed(val, ship, pos, php, cstate, s)
+                core.sort_desc(order, keys, np.int64(0), S)
+                dp = core.roll_off_at(
+                    dice, dp, order, keys, np.int64(0), S, rolls, stack
+                )  # once a battle
+                if dp < 0:
+                    return _abandon(outcome, fame, S, ctx, start, b, 1)
+                code = 0
+                for i in range(S):
+                    code = code * S + order[i]
+                r = card_index[code]
+                if r < 0:
+                    flags[G_ERROR] = 1
+                    return _abandon(outcome, fame, S, ctx, start, b, 2)
+                for s in range(S):
+                    for k in range(5):
+                        cstate[s, k] = card_res[r, s, k]
+                    any_smoke = any_smoke or cstate[s, K_SMOKE] != 0
+                flags[G_GRAPPLE] = card_flags[r, 0]
+                flags[G_BECALMED] = card_flags[r, 1]
+            while not _over(npres, npc_state[0], ti):
+                if exch >= prm[P_MAX_EXCH]:
+                    capped = True
+                    break
+                if dp + exch_bound > L:  # every die of this exchange except roll-offs
+                    return _abandon(outcome, fame, S, ctx, start, b, 1)
+                exch += 1
+                hull_start = npc_state[1]
+                npc_state[4] = 0  # the non-player ship has not fired in this exchange yet
+                # speed order: present ships (argument order) then the non-player ship (index S)
+                m = np.int64(0)
+                for s in range(S):
+                    if present[s]:
+                        order[m] = s
+                        keys[s] = _speed(val, ship, pos, php, cstate, s)
+                        m += 1
+                if npc_state[0]:
+                    order[m] = S
+                    keys[S] = prm[P_NPC_SAILS]
+                    m += 1
+                if m == 2 and keys[order[0]] != keys[order[1]]:  # the common case: no tie
+                    if keys[order[1]] > keys[order[0]]:
+                        o = order[0]
+                        order[0] = order[1]
+                        order[1] = o
+                else:
+                    core.sort_desc(order, keys, np.int64(0), m)
+                    dp = core.roll_off_at_inline(dice, dp, order, keys, 0, m, rolls, stack)
+                    if dp < 0:
+                        return _abandon(outcome, fame, S, ctx, start, b, 1)
+                for slot in range(m):
+                    if _over(npres, npc_state[0], ti):
+                        break
+                    a = order[slot]
+                    if a == S:
+                        if not npc_state[0]:
+                            continue
+                        # ------------------------------------------------ non-player ship's turn
+                        rule = prm[P_NPC_TARGET]
+                        if rule == T_CONTROLLER:
+                            tgt, sec = _weakest(
+                                ship, pos, art, php, present, S, np.int64(-1), absorbs
+                            )
+                            first_sec = sec
+                            last_sec = sec + 1
+                        elif S == 1:  # a lone ship is always the target
+                            tgt = np.int64(0)
+                            dmg = prm[P_NPC_DAMAGE]
+                            if dmg == D_EVERY_SECTION:
+                                first_sec = 0
+                                last_sec = 4
+                            else:
+                                first_sec = dmg
+                                last_sec = dmg + 1
+                        else:
+                            n_c = 0
+                            for s in range(S):
+                                if present[s] and not fired[s]:
+                                    n_c += 1
+                            if n_c == 0:
+                                for s in range(S):
+                                    fired[s] = False
+                            best = -(1 << 30)
+                            for s in range(S):
+                                if present[s] and not fired[s]:
+                                    v = core.npc_criterion(
+                                        rule,
+                                        val[CANNONS, pos[s, CANNONS]],
+                                        val[CREW, pos[s, CREW]],
+                                        val[HULL, pos[s, HULL]],
+                                        _speed(val, ship, pos, php, cstate, s),
+                                    )
+                                    keys[s] = v
+                                    best = _max2(best, v)
+                            mt = 0
+                            for s in range(S):
+                                if present[s] and not fired[s] and keys[s] == best:
+                                    order[S + 1 + mt] = s
+                                    mt += 1
+                            # several tied (equal keys): one roll-off over order[S+1 : S+1+mt]
+                            if mt > 1:
+                                dp = core.roll_off_at_inline(
+                                    dice, dp, order, keys, S + 1, S + 1 + mt, rolls, stack
+                                )
+                                if dp < 0:
+                                    return _abandon(outcome, fame, S, ctx, start, b, 1)
+                            tgt = order[S + 1]
+                            fired[tgt] = True
+                            dmg = prm[P_NPC_DAMAGE]
+                            if dmg == D_EVERY_SECTION:
+                                first_sec = 0
+                                last_sec = 4
+                            else:
+                                first_sec = dmg
+                                last_sec = dmg + 1
+                        nd = prm[P_NPC_DICE]
+                        p = dp
+                        if p + nd > L:  # the roll-offs of this exchange took what the bound left
+                            return _abandon(outcome, fame, S, ctx, start, b, 1)
+                        hits = 0
+                        nv = 0
+                        if prm[P_MISFIRE]:
+                            # other present ships, clockwise (seat order) from the target
+                            nv = core.clockwise_others(ship[:, C_SEAT], present, tgt, S, clockwise)
+                            nv = _min2(nv, prm[P_MISFIRE_POS])
+                            for s in range(S):
+                                victims[s] = 0
+                        thr = core.npc_threshold(cstate[tgt, K_SMOKE] != 0, hit_on, smoke_on)
+                        if nv > 0:
+                            for i in range(nd):
+                                d = dice[p + i]
+                                if d >= thr:
+                                    hits += 1
+                                else:
+                                    v = clockwise[_min2(_max2(d, 1), nv) - 1]  # named if d <= nv
+                                    k = core.misfire_victim(
+                                        d, thr, nv, cstate[v, K_SMOKE] != 0,
+                                        prm[P_SMOKE_BLOCKS_MISFIRE] != 0, smoke_on,
+                                    )  # fmt: skip
+                                    if k > 0:
+                                        victims[clockwise[k - 1]] += 1
+                        else:
+                            hits = _count_hits(dice, p, nd, thr)
+                        dp = p + nd
+                        fallen = 0
+                        for sec in range(first_sec, last_sec):
+                            fallen += _hit(
+                                ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits
+                            )
+                        if nv > 0:
+                            for s in range(S):
+                                if victims[s] > 0:
+                                    fallen += _hit(
+                                        ship,
+                                        prm,
+                                        pos,
+                                        art,
+                                        php,
+                                        present,
+                                        was_hit,
+                                        fame,
+                                        s,
+                                        HULL,
+                                        victims[s],
+                                    )
+                        npres -= _resolve(prm, pos, present, outcome, fame, S, npc_state, fallen)
+                        npc_state[4] = 1
+                        continue
+                    if not present[a]:
+                        continue
+                    # ---------------------------------------------------------- player ship's turn
+                    kind = ship[a, C_FLEE]
+                    flee = False
+                    if kind == FLEE_WHEN_HIT:
+                        flee = was_hit[a]
+                    elif kind == FLEE_WHEN_CRITICAL:
+                        flee = _weakest_section(ship, pos, art, php, a, absorbs)[1] <= 1
+                    elif kind == FLEE_AFTER_N:
+                        lost = 0
+                        for k in range(4):
+                            lost += ship[a, C_POS + k] - pos[a, k]
+                        flee = lost >= ship[a, C_FLEE_N]
+                    if flee:
+                        present[a] = False
+                        npres -= 1
+                        outcome[a] = FLED
+                        if was_hit[a]:
+                            for s in range(S):
+                                if present[s]:
+                                    fame[s, F_FLIGHT] += prm[P_FLIGHT_FAME]
+                        if prm[P_MUTINY_ON] > 0:
+                            d = dice[dp]
+                            dp += 1
+                            if d <= prm[P_MUTINY_ON]:
+                                outcome[a] = MUTINY
+                                fame[a, F_MUTINY] -= prm[P_MUTINY_LOSS]
+                        continue
+                    if not cstate[a, K_CAN_FIRE]:  # reloading after a Cannonade: this turn passes
+                        cstate[a, K_CAN_FIRE] = 1
+                        continue
+                    # volley cards (one of each kind at most), as its policy plays them
+                    grape = keg = canno = False
+                    cards = ship[a, C_CARDS]
+                    if cards != CARDS_NONE and not flags[G_BECALMED]:
+                        if cards == CARDS_RULE:
+                            mask = ship[a, C_VMASK]
+                            grape = (mask & 1) != 0 and cstate[a, K_HAND + 0] > 0
+                            keg = (mask & 2) != 0 and cstate[a, K_HAND + 1] > 0
+                            canno = (mask & 4) != 0 and cstate[a, K_HAND + 2] > 0
+                        elif cards == CARDS_HEURISTIC:
+                            margin = ship[a, C_MARGIN]
+                            grape = cstate[a, K_HAND + 0] > 0 and (
+                                _hits_to_rout(ship, pos, art, php, a, CANNONS, absorbs) > margin
+                            )
+                            keg = cstate[a, K_HAND + 1] > 0 and (
+                                _hits_to_rout(ship, pos, art, php, a, HULL, absorbs) > margin
+                            )
+                            canno = (
+                                cstate[a, K_HAND + 2] > 0 and not npc_state[0]
+                            )  # never at a hull-only ship
+                        elif npc_state[0]:  # CARDS_TABLE: the solved duel (a lone ship, an NPC)
+                            bits = _table_volley(tab, prm, pos, art, php, npc_state, cstate, a)
+                            if bits < 0:
+                                flags[G_ERROR] = 2
+                                return _abandon(outcome, fame, S, ctx, start, b, 2)
+                            grape = (bits & 1) != 0
+                            keg = (bits & 2) != 0
+                            canno = (bits & 4) != 0
+                        if grape:
+                            cstate[a, K_HAND + 0] -= 1
+                        if keg:
+                            cstate[a, K_HAND + 1] -= 1
+                        if canno:
+                            cstate[a, K_HAND + 2] -= 1
+                    tgt = np.int64(-1)
+                    sec = 0
+                    if npc_state[0]:
+                        thr = core.fire_threshold(
+                            True, False, grape, hit_on, smoke_on, grape_on, grape_beats_smoke
+                        )
+                    elif not any_smoke:  # the threshold does not depend on the target
+                        thr = core.fire_threshold(
+                            False, False, grape, hit_on, smoke_on, grape_on, grape_beats_smoke
+                        )
+                    else:  # its target: the opponent with the fewest hits to rout, weakest section
+                        if S == 2:  # one opponent (SECTIONS order on ties)
+                            tgt = 1 - a
+                            sec = _weakest_section(ship, pos, art, php, tgt, absorbs)[0]
+                        else:
+                            tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
+                        thr = core.fire_threshold(
+                            False, cstate[tgt, K_SMOKE] != 0, grape, hit_on, smoke_on, grape_on,
+                            grape_beats_smoke,
+                        )  # fmt: skip
+                    # dice: parrot powers, else min(crew, cannons) (Grapple: crew)
+                    nd = core.num_dice(
+                        val[CREW, pos[a, CREW]], val[CANNONS, pos[a, CANNONS]], php[a] > 0,
+                        ship[a, C_PFIXED], ship[a, C_PBONES] != 0, flags[G_GRAPPLE] != 0,
+                    )  # fmt: skip
+                    if dp + nd > L:  # the roll-offs of this exchange took what the bound left
+                        return _abandon(outcome, fame, S, ctx, start, b, 1)
+                    hits = _count_hits(dice, dp, nd, thr)
+                    dp += nd
+                    fallen = 0
+                    if npc_state[0]:  # forced target: the non-player ship's hull
+                        npc_state[1] -= hits
+                    elif hits > 0:
+                        if tgt < 0:  # its target (see above), needed only now
+                            if S == 2:
+                                tgt = 1 - a
+                                sec = _weakest_section(ship, pos, art, php, tgt, absorbs)[0]
+                            else:
+                                tgt, sec = _weakest(ship, pos, art, php, present, S, a, absorbs)
+                        if canno:  # every section of the target
+                            for k in range(4):
+                                fallen += _hit(
+                                    ship, prm, pos, art, php, present, was_hit, fame, tgt, k, hits
+                                )
+                        else:
+                            fallen += _hit(
+                                ship, prm, pos, art, php, present, was_hit, fame, tgt, sec, hits
+                            )
+                    if keg and hits > 0:  # every ship present: every player hull and the NPC's
+                        for s in range(S):
+                            if present[s]:
+                                fallen += _hit(
+                                    ship, prm, pos, art, php, present, was_hit, fame, s, HULL, hits
+                                )
+                        if npc_state[0]:
+                            npc_state[1] -= hits
+                    if grape and prm[P_GRAPE_SELF] > 0:  # the recoil on its own cannons
+                        fallen += _hit(
+                            ship,
+                            prm,
+                            pos,
+                            art,
+                            php,
+                            present,
+                            was_hit,
+                            fame,
+                            a,
+                            CANNONS,
+                            prm[P_GRAPE_SELF],
+                        )
+                    if canno:
+                        cstate[a, K_CAN_FIRE] = 0
+                    if fallen or (npc_state[0] and npc_state[1] <= 0):
+                        npres -= _resolve(prm, pos, present, outcome, fame, S, npc_state, fallen)
+                if npc_state[0] and prm[P_NPC_REGEN] > 0:
+                    npc_state[1] = core.regenerate(
+                        npc_state[1], hull_start, prm[P_NPC_REGEN], prm[P_NPC_HULL]
+                    )
+        if capped:
             for s in range(S):
-                ob[s] = WON
-                for k in range(6):
-                    fb[s, k] = 0
-            ctx[X_P] = start
-            ctx[X_B] = b
-            return 1 if r == -1 else 2
-        capped = r <= -2
-        exch = -2 - r if capped else r
+                if present[s]:
+                    outcome[s] = STAYED
+        if npc_kind == NPC_GALLEON:
+            m = np.int64(0)
+            for s in range(S):
+                if present[s]:
+                    order[m] = s
+                    keys[s] = _speed(val, ship, pos, php, cstate, s)
+                    m += 1
+            captor = -1
+            if m > 0:
+                if prm[P_TI]:
+                    if prm[P_TI_FASTEST]:
+                        core.sort_desc(order, keys, np.int64(0), m)
+                        dp = core.roll_off_at(
+                            dice, dp, order, keys, np.int64(0), m, rolls, stack
+                        )  # once
+                        if dp < 0:
+                            return _abandon(outcome, fame, S, ctx, start, b, 1)
+                        captor = order[0]
+                elif m == 1:
+                    captor = order[0]
+            if captor >= 0:
+                npc_state[3] = captor
+                if prm[P_FAME_DIE]:
+                    if dp + 1 > L:
+                        return _abandon(outcome, fame, S, ctx, start, b, 1)
+                    fame[captor, F_CAPTURE] += dice[dp]
+                    dp += 1
+                else:
+                    fame[captor, F_CAPTURE] += prm[P_NPC_FAME]
+        ctx[X_P] = dp
         for s in range(S):
             for k in range(4):
                 out_pos[b, s, k] = pos[s, k]
@@ -1388,7 +1338,7 @@ def warm_up() -> None:
 __all__ = ["kernel_applies", "simulate_battles_kernel", "warm_up"]
 
 
-#: the battle kernel as the runner announces it (cold compile measured 27.6 s wall and CPU on 2
-#: cores, issue 28; 50 s with its section helpers inlined); tasks that may call
-#: :func:`simulate_battles_kernel` pass it to ``run_chunks``
-COMPILED_ENGINE = CompiledEngine("Pirate's Cove battle kernel", (_run,), 30)
+#: the battle kernel as the runner announces it (cold compile measured 13.3 CPU-s, 21 s wall on 2
+#: busy cores, issue 28; 50 s while its battle was a function inlined into :func:`_run`); tasks
+#: that may call :func:`simulate_battles_kernel` pass it to ``run_chunks``
+COMPILED_ENGINE = CompiledEngine("Pirate's Cove battle kernel", (_run,), 20)
