@@ -42,6 +42,7 @@ Public API: :func:`kernel_applies` (why not, or ``None``) and :func:`simulate_ba
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -420,7 +421,7 @@ def _run(
     for s in range(S):
         card_state_moves = card_state_moves or ship[s, C_CARDS] != CARDS_NONE
     # ``fired`` is read only by a Legendary Pirate choosing among several ships
-    fired_used = prm[P_NPC] == NPC_FIGHTS and S > 1
+    fired_used = npc_kind == NPC_FIGHTS and S > 1
     first = ctx[X_B]
     for b in range(first, n):
         start = ctx[X_P]
@@ -443,7 +444,7 @@ def _run(
             flags[G_BECALMED] = card_flags[0, 1]
         outcome = out_outcome[b]  # the battle writes its outcome and fame rows in place
         fame = out_fame[b]
-        npc_state[0] = 1 if prm[P_NPC] == NPC_FIGHTS else 0
+        npc_state[0] = 1 if npc_kind == NPC_FIGHTS else 0
         npc_state[1] = prm[P_NPC_HULL]
         npc_state[2] = 0
         npc_state[3] = -1
@@ -969,6 +970,13 @@ def _prepare(
     return out
 
 
+def _npc_card(rules: CoveRules, npc: str | None):
+    """The card of the battle's non-player ship (``None``: none)."""
+    if npc is None:
+        return None
+    return rules.royal_navy if npc == ROYAL_NAVY else rules.pirates[npc]
+
+
 class _CardRounds:
     """The battle-card rounds ("Tavern deck" of ``../shared/rules/pirates-cove.md``) before the
     first exchange, from a given speed order: each ship in turn plays one battle card or passes,
@@ -980,25 +988,22 @@ class _CardRounds:
 
     def __init__(self, rules: CoveRules, island: str, ships: list[_Start], npc: str | None):
         self.rules, self.island, self.c = rules, island, rules.combat
-        self.ships = [
-            _Start(s.seat, s.pos, s.art, s.parrot, s.php, list(s.hand), s.chests, s.policy)
-            for s in ships
-        ]
+        self.ships = [dataclasses.replace(s, hand=list(s.hand)) for s in ships]
         self.npc = npc
-        self.card = None
-        if npc is not None:
-            self.card = rules.royal_navy if npc == ROYAL_NAVY else rules.pirates[npc]
+        self.card = _npc_card(rules, npc)
         self.grapple = self.becalmed = False
         self.card_round = 0
 
+    def bonus(self, s: _Start) -> int:
+        """The speed its Favourable wind and Overboard cards give (``cstate[:, K_BONUS]``)."""
+        c = self.c
+        return s.wind * c.favourable_wind_speed + s.overboard * c.overboard_speed_per_chest
+
     def speed(self, s: _Start) -> int:
-        """Sails value plus Favourable wind, Overboard and a living parrot (:func:`core.speed`)."""
-        bonus = (
-            s.wind * self.c.favourable_wind_speed + s.overboard * self.c.overboard_speed_per_chest
-        )
+        """Sails value plus the cards' bonus and a living parrot (:func:`core.speed`)."""
         par = self.rules.parrots[s.parrot] if s.parrot is not None else None
         sails = self.rules.ship_mat.sails[s.pos[SAILS] - 1]
-        return int(core.speed(sails, bonus, s.php > 0, par.speed_bonus if par else 0))
+        return int(core.speed(sails, self.bonus(s), s.php > 0, par.speed_bonus if par else 0))
 
     def view(self, me: _Start) -> BattleView:
         c = self.c
@@ -1080,13 +1085,9 @@ class _CardRounds:
         self.card_round = 0
 
     def result(self) -> tuple:
-        c = self.c
         return (
             [s.smoke for s in self.ships],
-            [
-                s.wind * c.favourable_wind_speed + s.overboard * c.overboard_speed_per_chest
-                for s in self.ships
-            ],
+            [self.bonus(s) for s in self.ships],
             [[s.hand.count(v) for v in VOLLEY_CARDS] for s in self.ships],
             [int(self.grapple), int(self.becalmed)],
         )
@@ -1175,9 +1176,8 @@ def _tables(rules: CoveRules, ships: list[_Start], policies, npc: str | None, is
     prm[P_GRAPE_SELF] = c.grapeshot_self_hits
     prm[P_GRAPE_BEATS_SMOKE] = int(c.grapeshot_beats_smoke)
     prm[P_SMOKE_BLOCKS_MISFIRE] = int(c.smoke_blocks_misfire)
-    n = None
-    if npc is not None:
-        n = rules.royal_navy if npc == ROYAL_NAVY else rules.pirates[npc]
+    n = _npc_card(rules, npc)
+    if n is not None:
         prm[P_NPC] = NPC_FIGHTS if n.fights else NPC_GALLEON
         prm[P_NPC_DICE] = n.dice if n.fights else 0
         prm[P_NPC_HULL] = n.hull

@@ -292,8 +292,7 @@ def _ship_duel(
     start = (A.start, B.start)
 
     p_hit = hit_chance(c.hit_on, fractions)
-    # P(die <= mutiny_on)
-    p_mutiny = hit_chance(7 - c.mutiny_on, fractions) if c.mutiny_on > 0 else 0 * one
+    p_mutiny = hit_chance(7 - c.mutiny_on, fractions)  # P(die <= mutiny_on): 0 when 0
     binom_cache: dict[int, list] = {}
 
     def binom(n):

@@ -134,7 +134,7 @@ class CardChain:
         self.p_hit = self._p(c.hit_on)
         self.p_grape = self._p(c.grapeshot_hit_on)
         self.p_npc = self._p(c.smoke_hit_on if plan.smoke else c.hit_on)
-        self.p_mutiny = self._p(7 - c.mutiny_on) if c.mutiny_on > 0 else 0 * one
+        self.p_mutiny = self._p(7 - c.mutiny_on)  # P(die <= mutiny_on): 0 when 0
         if npc_key == "royal_navy" or npc.first_target == "controller":
             self.npc_secs = None  # the controller chooses, per state
         elif npc.damages == "every_section":
