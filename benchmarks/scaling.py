@@ -15,7 +15,9 @@ functions), then the three run interleaved ``--repeat`` times and the best time 
 the figures are steady-state throughput even on a shared machine. Results must be identical
 across the three (checked and printed). Prints a table, then as its last line one JSON object:
 runs per second ``loky_1``, ``loky_2``, ``dask_2`` and the parallel efficiencies (throughput /
-(workers x loky_1)). Usage::
+(workers x loky_1)), and ``pool_start_s``: what starting two loky workers costs before their
+first chunks run (the runner's ``WORKER_START_S``, below which a run stays in its process).
+Usage::
 
     python benchmarks/scaling.py [--task hunt|volley] [-n N] [--chunk-size C] [--repeat R]
 """
@@ -111,11 +113,14 @@ def main() -> None:
         "dask_2": (2, {}),
     }
     best: dict[str, float] = {}
+    warm_s: dict[str, float] = {}
     results: dict[str, list] = {}
     try:
         with execution(backend="dask", scheduler=cluster.scheduler_address):
-            for workers, kw in configs.values():
+            for name, (workers, kw) in configs.items():
+                t0 = time.perf_counter()
                 _warm_up(fn, workers, warm_chunk, **kw)  # processes started, imports, compiled code
+                warm_s[name] = time.perf_counter() - t0
             for _ in range(args.repeat):  # interleaved, best of: the machine may be shared
                 for name, (_, kw) in configs.items():
                     dt, res = _timed(fn, n, chunk, **kw)
@@ -135,6 +140,13 @@ def main() -> None:
         rate = n / dt
         print(f"{backend:8} {workers:>7} {dt:>8.2f} {rate:>12.1f} {rate / (workers * base):>10.2f}")
     print(f"identical results across the three: {same}")
+    # starting two loky workers: the warm-up of loky_2 (its first chunks, on a pool started for
+    # it) less that of loky_1 (the same chunks in this process, engine already loaded)
+    pool_start = max(0.0, warm_s["loky_2"] - warm_s["loky_1"])
+    print(
+        f"starting 2 loky workers (imports, compiled engine loaded) and their first chunks: "
+        f"{pool_start:.2f} s more than in this process (simulator.runner.WORKER_START_S)"
+    )
     print(
         json.dumps(
             {
@@ -148,6 +160,7 @@ def main() -> None:
                 "efficiency_loky_2": round(t1 / (2 * t2), 3),
                 "efficiency_dask_2": round(t1 / (2 * td), 3),
                 "identical": bool(same),
+                "pool_start_s": round(pool_start, 2),
                 "cpu_count": os.cpu_count(),
             }
         )

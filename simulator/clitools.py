@@ -92,8 +92,8 @@ def jobs_option(f):
         type=click.IntRange(-1, MAX_JOBS),
         default=-1,
         show_default=True,
-        help="Worker processes (-1: every core; with a local Dask cluster, its workers). "
-        "Results do not depend on it.",
+        help="Worker processes (-1: every core, once the run proves long enough to gain from "
+        "starting them; with a local Dask cluster, its workers). Results do not depend on it.",
     )(f)
 
 

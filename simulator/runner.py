@@ -191,6 +191,20 @@ def fresh_entropy() -> int:
     return int(np.random.SeedSequence().entropy)
 
 
+#: what starting local worker processes costs before their first chunk (importing the project,
+#: loading its compiled engines from numba's cache), in wall seconds: on 2 cores,
+#: ``broadside cove play -n 400`` (0.45 s of games) took 2.7-2.9 s with ``--jobs 2`` and
+#: 1.9-2.0 s with ``--jobs 1``; ``benchmarks/scaling.py`` prints it for Les Pirates
+#: (``pool_start_s``)
+WORKER_START_S = 1.0
+
+
+def worth_workers(rest_s: float, n_jobs: int) -> bool:
+    """Whether ``rest_s`` seconds of work left (in this process) end sooner on ``n_jobs`` new
+    workers: ``WORKER_START_S + rest_s / n_jobs < rest_s``."""
+    return n_jobs > 1 and rest_s > WORKER_START_S * n_jobs / (n_jobs - 1)
+
+
 def resolve_jobs(n_jobs: int | None) -> int:
     """``None``/``-1``/``0`` mean every core; a positive number is taken as is (up to MAX_JOBS)."""
     cores = os.cpu_count() or 1
@@ -512,8 +526,17 @@ def _iter_results(
     n_jobs: int,
     backend: str | None,
     readable: bool = False,
+    auto_jobs: bool = False,
 ) -> Iterator[tuple[int, int, Any]]:
-    """``(index, size, result)`` for every chunk, as each finishes (any order)."""
+    """``(index, size, result)`` for every chunk, as each finishes (any order).
+
+    ``auto_jobs`` (``--jobs -1``, every core, on the loky backend): the chunks run in this
+    process, one by one, until the time they took (the first one's aside) projects the rest as
+    long enough to gain from ``n_jobs`` workers (:func:`worth_workers`); the rest then go to the
+    workers. A short run
+    (a few seconds of work) never starts a worker, each of which would first import the project
+    and load its compiled engines. The numbers do not change: they depend on the seed and the
+    block size only."""
     settings = _EXECUTION.get()
     chosen = backend if backend is not None else (settings.backend if settings else None)
     wrapped = _Indexed(task)
@@ -533,10 +556,28 @@ def _iter_results(
             for c in chunks:
                 yield wrapped(c)
         else:
-            parallel = Parallel(
-                n_jobs=min(n_jobs, n_chunks), backend=chosen, return_as="generator_unordered"
-            )
-            yield from parallel(delayed(wrapped)(c) for c in chunks)
+            todo = iter(chunks)
+            left = n_chunks
+            if auto_jobs:  # in this process while the rest is too short to pay for workers
+                spent = 0.0  # by the chunks after the first (which pays this process's one-off
+                # costs: building the engine's tables, the compiled functions' first calls)
+                while left:
+                    t = time.perf_counter()
+                    res = wrapped(next(todo))
+                    if left < n_chunks:
+                        spent += time.perf_counter() - t
+                    left -= 1
+                    yield res
+                    timed = n_chunks - left - 1
+                    if timed and worth_workers(spent / timed * left, n_jobs):
+                        break
+            if left == 1:
+                yield wrapped(next(todo))
+            elif left:
+                parallel = Parallel(
+                    n_jobs=min(n_jobs, left), backend=chosen, return_as="generator_unordered"
+                )
+                yield from parallel(delayed(wrapped)(c) for c in todo)
     except Exception as exc:
         dead = _dead_worker(exc)
         if dead is None:
@@ -579,7 +620,8 @@ def run_chunks(
             tree, so a game fixes it once.
         offset: number of the first trial (a multiple of ``block_size``): a run of trials
             ``offset .. offset + n - 1`` replays exactly those trials of a longer run.
-        n_jobs: worker processes (``None``/``-1``: every core).
+        n_jobs: worker processes (``None``/``-1``: every core, once the chunks run so far in
+            this process show the rest worth starting them, see :func:`worth_workers`).
         quiet: no progress bar (it is also off when stderr is not a terminal).
         desc: progress-bar label.
         backend: joblib backend name; ``None`` follows the command's ``--backend``, else
@@ -654,7 +696,13 @@ def run_chunks(
     try:
         todo = iter_chunks(n, chunk_size, entropy, skip=done, block_size=block_size, offset=offset)
         for index, size, res in _iter_results(
-            task, todo, n_chunks - len(done), n_jobs=jobs, backend=backend, readable=readable
+            task,
+            todo,
+            n_chunks - len(done),
+            n_jobs=jobs,
+            backend=backend,
+            readable=readable,
+            auto_jobs=n_jobs is None or n_jobs <= 0,
         ):
             if saved is not None:
                 saved.save(index, size, res)

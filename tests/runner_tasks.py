@@ -83,6 +83,12 @@ def slow_chunk(chunk: Chunk, dice: int = 4) -> np.ndarray:
     return counts_chunk(chunk, dice)
 
 
+def pid_chunk(chunk: Chunk, sleep: float = 0.0) -> tuple[int, np.ndarray]:
+    """(the process that ran the chunk, its histogram), after sleeping ``sleep`` seconds."""
+    time.sleep(sleep)
+    return os.getpid(), counts_chunk(chunk)
+
+
 def load_module(path) -> object:
     """The Python module at ``path``, imported under its file name (tests' throwaway kernels).
 

@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: script -> the arguments of its tiny run
 TINY = {
-    # cold compile needs an empty cache: Les Pirates' engine, the smallest (about 20 s)
-    "compile_cold.py": ["--engines", "hunt", "--no-warm"],
+    # cold compile needs an empty cache: the battle kernel, the smallest engine (about 13 s)
+    "compile_cold.py": ["--engines", "cove_kernel", "--no-warm"],
     "cove_combat.py": ["--batch", "2000", "--scalar", "50", "--repeat", "1"],
     "cove_company.py": ["--games", "2", "--repeat", "1"],
     "cove_game.py": ["--games", "1", "--fast-games", "40", "--v1-games", "40"]

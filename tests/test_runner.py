@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+import os
 import time
 import tracemalloc
 
 import pytest
-from runner_tasks import counts_chunk, mixed_chunk, suicidal_chunk
+from runner_tasks import counts_chunk, mixed_chunk, pid_chunk, suicidal_chunk
 
 from simulator import checkpoint as ck
 from simulator.checkpoint import CheckpointJob
@@ -15,6 +16,7 @@ from simulator.runner import (
     MAX_CHUNKS,
     MAX_JOBS,
     MAX_TRIALS,
+    WORKER_START_S,
     RunError,
     WorkerDied,
     execute,
@@ -22,6 +24,7 @@ from simulator.runner import (
     iter_chunks,
     resolve_jobs,
     run_chunks,
+    worth_workers,
 )
 
 
@@ -93,6 +96,40 @@ def test_absurd_sizes_are_refused_up_front(kwargs, fragment):
 def test_resolve_jobs():
     assert resolve_jobs(None) == resolve_jobs(-1) == resolve_jobs(0) >= 1
     assert resolve_jobs(3) == 3
+
+
+def test_workers_pay_off_when_the_rest_outlasts_their_start():
+    # k workers finish rest_s in WORKER_START_S + rest_s / k: sooner exactly above k/(k-1) starts
+    for k in (2, 3, 8):
+        edge = WORKER_START_S * k / (k - 1)
+        assert not worth_workers(edge, k)
+        assert worth_workers(edge * 1.001, k)
+    assert not worth_workers(1e9, 1)
+
+
+def test_every_core_keeps_a_short_run_in_this_process():
+    """--jobs -1 starts no worker for a run of a few milliseconds (each worker would first
+    import the project and load its engines), and the numbers are those of --jobs 1 and 2."""
+    runs = [run_chunks(pid_chunk, 800, seed=5, chunk_size=100, n_jobs=j) for j in (-1, 1, 2)]
+    assert {pid for pid, _ in runs[0].results} == {os.getpid()}
+    assert {pid for pid, _ in runs[2].results} != {os.getpid()}  # --jobs 2: workers, as asked
+    for run in runs[1:]:
+        assert _identical([c for _, c in runs[0].results], [c for _, c in run.results])
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="--jobs -1 is one worker on one core")
+def test_every_core_hands_a_long_run_to_workers_after_two_chunks():
+    """A chunk sleeps 0.5 s: after the first (not timed) and the second, the ten left project
+    5 s here, more than WORKER_START_S * 2 / (2 - 1): they go to the workers, with the same
+    numbers."""
+    assert worth_workers(0.5 * 10, 2)
+    task = functools.partial(pid_chunk, sleep=0.5)
+    auto = run_chunks(task, 1_200, seed=5, chunk_size=100, n_jobs=-1, quiet=True)
+    pids = [pid for pid, _ in auto.results]
+    assert pids[:2] == [os.getpid()] * 2
+    assert os.getpid() not in pids[2:]
+    one = run_chunks(counts_chunk, 1_200, seed=5, chunk_size=100, n_jobs=1)
+    assert _identical([c for _, c in auto.results], one.results)
 
 
 def test_killed_worker_is_a_clear_error_and_the_run_resumes(tmp_path):
