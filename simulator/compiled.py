@@ -153,6 +153,13 @@ class CompiledEngine:
     build: Callable[[Sequence[str]], Any] | None = None
 
 
+def python(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The Python function behind a compiled one (``Dispatcher.py_func``; the function itself
+    with numba's JIT off): the same source run by Python, for the Python side of the house
+    (the exact duels) to apply a rule of the compiled core without compiling it."""
+    return getattr(func, "py_func", func)
+
+
 def is_cached(dispatcher: Any) -> bool:
     """True when ``dispatcher`` is compiled in this process or has machine code in the cache
     (always, with the JIT off: nothing is compiled, :mod:`simulator.engine_mode`)."""

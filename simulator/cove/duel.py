@@ -33,6 +33,7 @@ from fractions import Fraction
 from math import comb
 from typing import Any, Literal
 
+from simulator.compiled import python
 from simulator.cove.combat import ROYAL_NAVY
 from simulator.cove.combat_policies import (
     BATTLE_CARDS,
@@ -61,8 +62,15 @@ from simulator.cove.duel_cards import (
     hand_counts,
     heuristic_plan,
 )
+from simulator.cove.fast import core
 from simulator.cove.rules import SECTIONS, CoveRules, NonPlayerShip
 from simulator.cove.tables import hit_chance
+
+# the rule core's hit, dice and speed rules, run by Python (one source with the compiled engines)
+_absorb = python(core.absorb)
+_ring_after = python(core.ring_after)
+_num_dice = python(core.num_dice)
+_speed = python(core.speed)
 
 HULL, CREW, CANNONS, SAILS = range(4)
 OUTCOME_KEYS = ("win", "routed", "fled", "mutiny")
@@ -153,41 +161,38 @@ class _Side:
     def value(self, st, sec: int) -> int:
         return getattr(self.mat, SECTIONS[sec])[st[sec] - 1]
 
-    def alive_parrot(self, st):
-        return self.parrot if self.parrot is not None and st[8] > 0 else None
-
-    def speed(self, st) -> int:
-        par = self.alive_parrot(st)
-        return self.value(st, SAILS) + (par.speed_bonus if par else 0)
+    def speed(self, st, bonus: int = 0) -> int:
+        """:func:`~simulator.cove.fast.core.speed` of the state (``bonus``: Favourable wind,
+        Overboard)."""
+        par = self.parrot
+        alive = par is not None and st[8] > 0
+        return _speed(self.value(st, SAILS), bonus, alive, par.speed_bonus if alive else 0)
 
     def dice(self, st, grapple: bool = False) -> int:
-        par = self.alive_parrot(st)
-        if par is not None and par.fixed_dice:
-            return par.fixed_dice
-        if par is not None and par.dice_equal_cannons:
-            return self.value(st, CANNONS)
-        if grapple:
-            return self.value(st, CREW)
-        return min(self.value(st, CREW), self.value(st, CANNONS))
+        """:func:`~simulator.cove.fast.core.num_dice` of the state."""
+        par = self.parrot
+        alive = par is not None and st[8] > 0
+        return _num_dice(
+            self.value(st, CREW),
+            self.value(st, CANNONS),
+            alive,
+            par.fixed_dice if alive else 0,
+            alive and par.dice_equal_cannons,
+            grapple,
+        )
 
     def hit(self, st, secs, k: int):
-        """Apply ``k`` hits to each section in ``secs``; returns (state, parrot_died)."""
+        """``k`` hits on each section in ``secs`` (:func:`~simulator.cove.fast.core.absorb`,
+        then :func:`~simulator.cove.fast.core.ring_after`); returns (state, parrot_died)."""
         s = list(st)
         died = False
         for sec in secs:
-            n = k
-            a = min(n, s[4 + sec])
+            a, p, steps = _absorb(k, s[4 + sec], s[8], sec == self.parrot_sec, self.parrot_absorbs)
             s[4 + sec] -= a
-            n -= a
-            if n and s[8] > 0 and sec == self.parrot_sec:
-                p = min(n, s[8])
+            if p:
                 s[8] -= p
-                if self.parrot_absorbs:
-                    n -= p
-                if s[8] == 0:
-                    died = True
-            if n:
-                s[sec] = max(s[sec] - n, 0)
+                died = died or s[8] == 0
+            s[sec] = _ring_after(s[sec], steps)[0]
         return tuple(s), died
 
     def view(self, st, present=True) -> ShipView:

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from simulator.compiled import python
 from simulator.cove.combat_policies import (
     BATTLE_CARDS,
     FLEE,
@@ -56,8 +57,15 @@ from simulator.cove.combat_policies import (
     RulePolicy,
     ShipView,
 )
+from simulator.cove.fast import core
 from simulator.cove.rules import SECTIONS, CoveRules, NonPlayerShip
 from simulator.cove.tables import hit_chance
+
+# the rule core's thresholds and regeneration, run by Python (one source with the compiled
+# engines)
+_fire_threshold = python(core.fire_threshold)
+_npc_threshold = python(core.npc_threshold)
+_regenerate = python(core.regenerate)
 
 HULL, CREW, CANNONS, SAILS = range(4)
 GRAPESHOT, POWDER_KEG, CANNONADE = range(3)  # VOLLEY_CARDS order
@@ -131,9 +139,12 @@ class CardChain:
         )
         self.chests = chests - plan.overboard
         self.battle_cards_left = battle_cards_left
-        self.p_hit = self._p(c.hit_on)
-        self.p_grape = self._p(c.grapeshot_hit_on)
-        self.p_npc = self._p(c.smoke_hit_on if plan.smoke else c.hit_on)
+        # the faces that hit (the rule core's thresholds): the ship fires at the non-player
+        # ship's hull (Grapeshot: its own threshold); it fires back at a ship Smoke may hide
+        thr = (c.hit_on, c.smoke_hit_on, c.grapeshot_hit_on, c.grapeshot_beats_smoke)
+        self.p_hit = self._p(_fire_threshold(True, False, False, *thr))
+        self.p_grape = self._p(_fire_threshold(True, False, True, *thr))
+        self.p_npc = self._p(_npc_threshold(plan.smoke, c.hit_on, c.smoke_hit_on))
         self.p_mutiny = self._p(7 - c.mutiny_on)  # P(die <= mutiny_on): 0 when 0
         if npc_key == "royal_navy" or npc.first_target == "controller":
             self.npc_secs = None  # the controller chooses, per state
@@ -167,7 +178,7 @@ class CardChain:
     def speed(self, st) -> int:
         got = self._speeds.get(st)
         if got is None:
-            got = self._speeds[st] = self.side.speed(st) + self.bonus
+            got = self._speeds[st] = self.side.speed(st, self.bonus)
         return got
 
     def dice(self, st) -> int:
@@ -321,10 +332,8 @@ class CardChain:
         return got
 
     def regen(self, h_start: int, h: int) -> int:
-        n = self.npc.regenerate_per_exchange
-        if not n:
-            return h
-        return min(h + min(h_start - h, n), self.npc.hull)
+        """:func:`~simulator.cove.fast.core.regenerate` (the Flying Dutchman; others regain 0)."""
+        return _regenerate(h, h_start, self.npc.regenerate_per_exchange, self.npc.hull)
 
     # ------------------------------------------------------------------ values
     def _zero(self) -> list:
@@ -476,8 +485,9 @@ def heuristic_plan(
         playable = tuple(x for x in hand if x in BATTLE_CARDS)
         if not playable:
             break
-        speed = side.speed(st) + wind * c.favourable_wind_speed
-        speed += overboard * c.overboard_speed_per_chest
+        speed = side.speed(
+            st, wind * c.favourable_wind_speed + overboard * c.overboard_speed_per_chest
+        )
         sv = side.view(st)
         me = ShipView(
             seat=sv.seat,

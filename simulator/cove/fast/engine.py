@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simulator import compiled
 from simulator.cove.fast import battle, game, players_ev
 from simulator.cove.fast.packed import (
     BATTLE_OPTIONS,
@@ -126,11 +127,6 @@ class FastChunk:
         return [self.engine.decode_decision(r) for r in rows]
 
 
-def _python(func):
-    """The Python function behind a compiled one (itself with numba's JIT off)."""
-    return getattr(func, "py_func", func)
-
-
 def deal_states(deals: Sequence[Block], n: int) -> np.ndarray:
     """uint64[len(deals), n + 1, R_COLS]: for each deal the state of its dice stream
     (``deal.rng("dice")``) and of each seat's players stream (``deal.rng("players", s)``), as
@@ -219,8 +215,10 @@ class FastGames:
             )
             # numpy's arrays, as the rest of the buffers (the compiled functions are for the
             # search player's rollouts, whose arrays the compiled code allocates and frees)
-            sc = _python(game.game_scratch)(n, self.rules.ship_mat.num_positions, self.deck_width)
-            bt = _python(battle.scratch)(hand)
+            sc = compiled.python(game.game_scratch)(
+                n, self.rules.ship_mat.num_positions, self.deck_width
+            )
+            bt = compiled.python(battle.scratch)(hand)
             got = self._scratch[key] = (gs, sc, bt)
         return got
 
