@@ -51,7 +51,8 @@ def test_every_card_drawn_in_whole_games_is_accounted_for():
     assert set(cards.card) <= set(tavern_card_names(RULES))
     assert (cards[cards.fate == "returned"].card.isin(RULES.tavern.parrots)).all()
     # one game played alone: the held rows are its final hands
-    from simulator.cove import golden
+    import cove_golden as golden
+
     from simulator.cove.fast.engine import FastGames
 
     eng = FastGames(RULES, MIX)

@@ -1,20 +1,19 @@
 """Golden playthroughs of Pirate's Cove: whole games recorded as decisions and final states.
 
-Each case of :data:`simulator.cove.golden.CASES`, played by the engine from its deal's seed (the
-invariant checker on after every phase), takes every recorded decision and ends in the recorded
-state: rings, hands, parrots, Artisans, fame by source, the bank, the Tavern deck in order, the
-black ships and the battle log. The v1 files were recorded by the readable engine the code had
-before issue 28 (and before the improved players existed), so they pin both the rules and the
-baselines' play.
+Each case of :data:`cove_golden.CASES` (``tests/cove_golden.py``), played by the engine from its
+deal's seed (the invariant checker on after every phase), takes every recorded decision and ends
+in the recorded state: rings, hands, parrots, Artisans, fame by source, the bank, the Tavern deck
+in order, the black ships and the battle log. The v1 files were recorded by the readable engine
+the code had before issue 28 (and before the improved players existed), so they pin both the
+rules and the baselines' play.
 """
 
 from __future__ import annotations
 
 import json
 
+import cove_golden as golden
 import pytest
-
-from simulator.cove import golden
 
 CASES = list(golden.CASES)
 
@@ -42,12 +41,7 @@ def test_a_golden_file_is_its_case_played(tmp_path, monkeypatch):
     (path,) = golden.regenerate(["three_players"])
     data = json.loads(path.read_text())
     stored = json.loads(
-        (
-            golden.Path(golden.__file__).parents[2]
-            / "tests"
-            / "data"
-            / "cove_golden_three_players.json"
-        ).read_text()
+        (golden.ROOT / "tests" / "data" / "cove_golden_three_players.json").read_text()
     )
     assert data["decisions"] == stored["decisions"] and data["final"] == stored["final"]
     assert (data["case"], data["scenario"], data["strategies"], data["seed"]) == (

@@ -8,6 +8,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import express_golden as golden
 import numpy as np
 import pytest
 
@@ -16,7 +17,7 @@ from scenarios.strategies import param_space
 from simulator import dice
 from simulator.errors import UserError
 from simulator.express import admiral as adm
-from simulator.express import api, battle, golden
+from simulator.express import api, battle
 from simulator.express.commanders import (
     _CLASSES,
     Admiral,
@@ -343,7 +344,7 @@ def test_strategy_seat_defaults_to_the_study_mirror():
 def test_legacy_commanders_play_as_recorded():
     """Battle totals of gunline, boarder, skirmisher and random (every pair, three scenarios,
     fixed seeds) equal the record ``tests/data/express_legacy_golden.json`` (made before the
-    admiral was added; regenerated on purpose with ``python -m simulator.express.golden`` when
+    admiral was added; regenerated on purpose with ``python tests/express_golden.py`` when
     gunline and boarder stopped reading the enemy's hidden crews, and when the convoy scenario got
     its own geometry, issue 27)."""
     gold = json.loads((DATA / "express_legacy_golden.json").read_text())

@@ -6,7 +6,7 @@ and turns. ``tests/test_express_commanders.py::test_legacy_commanders_play_as_re
 it, so any change to how these commanders play or to the rules they play under shows as a diff.
 Regenerate it only on purpose (and explain the diff in the commit)::
 
-    python -m simulator.express.golden
+    python tests/express_golden.py
 
 History: recorded before the admiral (issue 14); regenerated when the commanders stopped seeing
 the enemy's hidden crews (issue 27: ``gunline`` and ``boarder`` cells changed) and when the convoy
@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 from pathlib import Path
 
-from simulator.express import api, battle
-from simulator.express.commanders import Boarder, Gunline, RandomCommander, Skirmisher
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script from any folder
+    sys.path.insert(0, str(ROOT))
 
-PATH = Path(__file__).resolve().parents[2] / "tests" / "data" / "express_legacy_golden.json"
+from simulator.express import api, battle  # noqa: E402
+from simulator.express.commanders import Boarder, Gunline, RandomCommander, Skirmisher  # noqa: E402
+
+PATH = ROOT / "tests" / "data" / "express_legacy_golden.json"
 N = 200
 SEED = 20261201
 FLEET = "viking:5,3,2,1,1 captain@0 gunner@1 carpenter@2 helmsman@3"

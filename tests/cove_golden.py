@@ -12,23 +12,28 @@ final state pin them.
 
 Regenerate (and review the diff; a changed file is a changed game, named in the CHANGELOG) with::
 
-    python -m simulator.cove.golden --regenerate
+    python tests/cove_golden.py --regenerate
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from scenarios.loader import load_scenario
-from simulator.cove.api import BATTLE_COLUMNS
-from simulator.cove.rules import SECTIONS, CoveRules
-from simulator.cove.tables import FAME_SOURCES
-from simulator.runner import Block
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script from any folder
+    sys.path.insert(0, str(ROOT))
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
+from scenarios.loader import load_scenario  # noqa: E402
+from simulator.cove.api import BATTLE_COLUMNS  # noqa: E402
+from simulator.cove.rules import SECTIONS, CoveRules  # noqa: E402
+from simulator.cove.tables import FAME_SOURCES  # noqa: E402
+from simulator.runner import Block  # noqa: E402
+
+DATA_DIR = ROOT / "tests" / "data"
 
 #: name -> (scenario file or None, strategies by seat, seed of the deal)
 CASES: dict[str, tuple[str | None, tuple[str, ...], int]] = {
@@ -53,8 +58,7 @@ CASES: dict[str, tuple[str | None, tuple[str, ...], int]] = {
 
 
 def rules_of(scenario: str | None) -> CoveRules:
-    root = Path(__file__).resolve().parents[2]
-    return load_scenario(None if scenario is None else root / scenario, CoveRules).rules
+    return load_scenario(None if scenario is None else ROOT / scenario, CoveRules).rules
 
 
 def play_case(scenario: str | None, names: tuple[str, ...], seed: int) -> dict[str, Any]:
@@ -163,7 +167,7 @@ def regenerate(names: list[str] | None = None) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m simulator.cove.golden")
+    ap = argparse.ArgumentParser(prog="python tests/cove_golden.py")
     ap.add_argument("--regenerate", action="store_true", help="rewrite the golden files")
     ap.add_argument("cases", nargs="*", help=f"cases (default: all of {', '.join(CASES)})")
     args = ap.parse_args(argv)
