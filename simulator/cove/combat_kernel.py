@@ -459,7 +459,7 @@ def _run(
                 for s in range(S):
                     order[s] = s
                     keys[s] = _speed(val, ship, pos, php, cstate, s)
-                core.sort_desc(order, keys, np.int64(0), S)
+                core.sort_desc_inline(order, keys, np.int64(0), S)
                 dp = core.roll_off_at(
                     dice, dp, order, keys, np.int64(0), S, rolls, stack
                 )  # once a battle
@@ -504,7 +504,7 @@ def _run(
                         order[0] = order[1]
                         order[1] = o
                 else:
-                    core.sort_desc(order, keys, np.int64(0), m)
+                    core.sort_desc_inline(order, keys, np.int64(0), m)
                     dp = core.roll_off_at_inline(dice, dp, order, keys, 0, m, rolls, stack)
                     if dp < 0:
                         return _abandon(outcome, fame, S, ctx, start, b, 1)
@@ -785,7 +785,7 @@ def _run(
             if m > 0:
                 if prm[P_TI]:
                     if prm[P_TI_FASTEST]:
-                        core.sort_desc(order, keys, np.int64(0), m)
+                        core.sort_desc_inline(order, keys, np.int64(0), m)
                         dp = core.roll_off_at(
                             dice, dp, order, keys, np.int64(0), m, rolls, stack
                         )  # once
