@@ -225,7 +225,7 @@ def table_hits_to_rout(prm, par, st, s, sec, absorbs):
     return core.rout_hits(st[s, S_RING + sec], a, p, p > 0, absorbs)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def table_weakest(prm, par, st, s, absorbs):
     """(hits to rout, section) of seat ``s``'s weakest section from the table
     (:func:`table_hits_to_rout`, :func:`core.weakest_of`: the first of equals)."""
