@@ -61,34 +61,21 @@ NO_COVE_GAME = frozenset(
         "test_cove_readable.py",  # runs the readable engine in a process of its own
         "test_cove_rule_core.py",  # compiles only the rule core
         "test_cove_fast_views.py",  # compiles only the players' view functions
-        "test_cli_errors.py",  # odds, execution options and a stand-in command
-        "test_cli_odds.py",
-        "test_dask.py",  # odds and the runner's test tasks
         "test_dice.py",
         "test_express_battle.py",
         "test_express_commanders.py",
         "test_express_fleets.py",
-        "test_express_cli.py",
-        "test_express_hidden_crew.py",
-        "test_express_odds.py",
-        "test_express_outcomes.py",
         "test_express_racing.py",
         "test_engine_mode.py",
-        "test_hunt_board.py",
-        "test_hunt_check.py",
         "test_hunt_engine.py",
-        "test_hunt_game.py",
         "test_hunt_golden.py",
         "test_hunt_moves.py",
         "test_hunt_plan.py",
-        "test_hunt_strategies.py",
         "test_hunt_variants.py",
-        "test_resume.py",  # odds and the runner's test tasks
         "test_runner.py",
         "test_sequential.py",
         "test_stats.py",
         "test_strategy_schema.py",
-        "test_verdicts.py",  # Les Pirates
     }
 )
 #: environment variable naming the background compile's status file ("ok" or "failed")
