@@ -533,10 +533,9 @@ def _iter_results(
     ``auto_jobs`` (``--jobs -1``, every core, on the loky backend): the chunks run in this
     process, one by one, until the time they took (the first one's aside) projects the rest as
     long enough to gain from ``n_jobs`` workers (:func:`worth_workers`); the rest then go to the
-    workers. A short run
-    (a few seconds of work) never starts a worker, each of which would first import the project
-    and load its compiled engines. The numbers do not change: they depend on the seed and the
-    block size only."""
+    workers. A short run (a few seconds of work) never starts a worker, each of which would
+    first import the project and load its compiled engines. The numbers do not change: they
+    depend on the seed and the block size only."""
     settings = _EXECUTION.get()
     chosen = backend if backend is not None else (settings.backend if settings else None)
     wrapped = _Indexed(task)
@@ -558,22 +557,19 @@ def _iter_results(
         else:
             todo = iter(chunks)
             left = n_chunks
-            if auto_jobs:  # in this process while the rest is too short to pay for workers
-                spent = 0.0  # by the chunks after the first (which pays this process's one-off
-                # costs: building the engine's tables, the compiled functions' first calls)
-                while left:
-                    t = time.perf_counter()
-                    res = wrapped(next(todo))
-                    if left < n_chunks:
-                        spent += time.perf_counter() - t
-                    left -= 1
-                    yield res
-                    timed = n_chunks - left - 1
-                    if timed and worth_workers(spent / timed * left, n_jobs):
-                        break
-            if left == 1:
-                yield wrapped(next(todo))
-            elif left:
+            spent = 0.0  # by the chunks run here after the first (which pays this process's
+            # one-off costs: building the engine's tables, the compiled functions' first calls)
+            while auto_jobs and left:  # here while the rest is too short to pay for workers
+                ran = n_chunks - left  # chunks run here before this one
+                t = time.perf_counter()
+                res = wrapped(next(todo))
+                if ran:
+                    spent += time.perf_counter() - t
+                left -= 1
+                yield res
+                if ran and worth_workers(spent / ran * left, n_jobs):
+                    break
+            if left:  # joblib runs a single chunk (n_jobs=1) in this process
                 parallel = Parallel(
                     n_jobs=min(n_jobs, left), backend=chosen, return_as="generator_unordered"
                 )

@@ -161,17 +161,18 @@ class _Side:
     def value(self, st, sec: int) -> int:
         return getattr(self.mat, SECTIONS[sec])[st[sec] - 1]
 
+    def parrot_alive(self, st) -> bool:
+        return self.parrot is not None and st[8] > 0
+
     def speed(self, st, bonus: int = 0) -> int:
         """:func:`~simulator.cove.fast.core.speed` of the state (``bonus``: Favourable wind,
         Overboard)."""
-        par = self.parrot
-        alive = par is not None and st[8] > 0
+        par, alive = self.parrot, self.parrot_alive(st)
         return _speed(self.value(st, SAILS), bonus, alive, par.speed_bonus if alive else 0)
 
     def dice(self, st, grapple: bool = False) -> int:
         """:func:`~simulator.cove.fast.core.num_dice` of the state."""
-        par = self.parrot
-        alive = par is not None and st[8] > 0
+        par, alive = self.parrot, self.parrot_alive(st)
         return _num_dice(
             self.value(st, CREW),
             self.value(st, CANNONS),
