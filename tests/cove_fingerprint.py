@@ -71,7 +71,9 @@ def game_parts(eng, names: Sequence[str], deal: Block) -> dict:
     return {
         "trace": json.loads(json.dumps(ch.trace(0))),
         "seats": [seats, bool(ch.games[0, fg.GR_TIE]), bool(ch.games[0, fg.GR_DUEL])],
-        "battles": [list(r[2:]) for r in eng.battle_rows(ch, [0], [0])],
+        "battles": [
+            list(r.values())[2:] for r in eng.battle_frame(ch, [0], [0]).to_dict("records")
+        ],
         "cards": [list(r[3:]) for r in eng.card_rows(ch, [0], [0], [names])],
         "streams": [
             ch.final_rs[0, 0].tolist(),

@@ -125,7 +125,10 @@ def final_state(eng, chunk) -> dict[str, Any]:
                 bool(g[base + pk.BK_GONE]),
             ]
         )
-    battles = [dict(zip(BATTLE_FIELDS, r[2:])) for r in eng.battle_rows(chunk, [0], [0])]
+    battles = [
+        dict(zip(BATTLE_FIELDS, list(r.values())[2:]))
+        for r in eng.battle_frame(chunk, [0], [0]).to_dict("records")
+    ]
     return {
         "seats": seats,
         "bank": [int(g[pk.G_BANK_GOLD]), int(g[pk.G_BANK_CHESTS])],

@@ -543,11 +543,8 @@ class Table:
 
     def battle_log(self) -> list[dict[str, Any]]:
         """The battle log's rows as the engine's ``battles`` table names them."""
-        from simulator.cove.api import BATTLE_COLUMNS
-
         ch = _Chunk(self.gs.blog[: self.g[G_NLOG]])
-        rows = self.eng.battle_rows(ch, [0], [0])
-        return [dict(zip(BATTLE_COLUMNS, r, strict=True)) for r in rows]
+        return self.eng.battle_frame(ch, [0], [0]).to_dict("records")
 
     @property
     def phase(self) -> str:

@@ -142,15 +142,17 @@ def test_the_sample_stream_is_the_runners(words):
     blocks=st.lists(st.one_of(st.integers(0, 100), st.integers(0, 2**40)), min_size=1, max_size=6),
     n=st.integers(3, 5),
     repeat=st.integers(1, 3),
+    mixed=st.booleans(),
 )
-def test_the_compiled_games_streams_are_the_runners(entropy, blocks, n, repeat):
+def test_the_compiled_games_streams_are_the_runners(entropy, blocks, n, repeat, mixed):
     """``engine.deal_states``: each deal's dice stream and each seat's players stream, computed
     in compiled code from the runner's entropy and spawn keys (``Block.key``), are the states of
     ``Block.rng("dice")`` and ``Block.rng("players", seat)`` -- block numbers past 2**32 (two key
-    words) and 200-bit entropies included; a deal passed again (rotations) gets the same rows."""
+    words) and 200-bit entropies included, deals of one entropy (the words in bulk) or of two;
+    a deal passed again (rotations) gets the same rows."""
     from simulator.cove.fast.engine import deal_states
 
-    deals = [Block(b, b, 1, entropy) for b in blocks]
+    deals = [Block(b, b, 1, entropy + (i % 2 if mixed else 0)) for i, b in enumerate(blocks)]
     seq = [d for d in deals for _ in range(repeat)]
     got = deal_states(seq, n)
     assert got.shape == (len(seq), n + 1, 6)

@@ -50,7 +50,6 @@ BATTLE_COLUMNS = ("game", "rotation", "month", "pirate", "ships", "seats", "outc
 
 
 def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, npc_only: bool):
-    from simulator.cove.api import BATTLE_COLUMNS as GAME_BATTLE_COLUMNS
     from simulator.cove.fast.engine import engine_for
 
     n = len(names)
@@ -63,8 +62,6 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, npc_only: 
             seated.append([names[(s + r) % n] for s in range(n)])
             deals.append(deal)
     res = eng.play(seated, deals, decisions=True)
-    keep = [GAME_BATTLE_COLUMNS.index(c) for c in BATTLE_COLUMNS]
-    battle_rows = [tuple(row[k] for k in keep) for row in eng.battle_rows(res, gids, rots)]
     decision_rows = []
     # game by game, each seat's rows in the order it decided (the engine writes them as the
     # decisions happen: a stable sort by game and seat)
@@ -81,7 +78,7 @@ def _chunk(chunk: Chunk, rules, names: tuple[str, ...], rotate: bool, npc_only: 
     decisions["option"] = decisions["option"].astype(str)
     return (
         eng.seat_frame(res, gids, rots, seated),
-        pd.DataFrame(battle_rows, columns=list(BATTLE_COLUMNS)),
+        eng.battle_frame(res, gids, rots)[list(BATTLE_COLUMNS)],
         decisions,
     )
 
@@ -121,10 +118,14 @@ def play_recorded(
         desc="games",
         compiled=compiled_engine(),
     )
-    seats = pd.concat([r[0] for r in run.results], ignore_index=True)
-    battles = pd.concat([r[1] for r in run.results], ignore_index=True)
-    decisions = pd.concat([r[2] for r in run.results], ignore_index=True)
+    seats, battles, decisions = (_concat([r[k] for r in run.results]) for k in range(3))
     return seats, battles, decisions, run.entropy
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The chunks' tables end to end; a chunk with no rows (no record of a kind) does not set
+    the columns' types."""
+    return pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
 
 
 def engagement_table(rules, battles: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:

@@ -90,7 +90,7 @@ from simulator.cove.fast.packed import (
     pack_rules,
 )
 from simulator.cove.fast.rng import DICE_BLOCK, R_COLS
-from simulator.cove.fast.seedseq import seed_words, stream_states
+from simulator.cove.fast.seedseq import int_words, seed_words, stream_states
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.runner import Block
 
@@ -143,19 +143,37 @@ def deal_states(deals: Sequence[Block], n: int) -> np.ndarray:
             j = first[id(deal)] = len(unique)
             unique.append(deal)
         where[i] = j
-    rows = []
+    keys = []
     for deal in unique:
-        rows.append(seed_words(deal.entropy, deal.key("dice")))
-        rows += [seed_words(deal.entropy, deal.key("players", s)) for s in range(n)]
-    width = max((len(w) for w, _ in rows), default=0)
-    words = np.zeros((len(rows), width), np.int64)
-    n_words = np.empty(len(rows), np.int64)
-    n_entropy = np.empty(len(rows), np.int64)
-    for r, (w, ne) in enumerate(rows):
-        words[r, : len(w)] = w
-        n_words[r] = len(w)
-        n_entropy[r] = ne
-    states = np.zeros((len(rows), R_COLS), np.uint64)
+        keys.append(deal.key("dice"))
+        keys += [deal.key("players", s) for s in range(n)]
+    entropy = {deal.entropy for deal in unique}
+    if len(entropy) == 1 and all(0 <= k < 1 << 32 for key in keys for k in key):
+        # one word per key element (numpy's coercion of a uint32): the words in bulk
+        ent = int_words(entropy.pop())
+        e = len(ent)
+        width = e + max((len(k) for k in keys), default=0)
+        words = np.zeros((len(keys), width), np.int64)
+        words[:, :e] = ent
+        n_words = np.array([e + len(k) for k in keys], np.int64)
+        n_entropy = np.full(len(keys), e, np.int64)
+        for length in set(n_words.tolist()):
+            at = np.flatnonzero(n_words == length)
+            words[at, e:length] = np.array([keys[i] for i in at], np.int64).reshape(len(at), -1)
+    else:
+        rows = [
+            seed_words(deal.entropy, key)
+            for deal, key in zip([d for d in unique for _ in range(n + 1)], keys, strict=True)
+        ]
+        width = max((len(w) for w, _ in rows), default=0)
+        words = np.zeros((len(rows), width), np.int64)
+        n_words = np.empty(len(rows), np.int64)
+        n_entropy = np.empty(len(rows), np.int64)
+        for r, (w, ne) in enumerate(rows):
+            words[r, : len(w)] = w
+            n_words[r] = len(w)
+            n_entropy[r] = ne
+    states = np.zeros((len(keys), R_COLS), np.uint64)
     with np.errstate(over="ignore"):  # uint64 hashing wraps by design (numpy warns, numba not)
         stream_states(words, n_words, n_entropy, states)
     return states.reshape(len(unique), n + 1, R_COLS)[where]
@@ -380,35 +398,41 @@ class FastGames:
             raise AssertionError(f"seat columns {list(cols)} != {api.SEAT_COLUMNS}")
         return pd.DataFrame(cols)  # copies each column (dict data)
 
-    def battle_rows(self, chunk: FastChunk, gids, rotations) -> list[tuple]:
-        """The rows of ``api.BATTLE_COLUMNS``."""
-        keys = self.tables.npc_keys
-        islands = self.rules.islands
-        out = []
-        for row in chunk.log:
-            i, r = int(row[0]), row[1:]
-            seats = ",".join(str(s) for s in range(8) if (int(r[BL_SEATS]) >> s) & 1)
-            npcs = "+".join(keys[int(k)] for k in (r[BL_NPC_A], r[BL_NPC_B]) if k >= 0)
-            out.append(
-                (
-                    gids[i],
-                    rotations[i],
-                    int(r[BL_BATTLE]),
-                    int(r[BL_MONTH]),
-                    islands[int(r[BL_ISLAND])],
-                    keys[int(r[BL_NPC])],
-                    int(r[BL_SHIPS]),
-                    seats,
-                    NPC_OUTCOMES[int(r[BL_OUTCOME])],
-                    int(r[BL_ROUTED]),
-                    int(r[BL_FLED]),
-                    int(r[BL_EXCHANGES]),
-                    npcs,
-                    int(r[BL_ROUTED_BY_PLAYERS]),
-                    int(r[BL_ROUTED_IN_BATTLE]),
-                )
-            )
-        return out
+    def battle_frame(self, chunk: FastChunk, gids, rotations):
+        """The battles table (``api.BATTLE_COLUMNS``), one row per battle of the chunk's log,
+        built column by column."""
+        import pandas as pd
+
+        from simulator.cove import api
+
+        log = chunk.log
+        i, r = log[:, 0].astype(np.int64), log[:, 1:]
+        keys = np.array(self.tables.npc_keys, dtype=object)
+        named = np.append(keys, "")  # a battle's second and third ship: -1 is none
+        masks = r[:, BL_SEATS].astype(np.int64)
+        seat_lists = {m: ",".join(str(s) for s in range(8) if (m >> s) & 1) for m in set(masks)}
+        a, b = named[r[:, BL_NPC_A]], named[r[:, BL_NPC_B]]
+        npcs = [x + "+" + y if x and y else x or y for x, y in zip(a, b, strict=True)]
+        values = (
+            np.asarray(gids, np.int64)[i],
+            np.asarray(rotations, np.int64)[i],
+            r[:, BL_BATTLE],
+            r[:, BL_MONTH],
+            np.array(self.rules.islands, dtype=object)[r[:, BL_ISLAND]],
+            keys[r[:, BL_NPC]],
+            r[:, BL_SHIPS],
+            np.array([seat_lists[m] for m in masks], dtype=object),
+            np.array(NPC_OUTCOMES, dtype=object)[r[:, BL_OUTCOME]],
+            r[:, BL_ROUTED],
+            r[:, BL_FLED],
+            r[:, BL_EXCHANGES],
+            np.array(npcs, dtype=object),
+            r[:, BL_ROUTED_BY_PLAYERS],
+            r[:, BL_ROUTED_IN_BATTLE],
+        )
+        return pd.DataFrame(
+            {k: np.asarray(v) for k, v in zip(api.BATTLE_COLUMNS, values, strict=True)}
+        )
 
     def decision_rows(self, chunk: FastChunk, gids, rotations, seat_names) -> list[tuple]:
         """The decision records as rows of ``(game, rotation, strategy, *RECORD_COLUMNS)``
@@ -511,7 +535,7 @@ def fast_chunk(chunk, rules, names, rotate, check, n_games=None, cards=False):
         ) from None
     out = (
         eng.seat_frame(res, gids, rots, seated),
-        pd.DataFrame(eng.battle_rows(res, gids, rots), columns=api.BATTLE_COLUMNS),
+        eng.battle_frame(res, gids, rots),
     )
     if cards:
         out += (
