@@ -20,6 +20,7 @@ turn is enumerated). Positions reached within a turn are told apart by 63-bit Zo
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -220,10 +221,15 @@ def _zobrist(n_ships, n_nodes, n_tre, n_isl) -> np.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=32)
 def build_tables(rules, num_players: int, plan: bool = False) -> Tables:
     """The tables of ``rules`` (a :class:`~simulator.hunt.rules.HuntRules`) for
     ``num_players``; ``plan`` adds the planning tables of :mod:`simulator.hunt.plan` (for
-    planner players). Seats and ports: rules *Board* (seat order) and variants 7-8 (kingdoms)."""
+    planner players). Seats and ports: rules *Board* (seat order) and variants 7-8 (kingdoms).
+
+    Kept per process for equal rules (the rules are a frozen dataclass; up to 0.3 s a build,
+    which a report asked for 45 times): the engine only reads the tables (a run copies ``P``
+    before it sets its switches, :func:`simulator.hunt.game.run_games`)."""
     board = parse_board(rules.board)
     seat_ports = tuple(
         tuple(board.port_index(p) for p in group) for group in rules.ports_for(num_players)
