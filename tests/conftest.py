@@ -1,3 +1,4 @@
+import fcntl
 import subprocess
 import sys
 from pathlib import Path
@@ -223,3 +224,31 @@ def _cove_game_compiled(request):
     if Path(str(request.node.fspath)).name not in NO_COVE_GAME:
         _wait_for_cove_game()
     yield
+
+
+@pytest.fixture(scope="session")
+def main_job(tmp_path_factory, worker_id) -> tuple[Path, list[str], dict]:
+    """The README's main job (its first command, ``broadside report --seed 2026``, at the
+    capped test size of ``tests/test_readme.py``), run once per test run as a new user runs it:
+    ``(folder it ran in, the command, {"returncode", "stdout", "stderr"})``. The first
+    pytest-xdist worker to ask runs it under a lock in the run's shared temporary folder; the
+    others read the same result. ``test_readme`` checks the run, ``test_report`` reads the page
+    and its files (a test-size report of every game costs about 25 CPU-seconds)."""
+    import json
+
+    from test_readme import COMMANDS, capped, run
+
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent  # the run's folder, above each worker's own
+    cwd = shared / "main-job"
+    cmd = capped(COMMANDS[0])
+    with open(shared / "main-job.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / "main-job.json"
+        if not done.exists():
+            cwd.mkdir(exist_ok=True)
+            res = run(cmd, cwd)
+            result = {"returncode": res.returncode, "stdout": res.stdout, "stderr": res.stderr}
+            done.write_text(json.dumps(result))
+    return cwd, cmd, json.loads(done.read_text())

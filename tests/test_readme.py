@@ -231,15 +231,22 @@ def test_readme_has_the_two_first_commands_and_the_tour():
 
 
 @pytest.mark.parametrize("args", SINGLES, ids=[" ".join(c)[:70] for c in SINGLES])
-def test_readme_command_runs_as_written(args, tmp_path):
+def test_readme_command_runs_as_written(args, tmp_path, request):
+    """Each command in a fresh folder; the main job (the first command) is the run the
+    ``main_job`` fixture made, in a folder of its own, which ``test_report`` reads too."""
     for a in args:
         if a.startswith("-") and a not in CAPS and a.lstrip("-") in ("n", "games", "trials"):
             pytest.fail(f"size option {a} has no cap in tests/test_readme.py CAPS")
-    cmd = capped(args)
-    res = run(cmd, tmp_path)
-    assert res.returncode == 0, f"broadside {' '.join(cmd)}\n{res.stderr[-3000:]}"
-    assert "Traceback" not in res.stderr, res.stderr[-3000:]
-    check_outputs(tmp_path, out_folders(cmd))
+    if args == COMMANDS[0]:
+        cwd, cmd, res = request.getfixturevalue("main_job")
+        returncode, stderr = res["returncode"], res["stderr"]
+    else:
+        cwd, cmd = tmp_path, capped(args)
+        res = run(cmd, cwd)
+        returncode, stderr = res.returncode, res.stderr
+    assert returncode == 0, f"broadside {' '.join(cmd)}\n{stderr[-3000:]}"
+    assert "Traceback" not in stderr, stderr[-3000:]
+    check_outputs(cwd, out_folders(cmd))
 
 
 @pytest.mark.parametrize("pair", RESUME_PAIRS, ids=lambda p: " ".join(p[0])[:60])

@@ -1,20 +1,18 @@
 """`broadside report`: the page is self-contained, every figure loads in headless Chromium, every
 figure and table is backed by files, and the run is reproducible from its seed.
 
-The report is rendered once per session at the hidden ``--size test`` (the same code path as
-``quick`` with fewer games). Set ``BROADSIDE_ARTIFACTS=DIR`` to keep the report in ``DIR/report``
-(CI artefact); otherwise it goes to pytest's temporary folder. The browser screenshots (1,400 px
-and phone width) are saved beside the report and in ``$BROADSIDE_ARTIFACTS/report/`` (default
-``/tmp/broadside-artifacts/report/``).
+The report read here is the README's main job (``broadside report --seed 2026``, at the hidden
+``--size test``: the same code path as ``quick`` with fewer games), run once per test run by the
+``main_job`` fixture of ``tests/conftest.py``. Set ``BROADSIDE_ARTIFACTS=DIR`` to keep a copy in
+``DIR/report`` (CI artefact). The browser screenshots (1,400 px and phone width) are saved beside
+the report and in ``$BROADSIDE_ARTIFACTS/report/`` (default ``/tmp/broadside-artifacts/report/``).
 """
 
 from __future__ import annotations
 
 import base64
-import fcntl
 import io
 import itertools
-import json
 import math
 import os
 import re
@@ -27,7 +25,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import cli
 
@@ -44,58 +41,33 @@ CHROMIUM_FLAGS = [
     "--disable-dev-shm-usage",
     "--hide-scrollbars",
 ]
-SEED = 20261130
 ARTIFACTS = Path(os.environ.get("BROADSIDE_ARTIFACTS", "/tmp/broadside-artifacts")) / "report"
 #: screenshots: (file name, window width, window height)
 SCREENSHOTS = (("screenshot-1400.png", 1400, 2400), ("screenshot-phone.png", 390, 2400))
 
 
 @pytest.fixture(scope="session")
-def report_dir(tmp_path_factory, worker_id) -> Path:
-    """The test-size report of every game, built once per test run: the first pytest-xdist
-    worker to ask builds it under a lock in the run's shared temporary folder, the others wait
-    for it and read the same files (the tests only read it; the screenshots get names of their
-    own)."""
-    shared = tmp_path_factory.getbasetemp()
-    if worker_id != "master":
-        shared = shared.parent  # the run's folder, above each worker's own
+def main_job_seed(main_job) -> int:
+    """The seed of the README's main job (``--seed``)."""
+    _cwd, cmd, _res = main_job
+    return int(cmd[cmd.index("--seed") + 1])
+
+
+@pytest.fixture(scope="session")
+def report_dir(main_job) -> Path:
+    """The test-size report of every game: the README's main job, run once per test run by the
+    ``main_job`` fixture (``tests/conftest.py``), which ``test_readme`` checks as a command.
+    With ``BROADSIDE_ARTIFACTS`` set, a copy is kept in ``$BROADSIDE_ARTIFACTS/report``."""
+    cwd, cmd, res = main_job
+    assert res["returncode"] == 0, res["stderr"][-3000:]
+    out = cwd / "broadside-report"
+    assert (out / "index.html").is_file() and f"{out.name}/index.html" in res["stdout"] + res[
+        "stderr"
+    ], res["stdout"][-2000:]
     base = os.environ.get("BROADSIDE_ARTIFACTS")
-    out = Path(base) / "report" if base else shared / "report-shared" / "broadside-report"
-    with open(shared / "report-shared.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        done = shared / "report-shared.done"
-        if not done.exists():
-            _build_report(out)
-            done.touch()
+    if base:
+        shutil.copytree(out, Path(base) / "report", dirs_exist_ok=True)
     return out
-
-
-def _build_report(out: Path) -> None:
-    if out.exists():
-        shutil.rmtree(out)
-    res = CliRunner().invoke(
-        cli.cli,
-        [
-            "report",
-            "--size",
-            "test",
-            "--game",
-            "all",
-            "--seed",
-            str(SEED),
-            "--jobs",
-            "1",
-            "--quiet",
-            "--out",
-            str(out),
-            "--format",
-            "json",
-        ],
-    )
-    assert res.exit_code == 0, res.output + repr(res.exception)
-    summary = json.loads(res.stdout)
-    assert Path(summary["index"]) == out / "index.html"
-    (out / "summary.json").write_text(res.stdout)
 
 
 class _Imgs(HTMLParser):
@@ -186,13 +158,13 @@ def test_dice_section_numbers_are_exact_and_simulation_agrees(report_dir):
     assert (sums - 1).abs().max() < 1e-12
 
 
-def test_provenance_records_seed_scenarios_versions_and_wall_time(report_dir):
+def test_provenance_records_seed_scenarios_versions_and_wall_time(report_dir, main_job_seed):
     run = pd.read_csv(report_dir / "provenance_run.csv").set_index("item")["value"]
-    assert run["root seed entropy"] == str(SEED)
+    assert run["root seed entropy"] == str(main_job_seed)
     assert run["command line"].startswith("broadside")
     replay = run["replay with"].split()  # a command the CLI accepts: --game takes one value
     assert replay[:2] == ["broadside", "report"] and replay[replay.index("--game") + 1] == "all"
-    assert replay[replay.index("--seed") + 1] == str(SEED)
+    assert replay[replay.index("--seed") + 1] == str(main_job_seed)
     sections = pd.read_csv(report_dir / "provenance_sections.csv")
     assert {"Dice odds", "Pirate's Cove", "Pirates express", "Les Pirates"} <= set(
         sections["section"]
