@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
 from simulator.output import SCHEMA_VERSION
 
@@ -91,16 +90,17 @@ def _seeds(obj, path=""):
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))
-def test_json_keeps_its_documented_keys(name, tmp_path):
+def test_json_keeps_its_documented_keys(name, tmp_path, monkeypatch):
+    """Each run in this process (click's runner; its stdout apart from stderr): a process per
+    command cost about a second and a half of start-up each. JSON read from a real process's
+    stdout: the commands run as processes in ``test_cli_odds``, ``test_cove_combat_cli``,
+    ``test_resume`` and ``test_readme``'s resume pairs."""
+    import cli
+
     args = [a.replace("{tmp}", str(tmp_path)) for a in RUNS[name]]
-    res = subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), *args, "--format", "json", "--quiet"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=600,
-    )
-    assert res.returncode == 0, res.stderr[-2000:]
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli.cli, [*args, "--format", "json", "--quiet"])
+    assert res.exit_code == 0, res.stderr[-2000:] + repr(res.exception)
     obj = json.loads(res.stdout)
     assert next(iter(obj)) == "schema_version" and obj["schema_version"] == SCHEMA_VERSION
     missing = [k for k in DOCUMENTED[name] if k not in obj]
