@@ -43,7 +43,8 @@ COVE_V1 = "plunderer-v1,brawler-v1,random"
     [
         ["compare", "standard", "standard", "--game", "cove", "--max-games", "12", "--looks", "1"]
         + ["--strategies", COVE_V1],
-        ["metagame", "--game", "cove", "--population", "plunderer-v1,brawler-v1,random"]
+        # two strategies at three seats: four profiles (three strategies made ten, 8 s readable)
+        ["metagame", "--game", "cove", "--population", "plunderer-v1,random"]
         + ["--players", "3", "-n", "6"],
         ["compare", "standard", "one-two", "--game", "hunt", "--max-games", "10", "--looks", "1"],
     ],
