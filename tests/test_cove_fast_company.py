@@ -293,7 +293,7 @@ def test_kernel_tables_are_the_kernels(variant):
         got_ship = np.zeros_like(ship)
         got_prm = np.zeros_like(prm)
         fc.kernel_tables(ct, npcs.index(npc), rows, art, order, m, got_ship, got_prm)
-        assert val.tolist() == ct[1].tolist()
+        assert val.tolist() == ct.val.tolist()
         assert got_ship.tolist() == ship.tolist()
         assert got_prm.tolist() == prm.tolist()
 
@@ -322,7 +322,7 @@ def test_one_simulation_answers_every_ship_of_a_battle():
             rest = ships[:j] + ships[j + 1 :]
             want = odds.company_odds(RULES, odds.company_key(me, rest, npc))
             assert _compiled(npc, me, rest, rng, memo=memo) == tuple(want)
-            assert memo[2][0] == 1
+            assert memo.count[0] == 1
 
 
 def test_company_odds_without_artisans_is_the_art_form():
@@ -345,13 +345,13 @@ def test_a_small_memo_full_again_and_again_never_changes_a_value():
     for _ in range(3):
         for c, want in zip(cases, fresh, strict=True):
             assert _compiled(*c, rng, memo=memo) == want
-            assert 0 < memo[2][0] <= 3
+            assert 0 < memo.count[0] <= 3
     big = fc.new_memo()
     for c, want in zip(cases * 2, fresh * 2, strict=True):
         assert _compiled(*c, rng, memo=big) == want
     # one entry per battle: the set of ships, whichever of them asked
     battles = {(n, *odds.company_battle(odds.company_key(m, o, n))[0]) for n, m, o in cases}
-    assert big[2][0] == len(battles)
+    assert big.count[0] == len(battles)
 
 
 def _battle_of(rules: CoveRules, words) -> tuple:
@@ -379,7 +379,8 @@ def test_company_odds_is_pythons_on_the_default_players_situations():
     eng = FastGames(rules, names)
     for deal in range(6):
         eng.play([mix_for(rules, 3 + deal % 3)], [Block(deal, deal, 1, 20261201)])
-    keys, vals, count = eng.oc.cmemo
+    cm = eng.oc.cmemo
+    keys, vals, count = cm.keys, cm.vals, cm.count
     slots = np.flatnonzero(keys[:, 0])
     assert len(slots) == count[0] > 0  # never emptied: every estimate is there
     npcs = set()

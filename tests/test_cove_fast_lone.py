@@ -182,10 +182,12 @@ def test_dice_and_hit(variant):
     for st, parrot in states(p.rules):
         _n, a, pr = _args("blackbeard", st, parrot)
         for grapple in (False, True):
-            assert lone.dice(p.lt, a, pr, int(grapple)) == p.po.dice(st, parrot, grapple)
+            assert lone.dice(p.lt.vals, p.lt.parrots, a, pr, int(grapple)) == p.po.dice(
+                st, parrot, grapple
+            )
         for sec in range(4):
             for k in range(5):
-                lone.hit(p.lt, a, pr, sec, k, out)
+                lone.hit(p.lt.parrots, p.lt.prm, a, pr, sec, k, out)
                 assert tuple(out) == p.po.hit(st, parrot, sec, k), (st, parrot, sec, k)
 
 
@@ -258,7 +260,7 @@ def test_a_full_memo_changes_no_value():
                     bits_of(names),
                     v,
                 )
-    assert fresh.memo[lone.M_USED][0] > 768
+    assert fresh.memo.used[0] > 768
 
 
 def test_a_non_fighting_npc_is_refused():

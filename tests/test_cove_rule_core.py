@@ -275,5 +275,5 @@ def test_one_dies_hit_chance_is_the_count_of_its_hitting_faces(hit_on):
     assert hit_chance(hit_on, exact=True) == Fraction(faces, 6)
     assert hit_chance(hit_on) == faces / 6
     rules = dataclasses.replace(BASE, combat=dataclasses.replace(BASE.combat, hit_on=hit_on))
-    pmf = lone.tables(rules)[lone.LT_PMF]
+    pmf = lone.tables(rules).pmf
     assert pmf[lone.PMF_HIT, 1, :2].tolist() == [1 - faces / 6, faces / 6]

@@ -252,10 +252,10 @@ def test_company_shares_the_pirate_fame_and_changes_the_value():
     is shared, the survivors fight for the card)."""
     alone = pirate_position(("smoke", "grapeshot"))
     a = values(alone)[2]
-    assert expected_opponents(alone)[2] == 0.0 and alone.oc.cmemo[2][0] == 0  # no estimate
+    assert expected_opponents(alone)[2] == 0.0 and alone.oc.cmemo.count[0] == 0  # no estimate
     crowd = pirate_position(("smoke", "grapeshot"), chosen=(None, 2, 2, 0))
     c = values(crowd)[2]
-    assert expected_opponents(crowd)[2] == 2.0 and crowd.oc.cmemo[2][0] > 0  # estimated
+    assert expected_opponents(crowd)[2] == 2.0 and crowd.oc.cmemo.count[0] > 0  # estimated
     assert c != a
 
 
@@ -468,7 +468,7 @@ def test_players_pirate_odds_equal_the_combat_engines_exact_duel(key):
 
 def _company_estimates(t: Table) -> set[tuple[int, ...]]:
     """The situations (seed words) of every company estimate made on the table (its memo)."""
-    keys, _vals, count = t.oc.cmemo
+    keys, count = t.oc.cmemo.keys, t.oc.cmemo.count
     made = {tuple(int(w) for w in keys[h, 1 : 1 + keys[h, 0]]) for h in np.flatnonzero(keys[:, 0])}
     assert len(made) == count[0]  # the memo was never emptied: it holds every estimate made
     return made

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from simulator import compiled
 from simulator.cove.combat_kernel import (
     _TARGETS,
     C_ART,
@@ -140,9 +141,53 @@ MAX_SHIPS = 5  # the battle kernel's most player ships
 MEMO_WIDTH = 1 + 10 * MAX_SHIPS  # words of the largest situation (npc + 10 per ship)
 
 
-def tables(rules: CoveRules) -> tuple:
-    """``ct``: the constant arrays of the estimate for ``rules``:
-    ``(cst, val, npc_prm, par, entropy words of the derive_seed root)``."""
+#: the fields of the estimate's tables ``ct`` (:func:`tables`) and of its memo (:func:`new_memo`)
+CT_FIELDS = ("cst", "val", "npc_prm", "par", "root")
+CM_FIELDS = ("keys", "vals", "count")
+
+
+class CompanyTablesType(compiled.StateType):
+    """numba's type of :class:`CompanyTables`."""
+
+
+class CompanyTables(compiled.State):
+    """The estimate's constant arrays ``ct`` as one object (:data:`CT_FIELDS`): a tuple of five
+    arrays cost ten reference counts at every compiled call that held it
+    (:class:`simulator.compiled.State`)."""
+
+    FIELDS = CT_FIELDS
+
+
+class CompanyMemoType(compiled.StateType):
+    """numba's type of :class:`CompanyMemo`."""
+
+
+class CompanyMemo(compiled.State):
+    """The estimates' memo as one object (:data:`CM_FIELDS`)."""
+
+    FIELDS = CM_FIELDS
+
+
+@njit(cache=True)
+def _new_company_tables(*values):
+    """:class:`CompanyTables`' constructor, cached (:class:`simulator.compiled.State`)."""
+    return CompanyTables(*values)
+
+
+@njit(cache=True)
+def _new_company_memo(*values):
+    """:class:`CompanyMemo`'s constructor, cached (:class:`simulator.compiled.State`)."""
+    return CompanyMemo(*values)
+
+
+CompanyTables = compiled.define_state(CompanyTables, CompanyTablesType, _new_company_tables)
+CompanyMemo = compiled.define_state(CompanyMemo, CompanyMemoType, _new_company_memo)
+
+
+def tables(rules: CoveRules) -> CompanyTables:
+    """``ct``: the constant arrays of the estimate for ``rules`` (:class:`CompanyTables`:
+    ``cst``, ``val``, ``npc_prm``, ``par``, and ``root``, the entropy words of the derive_seed
+    root)."""
     c = rules.combat
     mat = rules.ship_mat
     pirates = list(rules.pirates)
@@ -214,17 +259,18 @@ def tables(rules: CoveRules) -> tuple:
     cst[Q_SEED + 2] = tag >> 32
     cst[Q_STREAM] = stream_id("sample")
     assert _BLOCK_TAG == 0  # the block's spawn key (0, 0, stream): Block(0, 0, 1, seed)
-    return cst, val, npc_prm, par, int_words(_COMPANY_SEED)
+    return CompanyTables(cst, val, npc_prm, par, int_words(_COMPANY_SEED))
 
 
-def new_memo(slots: int = MEMO_SLOTS) -> tuple:
-    """An empty memo of estimates ``(keys, values, count)``: ``keys[slot, 0]`` the number of seed
-    words (0: empty slot), then the words; ``values[slot, 3 * j : 3 * j + 3]`` the three floats
-    of the ``j``-th ship in the battle's order (:func:`company_order`). ``slots`` (tests
-    use a small one) bounds it: when 3/4 full it is emptied before the next entry."""
+def new_memo(slots: int = MEMO_SLOTS) -> CompanyMemo:
+    """An empty memo of estimates (:class:`CompanyMemo`): ``keys[slot, 0]`` the number of seed
+    words (0: empty slot), then the words; ``vals[slot, 3 * j : 3 * j + 3]`` the three floats
+    of the ``j``-th ship in the battle's order (:func:`company_order`); ``count[0]`` the entries
+    held. ``slots`` (tests use a small one) bounds it: when 3/4 full it is emptied before the next
+    entry."""
     if slots < 2:
         raise ValueError(f"memo slots={slots} (allowed: 2 or more)")
-    return (
+    return CompanyMemo(
         np.zeros((slots, 1 + MEMO_WIDTH), np.int64),
         np.zeros((slots, 3 * MAX_SHIPS), np.float64),
         np.zeros(1, np.int64),
@@ -233,10 +279,10 @@ def new_memo(slots: int = MEMO_SLOTS) -> tuple:
 
 # ------------------------------------------------------------------------------------------
 @njit(cache=True)
-def _cmp_ships(ct, ships, art, i, j):
+def _cmp_ships(par, ships, art, i, j):
     """-1, 0 or 1: ship ``i`` before, level with or after ship ``j`` in company_key's order
-    (ring, Artisans as (section, hits) pairs in section order, parrot key or "", wounds)."""
-    par = ct[3]
+    (ring, Artisans as (section, hits) pairs in section order, parrot key or "", wounds);
+    ``par`` = ``ct.par``."""
     for k in range(4):
         a, b = ships[i, SH_RING + k], ships[j, SH_RING + k]
         if a != b:
@@ -274,12 +320,13 @@ def _cmp_ships(ct, ships, art, i, j):
 def company_order(ct, ships, art, m, order):
     """``order[:m]``: every ship (ours in row 0 included) as company_key sorts them (a stable
     insertion sort, as Python's ``sorted`` of ``[ours, *others]``)."""
+    par = ct.par
     for i in range(m):
         order[i] = i
     for i in range(1, m):
         x = order[i]
         j = i - 1
-        while j >= 0 and _cmp_ships(ct, ships, art, order[j], x) > 0:
+        while j >= 0 and _cmp_ships(par, ships, art, order[j], x) > 0:
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = x
@@ -306,8 +353,8 @@ def seed_words(npc, ships, art, order, m, words):
 def sample_rng(ct, words, n_words, rs):
     """Row 0 of ``rs`` := ``Block(0, 0, 1, derive_seed(_COMPANY_SEED, "company-odds",
     *words)).rng("sample")``."""
-    cst = ct[0]
-    root = ct[4]
+    cst = ct.cst
+    root = ct.root
     key = np.empty(3 + n_words, np.int64)
     for k in range(3):
         key[k] = cst[Q_SEED + k]
@@ -331,7 +378,7 @@ def sample_rng(ct, words, n_words, rs):
 def kernel_tables(ct, npc, ships, art, order, m, ship, prm):
     """The kernel's ``_tables`` for the ordered situation, everyone a :class:`BattlePolicy`
     (stands, no cards): ``ship[:m]`` (int64[m, SHIP_COLS], zeroed by the caller) and ``prm``."""
-    cst, npc_prm, par = ct[0], ct[2], ct[3]
+    cst, npc_prm, par = ct.cst, ct.npc_prm, ct.par
     start = cst[Q_START]
     absorbs = cst[Q_ABSORBS]
     max_dice = cst[Q_MAX_DICE]
@@ -363,7 +410,7 @@ def kernel_tables(ct, npc, ships, art, order, m, ship, prm):
 def _estimate(ct, npc, ships, art, order, m, words, n_words, res):
     """The estimate itself: the battles and their reductions, ``res[j]`` = (p_sink, share,
     p_routed) of the ``j``-th ship in ``order``."""
-    cst, val = ct[0], ct[1]
+    cst, val = ct.cst, ct.val
     n = cst[Q_TRIALS]
     S = m
     ship = np.zeros((S, SHIP_COLS), np.int64)
@@ -508,7 +555,7 @@ def company_odds_art(ct, memo, npc, ships, art, m):
     values): asked from another ship's seat, the same battle answers from the memo."""
     if m < 1 or m > MAX_SHIPS:
         raise ValueError("company estimate: 1-5 ships (the battle kernel's)")
-    if ct[2][npc, P_NPC] == NPC_REFUSED:
+    if ct.npc_prm[npc, P_NPC] == NPC_REFUSED:
         raise ValueError("company estimate: damages='controller' without a controller")
     order = np.empty(m, np.int64)
     company_order(ct, ships, art, m, order)
@@ -517,7 +564,7 @@ def company_odds_art(ct, memo, npc, ships, art, m):
     me = 0  # our place in the order: the stable sort keeps row 0 first among its equals
     while order[me] != 0:
         me += 1
-    keys, vals, count = memo
+    keys, vals, count = memo.keys, memo.vals, memo.count
     slots = keys.shape[0]
     h = np.int64(_hash(words, n_words) % np.uint64(slots))
     while keys[h, 0] != 0:
@@ -558,6 +605,8 @@ __all__ = [
     "MAX_SHIPS",
     "MEMO_SLOTS",
     "SH_COLS",
+    "CompanyMemo",
+    "CompanyTables",
     "company_odds",
     "company_odds_art",
     "company_order",

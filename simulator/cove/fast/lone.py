@@ -56,8 +56,7 @@ from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.cove.tables import hit_chance, hit_pmf
 
 # ------------------------------------------------------------------------------- tables ("lt")
-# lt = (vals, first_pos, pmf, parrots, npcs, prm)
-LT_VALS, LT_FIRST, LT_PMF, LT_PARROTS, LT_NPCS, LT_PRM = range(6)
+# lt: a LoneTables with the fields of LT_FIELDS
 # vals[sec, q - 1]: the value of section sec at ring position q (SECTIONS order)
 # first_pos[sec, q]: the first position with the value of position q (0 stays 0)
 # pmf[PMF_*, n, x]: P(x hits from n dice) at that threshold (PirateOdds.pmf), 0 past x = n
@@ -89,10 +88,9 @@ MEMO_BITS = 18  # 262,144 slots (6 MiB)
 MAX_PROBE = 32
 SCRATCH_CHILDREN = 1 << 13  # rows of the child-slot stack kept in the memo (more: grown per call)
 SCRATCH_FRAMES = 256
-# memo = (keys uint64[slots, 2] (word 1 = 0: empty), vals float64[slots], used int64[1],
-#         child keys int64[C, CK_N], child values float64[C], frame keys int64[F, CK_N],
-#         frame info int64[F, FI_N], tape int8[4 C])
-M_KEYS, M_VALS, M_USED, M_CK, M_CV, M_FK, M_FI, M_TAPE = range(8)
+# memo: a LoneMemo with the fields of M_FIELDS: keys uint64[slots, 2] (word 1 = 0: empty),
+# vals float64[slots], used int64[1], child keys ck int64[C, CK_N], child values cv float64[C],
+# frame keys fk int64[F, CK_N], frame info fi int64[F, FI_N], tape int8[4 C]
 # a child or frame key: kind, the 9 state fields, hull, grapeshot left, keg left
 CK_KIND, CK_ST, CK_H, CK_G, CK_K, CK_N = 0, 1, 10, 11, 12, 13
 # frame info: its first child slot, its child count (-1: not listed yet), the next child to
@@ -108,8 +106,52 @@ KIND_V, KIND_MID, KIND_BV0, KIND_BV1 = compiled.codes(4)
 V_GRAPESHOT, V_KEG = 1, 2  # bits of a volley choice (odds.V_GRAPESHOT, odds.V_KEG)
 
 
-def tables(rules: CoveRules) -> tuple:
-    """The solver's constant arrays for ``rules`` (see the ``LT_*`` layout above)."""
+#: the fields of the solver's tables ``lt`` (:func:`tables`) and of its memo (:func:`new_memo`)
+LT_FIELDS = ("vals", "first", "pmf", "parrots", "npcs", "prm")
+M_FIELDS = ("keys", "vals", "used", "ck", "cv", "fk", "fi", "tape")
+
+
+class LoneTablesType(compiled.StateType):
+    """numba's type of :class:`LoneTables`."""
+
+
+class LoneTables(compiled.State):
+    """The solver's constant arrays ``lt`` as one object (:data:`LT_FIELDS`): as a tuple of six
+    arrays it cost twelve reference counts at every compiled call that held it
+    (:class:`simulator.compiled.State`)."""
+
+    FIELDS = LT_FIELDS
+
+
+class LoneMemoType(compiled.StateType):
+    """numba's type of :class:`LoneMemo`."""
+
+
+class LoneMemo(compiled.State):
+    """The solver's memo and scratch stacks as one object (:data:`M_FIELDS`; a tuple of its
+    eight arrays cost sixteen reference counts a call)."""
+
+    FIELDS = M_FIELDS
+
+
+@njit(cache=True)
+def _new_lone_tables(*values):
+    """:class:`LoneTables`' constructor, cached (:class:`simulator.compiled.State`)."""
+    return LoneTables(*values)
+
+
+@njit(cache=True)
+def _new_lone_memo(*values):
+    """:class:`LoneMemo`'s constructor, cached (:class:`simulator.compiled.State`)."""
+    return LoneMemo(*values)
+
+
+LoneTables = compiled.define_state(LoneTables, LoneTablesType, _new_lone_tables)
+LoneMemo = compiled.define_state(LoneMemo, LoneMemoType, _new_lone_memo)
+
+
+def tables(rules: CoveRules) -> LoneTables:
+    """The solver's constant arrays for ``rules`` (:class:`LoneTables`; layouts above)."""
     c = rules.combat
     mat = rules.ship_mat
     values = (mat.hull, mat.crew, mat.cannons, mat.sails)
@@ -152,13 +194,13 @@ def tables(rules: CoveRules) -> tuple:
     prm[PR_WIND] = c.favourable_wind_speed
     prm[PR_PER_CHEST] = c.overboard_speed_per_chest
     prm[PR_MAXN] = maxn
-    return (vals, first, pmf, parrots, npcs, prm)
+    return LoneTables(vals, first, pmf, parrots, npcs, prm)
 
 
 def new_memo(
     bits: int = MEMO_BITS, children: int = SCRATCH_CHILDREN, frames: int = SCRATCH_FRAMES
-) -> tuple:
-    """An empty memo (see the ``M_*`` layout above): one per chunk of games and rules object
+) -> LoneMemo:
+    """An empty memo (:class:`LoneMemo`; layout above): one per chunk of games and rules object
     (its keys do not name the rules). ``bits``: log2 of its slots; ``children``/``frames``: the
     scratch stacks' starting rows (a query that needs more grows its own copy). The sizes change
     the time only (the tests run a tiny memo)."""
@@ -167,7 +209,7 @@ def new_memo(
             f"new_memo: bits, children and frames must be >= 1 ({bits, children, frames})"
         )
     slots = 1 << bits
-    return (
+    return LoneMemo(
         np.zeros((slots, 2), np.uint64),
         np.zeros(slots, np.float64),
         np.zeros(1, np.int64),
@@ -211,14 +253,14 @@ def _tuple(a, off):
     )
 
 
-# The solver's own pieces take the arrays of ``lt`` they read (``vals``, ``parrots``...), not
-# the tuple: a compiled call that holds a tuple of arrays counts a reference to each of them
-# on entry and on exit, which cost more than the solver's arithmetic (the profile of
-# ``benchmarks/cove_profile.py``). The values are the same. The query's own steps that still
-# take ``lt`` (_tuple, _canon, _check_npc, _root, dice) allocate nothing and call nothing that
-# does: they are compiled with ``_nrt=False`` and count no references (with
-# ``players.table_weakest``, default-mix games 0.86-0.90 ms against 0.91-0.96, five alternated
-# pairs). A function that allocates, or calls one that does, needs numba's reference counting.
+# The solver's own pieces take the arrays of ``lt`` they read (``vals``, ``parrots``...): a
+# compiled call counts a reference to each array it holds on entry and on exit, which cost more
+# than the solver's arithmetic (the profile of ``benchmarks/cove_profile.py``). ``lt`` and the
+# memo are State objects (one count each, and one per field read), no longer tuples of six and
+# eight arrays. The query's steps that take arrays only (_tuple, _canon, _check_npc, _root,
+# dice) allocate nothing and call nothing that does: they are compiled with ``_nrt=False`` and
+# count no references (a State's field cannot be read there: numba reads it through the
+# reference-counting runtime). A function that allocates, or calls one that does, needs it.
 @njit(cache=True, inline="always")
 def _value(vals, s, sec):
     p = s[sec]
@@ -303,9 +345,10 @@ def _fire(mask, psec, absorbs, s, y):
 
 
 @njit(cache=True, _nrt=False)
-def _canon(lt, npc, parrot, extra, grapple, st, g, k):
-    """PirateOdds.canon: (parrot, extra, state) of the canonical configuration."""
-    mask = lt[LT_NPCS][npc, N_SECS]
+def _canon(vals, first, parrots, npcs, npc, parrot, extra, grapple, st, g, k):
+    """PirateOdds.canon: (parrot, extra, state) of the canonical configuration (``lt``'s arrays
+    ``vals``, ``first``, ``parrots``, ``npcs``)."""
+    mask = npcs[npc, N_SECS]
     if mask == 0:  # the Royal Navy's controller may aim at any section
         return parrot, extra, st
     dmg = mask
@@ -319,29 +362,27 @@ def _canon(lt, npc, parrot, extra, grapple, st, g, k):
         s = _with(s, 8, 0)
     psec, fixed, bones, bonus = -1, 0, 0, 0
     if parrot >= 0:
-        pr = lt[LT_PARROTS]
-        psec = pr[parrot, PA_SEC]
-        fixed = pr[parrot, PA_FIXED]
-        bones = pr[parrot, PA_BONES]
-        bonus = pr[parrot, PA_SPEED]
+        psec = parrots[parrot, PA_SEC]
+        fixed = parrots[parrot, PA_FIXED]
+        bones = parrots[parrot, PA_BONES]
+        bonus = parrots[parrot, PA_SPEED]
     hit_parrot = False
     if parrot >= 0:
         hit_parrot = (dmg >> psec) & 1 == 1
     if parrot >= 0 and not hit_parrot:
         s = _with(s, 8, 1)
-    first = lt[LT_FIRST]
     for sec in range(4):
         if not (dmg >> sec) & 1:
             s = _with(s, 4 + sec, 0)
             s = _with(s, sec, first[sec, s[sec]])
     if not (dmg >> 3) & 1:
-        sails = lt[LT_NPCS][npc, N_SAILS]
-        sp = _speed(lt[LT_VALS], lt[LT_PARROTS], s, parrot, extra)
+        sails = npcs[npc, N_SAILS]
+        sp = _speed(vals, parrots, s, parrot, extra)
         if parrot >= 0 and not hit_parrot and not fixed and not bones:
             parrot = -1
             s = _with(s, 8, 0)
             bonus = 0
-        base = lt[LT_VALS][3, 0] + (bonus if parrot >= 0 else 0)
+        base = vals[3, 0] + (bonus if parrot >= 0 else 0)
         s = _with(s, 3, 1)
         extra = sails + (1 if sp > sails else 0) - (1 if sp < sails else 0) - base
     if parrot >= 0 and not hit_parrot and fixed:
@@ -404,8 +445,8 @@ def _slot(w0, w1, shift):
 
 @njit(cache=True, inline="always")
 def _get(keys, mvals, shift, w0, w1):
-    """The memo's value of (w0, w1): (found, value); ``keys``, ``mvals``: ``memo[M_KEYS]``,
-    ``memo[M_VALS]``."""
+    """The memo's value of (w0, w1): (found, value); ``keys``, ``mvals``: ``memo.keys``,
+    ``memo.vals``."""
     mask = keys.shape[0] - 1
     slot = _slot(w0, w1, shift)
     for _ in range(MAX_PROBE):
@@ -419,8 +460,8 @@ def _get(keys, mvals, shift, w0, w1):
 
 @njit(cache=True, inline="always")
 def _put(keys, used, mvals, shift, w0, w1, v):
-    """Store (w0, w1) -> v; ``keys``, ``used``, ``mvals``: ``memo[M_KEYS]``, ``memo[M_USED]``,
-    ``memo[M_VALS]``."""
+    """Store (w0, w1) -> v; ``keys``, ``used``, ``mvals``: ``memo.keys``, ``memo.used``,
+    ``memo.vals``."""
     n = keys.shape[0]
     if 4 * used[0] >= 3 * n:  # three quarters full: start again
         keys[:, 1] = 0
@@ -718,8 +759,8 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
     :func:`_walk` on the memo's scratch stacks; when they are too small, on stacks twice as large
     (this call only), from the root again (what the first walk stored in the memo stays: the
     values are the same)."""
-    vals, parrots, npcs, prm, pmf = lt[LT_VALS], lt[LT_PARROTS], lt[LT_NPCS], lt[LT_PRM], lt[LT_PMF]
-    keys, mvals, used = memo[M_KEYS], memo[M_VALS], memo[M_USED]
+    vals, parrots, npcs, prm, pmf = lt.vals, lt.parrots, lt.npcs, lt.prm, lt.pmf
+    keys, mvals, used = memo.keys, memo.vals, memo.used
     nd = npcs[cfg[0], N_DICE]
     maxn = prm[PR_MAXN]
     maxc = 8 * (maxn + 1) * (nd + 1) + 2  # the most child slots one frame lists
@@ -728,7 +769,7 @@ def _run(lt, memo, cfg, kind, s, h, g, k):
     nal = np.empty((nd + 2, 4), np.float64)  # action, actions
     nbe = np.empty((nd + 2, 4), np.float64)
     nact = np.empty(nd + 2, np.int64)
-    ck, cv, fk, fi, tape = memo[M_CK], memo[M_CV], memo[M_FK], memo[M_FI], memo[M_TAPE]
+    ck, cv, fk, fi, tape = memo.ck, memo.cv, memo.fk, memo.fi, memo.tape
     while True:
         done, v, bits = _walk(
             vals, parrots, npcs, prm, pmf, keys, mvals, used, cfg, kind, s, h, g, k, maxc, maxt,
@@ -824,8 +865,7 @@ def _walk(
 
 
 @njit(cache=True, _nrt=False)
-def _check_npc(lt, npc):
-    npcs = lt[LT_NPCS]
+def _check_npc(npcs, npc):
     bad = npc < 0
     if not bad:
         bad = npc >= npcs.shape[0]
@@ -836,15 +876,21 @@ def _check_npc(lt, npc):
 
 
 @njit(cache=True, _nrt=False)
-def _root(lt, memo, npc, st, parrot, hull, grapeshot, powder_keg, smoke, extra_speed, grapple):
-    """The canonical root of PirateOdds.p_sink / best_volley: (cfg, state, h, g, k)."""
-    _check_npc(lt, npc)
-    h = lt[LT_NPCS][npc, N_HULL] if hull < 0 else hull
+def _root(
+    vals, first, parrots, npcs, npc, st, parrot, hull, grapeshot, powder_keg, smoke, extra_speed,
+    grapple,
+):  # fmt: skip
+    """The canonical root of PirateOdds.p_sink / best_volley: (cfg, state, h, g, k) (``lt``'s
+    arrays ``vals``, ``first``, ``parrots``, ``npcs``)."""
+    _check_npc(npcs, npc)
+    h = npcs[npc, N_HULL] if hull < 0 else hull
     g = min(grapeshot, 1)
     k = min(powder_keg, 1)
     sm = 1 if smoke else 0
     gr = 1 if grapple else 0
-    parrot2, extra2, s = _canon(lt, npc, parrot, extra_speed, gr, _tuple(st, np.int64(0)), g, k)
+    parrot2, extra2, s = _canon(
+        vals, first, parrots, npcs, npc, parrot, extra_speed, gr, _tuple(st, np.int64(0)), g, k
+    )
     return (npc, parrot2, sm, extra2, gr), s, h, g, k
 
 
@@ -855,11 +901,13 @@ def p_sink(lt, memo, npc, st, parrot, hull, grapeshot, powder_keg, smoke, extra_
     is sunk while our ship (damage state ``st``, int64[9]) is still in the battle); ``hull`` -1:
     full; booleans 0/1."""
     cfg, s, h, g, k = _root(
-        lt, memo, npc, st, parrot, hull, grapeshot, powder_keg, smoke, extra_speed, grapple
-    )
+        lt.vals, lt.first, lt.parrots, lt.npcs, npc, st, parrot, hull, grapeshot, powder_keg,
+        smoke, extra_speed, grapple,
+    )  # fmt: skip
     ok, w0, w1 = _key(KIND_V, cfg, s, h, g, k)
     if ok:
-        found, v = _get(memo[M_KEYS], memo[M_VALS], _shift(memo[M_KEYS]), w0, w1)
+        keys = memo.keys
+        found, v = _get(keys, memo.vals, _shift(keys), w0, w1)
         if found:
             return v
     v, _bits = _run(lt, memo, cfg, KIND_V, s, h, g, k)
@@ -883,8 +931,9 @@ def best_volley(
 ):
     """PirateOdds.best_volley: (volley bits: 1 Grapeshot, 2 Powder keg; the P(sink) it gives)."""
     cfg, s, h, g, k = _root(
-        lt, memo, npc, st, parrot, hull, grapeshot, powder_keg, smoke, extra_speed, grapple
-    )
+        lt.vals, lt.first, lt.parrots, lt.npcs, npc, st, parrot, hull, grapeshot, powder_keg,
+        smoke, extra_speed, grapple,
+    )  # fmt: skip
     v, bits = _run(lt, memo, cfg, KIND_BV1 if pirate_to_fire else KIND_BV0, s, h, g, k)
     return bits, v
 
@@ -914,12 +963,12 @@ def lone_plan(
     """lone_pirate_odds with the hand as counts of its cards (chest_value None when
     ``use_chest_value`` is 0, hull None when -1): (p_sink, smoke, wind, grapple, overboard)."""
     smoke = 1 if (smoke_on or has_smoke) else 0
-    base_dice = dice(lt, st, parrot, np.int64(0))
-    grapple = (
-        1 if (grapple_on or (has_grapple and dice(lt, st, parrot, np.int64(1)) > base_dice)) else 0
-    )
-    wind_step = lt[LT_PRM][PR_WIND]
-    per = lt[LT_PRM][PR_PER_CHEST]
+    vals, parrots, prm = lt.vals, lt.parrots, lt.prm
+    base_dice = dice(vals, parrots, st, parrot, np.int64(0))
+    more = has_grapple and dice(vals, parrots, st, parrot, np.int64(1)) > base_dice
+    grapple = 1 if (grapple_on or more) else 0
+    wind_step = prm[PR_WIND]
+    per = prm[PR_PER_CHEST]
     throw = chests if (has_overboard and use_chest_value and per > 0) else 0
     # (chest_value or 0.0): None and 0.0 give 0.0
     cval = chest_value if (use_chest_value and chest_value != 0.0) else 0.0
@@ -959,19 +1008,31 @@ def lone_plan(
 
 
 @njit(cache=True, _nrt=False)
-def dice(lt, st, parrot, grapple):
-    """PirateOdds.dice: the dice of our broadside in damage state ``st`` (int64[9])."""
-    return _dice(lt[LT_VALS], lt[LT_PARROTS], _tuple(st, np.int64(0)), parrot, grapple)
+def dice(vals, parrots, st, parrot, grapple):
+    """PirateOdds.dice: the dice of our broadside in damage state ``st`` (int64[9]); ``vals``,
+    ``parrots``: ``lt.vals``, ``lt.parrots``."""
+    return _dice(vals, parrots, _tuple(st, np.int64(0)), parrot, grapple)
 
 
-@njit(cache=True)
-def hit(lt, st, parrot, sec, k, out):
-    """PirateOdds.hit: ``k`` hits on section ``sec`` of ``st``, the state written into ``out``."""
+@njit(cache=True, _nrt=False)
+def hit(parrots, prm, st, parrot, sec, k, out):
+    """PirateOdds.hit: ``k`` hits on section ``sec`` of ``st``, the state written into ``out``;
+    ``parrots``, ``prm``: ``lt.parrots``, ``lt.prm``."""
     s, _destroyed = _hit(
-        _tuple(st, np.int64(0)), _parrot_sec(lt[LT_PARROTS], parrot), lt[LT_PRM][PR_ABSORBS], sec, k
+        _tuple(st, np.int64(0)), _parrot_sec(parrots, parrot), prm[PR_ABSORBS], sec, k
     )
     for j in range(9):
         out[j] = s[j]
 
 
-__all__ = ["best_volley", "dice", "hit", "lone_plan", "new_memo", "p_sink", "tables"]
+__all__ = [
+    "LoneMemo",
+    "LoneTables",
+    "best_volley",
+    "dice",
+    "hit",
+    "lone_plan",
+    "new_memo",
+    "p_sink",
+    "tables",
+]

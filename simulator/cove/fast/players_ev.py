@@ -170,8 +170,12 @@ class OddsStateType(compiled.StateType):
 
 class OddsState(compiled.State):
     """The players' odds tables and memos ``oc`` as one object (:data:`OC_FIELDS`): as a tuple
-    of its 35 arrays (the lone and company tables and memos are tuples) it cost 70 reference
-    counts a call (:class:`simulator.compiled.State`)."""
+    of its arrays it cost two reference counts an array at every call
+    (:class:`simulator.compiled.State`). The lone solver's and the company estimate's tables and
+    memos are State objects too (:class:`~simulator.cove.fast.lone.LoneTables`,
+    :class:`~simulator.cove.fast.lone.LoneMemo`,
+    :class:`~simulator.cove.fast.company.CompanyTables`,
+    :class:`~simulator.cove.fast.company.CompanyMemo`)."""
 
     FIELDS = OC_FIELDS
 
@@ -246,8 +250,8 @@ def _count(st, s, code):
 def lone_plan(prm, st, lt, lmemo, s, npc_row, with_hand, stake, hv_chest):
     """``HeuristicPlayer.lone_plan`` of seat ``s`` (``with_hand``: its hand, else none):
     (p_sink, smoke, wind, grapple, overboard). ``prm`` = ``tab.prm``, ``st`` = ``gs.seats``, ``lt``,
-    ``lmemo`` = ``oc.lt``, ``oc.lmemo``: the arrays it reads, not the tuples (a compiled call that
-    holds the tuples counts a reference to each of their arrays on entry and on exit)."""
+    ``lmemo`` = ``oc.lt``, ``oc.lmemo``: what it reads, not the tuples (a compiled call that holds
+    a tuple counts a reference to each of its arrays on entry and on exit)."""
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
     if with_hand:
@@ -293,9 +297,10 @@ def duel_track(prm, par, st, lt, s, trk):
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
     tmp = np.empty(9, np.int64)
+    vals, parrots, lprm = lt.vals, lt.parrots, lt.prm
     for t in range(hits + 1):
-        lone.hit(lt, s9, st[s, S_PARROT], weak, t, tmp)
-        trk[t] = lone.dice(lt, tmp, st[s, S_PARROT], np.int64(0))
+        lone.hit(parrots, lprm, s9, st[s, S_PARROT], weak, t, tmp)
+        trk[t] = lone.dice(vals, parrots, tmp, st[s, S_PARROT], np.int64(0))
     return hits
 
 
@@ -315,7 +320,7 @@ def duel_odds_of(prm, val, par, pmf, st, lt, ck, cv, V, me, hits, trk, o):
     their = table_weakest(prm, par, st, o, prm[P_PARROT_ABSORBS])[0]
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, o, s9)
-    their_dice = lone.dice(lt, s9, st[o, S_PARROT], np.int64(0))
+    their_dice = lone.dice(lt.vals, lt.parrots, s9, st[o, S_PARROT], np.int64(0))
     my_speed = view_speed(val, par, st, me)
     osp = view_speed(val, par, st, o)
     return duel_mean(trk, hits, their, their_dice, my_speed, osp, pmf, ck, cv, V)
@@ -630,7 +635,7 @@ def island_values(tab, gs, oc, seat, out, lazy, det):
     trk = oc.trk
     val, par, pmf, st = tab.val, tab.par, tab.pmf, gs.seats
     ck, cv, V, lt = oc.ck, oc.cv, oc.V, oc.lt
-    npc_prm = oc.ct[2]
+    npc_prm = oc.ct.npc_prm
     dwin = np.empty(max(n, 1), np.float64)
     dknown = np.zeros(max(n, 1), np.int64)
     rout_fame = prm[P_ROUT_FAME]

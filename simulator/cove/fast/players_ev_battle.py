@@ -203,9 +203,10 @@ def battle_track(tab, lt, bt, s, trk):
     battle_state(tab, bt, s, st)
     after = np.empty(STATE_LEN, np.int64)
     parrot = view_parrot(bt, s)
+    vals, parrots, lprm = lt.vals, lt.parrots, lt.prm
     for t in range(h + 1):
-        lone.hit(lt, st, parrot, weak, t, after)
-        trk[t] = lone.dice(lt, after, parrot, np.int64(0))
+        lone.hit(parrots, lprm, st, parrot, weak, t, after)
+        trk[t] = lone.dice(vals, parrots, after, parrot, np.int64(0))
     return h
 
 
