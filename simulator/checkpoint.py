@@ -344,11 +344,6 @@ def encode_result(obj: Any) -> tuple[Any, dict[str, np.ndarray]]:
     return spec, enc.arrays
 
 
-def decode_result(spec: Any, arrays: Mapping[str, np.ndarray]) -> Any:
-    """Rebuild a chunk result from :func:`encode_result`'s output."""
-    return _Decoder(arrays).decode(spec)
-
-
 def same(a: Any, b: Any) -> bool:
     """Exact equality of two chunk results (arrays bit for bit, NaN equal to NaN, types too)."""
     import pandas as pd

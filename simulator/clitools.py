@@ -16,7 +16,6 @@ and ``--resume DIR`` fills a missing ``--out`` with ``DIR``.
 from __future__ import annotations
 
 import functools
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -313,10 +312,6 @@ def replay_note(entropy: int, seed_given: bool, quiet: bool = False) -> None:
     """Tell the user how to replay a run whose seed was drawn fresh."""
     if not seed_given:
         note(f"seed: {entropy} (pass --seed {entropy} to replay this run)", quiet)
-
-
-def stderr_is_tty() -> bool:
-    return sys.stderr.isatty()
 
 
 #: ``--engine`` of tune, metagame, compare and report: which of a game's engines plays.

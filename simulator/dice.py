@@ -71,12 +71,6 @@ def volley_pmf(
     return tuple(out)
 
 
-def successes_pmf(dice: int, success_on: int, reroll_misses: int = 0) -> tuple[Fraction, ...]:
-    """Distribution of successes for ``dice`` d6 at ``success_on``+ (alias of
-    :func:`volley_pmf`)."""
-    return volley_pmf(dice, success_on, reroll_misses)
-
-
 def boarding_pmf(
     masts_a: int,
     masts_b: int,
@@ -99,21 +93,6 @@ def boarding_pmf(
             d = sa - sb
             out[d] = out.get(d, Fraction(0)) + qa * qb
     return dict(sorted(out.items()))
-
-
-def boarding_joint_pmf(
-    masts_a: int,
-    masts_b: int,
-    extra_a: int = 0,
-    extra_b: int = 0,
-    success_on: int = 3,
-    reroll_a: int = 0,
-    reroll_b: int = 0,
-) -> dict[tuple[int, int], Fraction]:
-    """Exact joint distribution of ``(successes_a, successes_b)`` in a boarding."""
-    pa = volley_pmf(masts_a, success_on, reroll_a, extra_a)
-    pb = volley_pmf(masts_b, success_on, reroll_b, extra_b)
-    return {(sa, sb): qa * qb for sa, qa in enumerate(pa) for sb, qb in enumerate(pb)}
 
 
 def mean_of(pmf) -> Fraction:

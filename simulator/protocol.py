@@ -130,11 +130,6 @@ def shares(winners: Sequence[int] | np.ndarray, players: int) -> np.ndarray:
     return s
 
 
-def rotation_of(game: int, players: int, rotate: bool) -> int:
-    """Seat rotation of game ``game``: ``game mod players`` when rotating, else 0."""
-    return game % players if rotate else 0
-
-
 def seated(strategies: Sequence[str], rotation: int) -> list[str]:
     """Strategy at each seat (a 0-based list) under ``rotation``: strategies[(s + r) % P]."""
     p = len(strategies)

@@ -111,11 +111,6 @@ def mean_interval_from_moments(total: float, total_sq: float, n: int, confidence
     return m, m - z * se, m + z * se
 
 
-def z_score(estimate, exact, se):
-    """How many standard errors an estimate lies from an exact value."""
-    return (np.asarray(estimate, float) - np.asarray(exact, float)) / np.asarray(se, float)
-
-
 def clustered_wilson_interval(values, clusters, confidence: float = 0.95):
     """Wilson interval for the mean of values in [0, 1] whose rows come in clusters.
 

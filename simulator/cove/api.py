@@ -632,16 +632,6 @@ class SummaryTally:
         }
 
 
-def summarise_seats(
-    seats: pd.DataFrame, battles: pd.DataFrame, names: Sequence[str], pirates: Sequence[str]
-) -> dict[str, Any]:
-    """The summary object (without provenance) from the protocol's tables (one
-    :class:`SummaryTally` chunk)."""
-    tally = SummaryTally(names, pirates)
-    tally.add(seats, battles)
-    return tally.result()
-
-
 def play(
     scenario=None,
     strategies: Sequence[str] | str | None = None,

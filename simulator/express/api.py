@@ -701,46 +701,6 @@ def best_fleets(
     }
 
 
-def best_fleet(
-    nation: str,
-    *,
-    rules: ExpressRules,
-    candidates: int | None = None,
-    n0: int = 28,
-    commanders=None,
-    scenario_name: str | None = None,
-    seed: int = 0,
-    jobs: int = 1,
-    opponents=None,
-    validate_n: int = 1400,
-    eta: int = 2,
-) -> tuple[Fleet, dict]:
-    """The fleet :func:`fleet_search` finds, and its summary (``rounds`` lists the rungs)."""
-    _rungs, info = fleet_search(
-        nation,
-        rules=rules,
-        candidates=candidates,
-        n0=n0,
-        commanders=commanders,
-        scenario_name=scenario_name,
-        seed=seed,
-        jobs=jobs,
-        opponents=opponents,
-        validate_n=validate_n,
-        eta=eta,
-    )
-    info["rounds"] = [
-        {
-            "round": r["rung"],
-            "candidates": r["candidates"],
-            "battles_each": r["games_each"],
-            "best_score": r["best_score"],
-        }
-        for r in info["rungs"]
-    ]
-    return parse_fleet(info["fleet"], rules), info
-
-
 @dataclass(frozen=True)
 class StrategySeat:
     """What a strategy brings to the table: its commander, nation and fleet."""

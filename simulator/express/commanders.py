@@ -315,21 +315,6 @@ def _engaged_enemy(si, eng, s, i):
 
 
 @njit(cache=True)
-def _threat(si, sf, eng, s, qx, qy, ri, hit_on_cm, islands):
-    """Expected cannon hits the enemy could put on a ship at (qx, qy) from where they are."""
-    o = 1 - s
-    tot = 0.0
-    for j in range(si.shape[1]):
-        if si[o, j, S_STATUS] != ST_AFLOAT or si[o, j, S_MASTS] <= 0:
-            continue
-        if is_engaged(eng, o, j, si):
-            continue
-        h = hit_on_range(sf[o, j, F_X], sf[o, j, F_Y], qx, qy, ri, hit_on_cm, islands)
-        tot += si[o, j, S_MASTS] * p_success(h)
-    return tot
-
-
-@njit(cache=True)
 def _has_shot(si, sf, na, s, i, ri, move_cm, hit_on_cm):
     """Could this ship fire at some enemy this activation (in contact, or within move + range)?"""
     if si[s, i, S_MASTS] <= 0:
