@@ -8,6 +8,17 @@ in a process with the JIT on nothing here is collected.
 """
 
 import numba
+import numpy as np
+import pytest
 
 if not numba.config.DISABLE_JIT:
     collect_ignore_glob = ["test_*.py"]
+
+
+@pytest.fixture(autouse=True)
+def _uint64_wraps():
+    """The streams' and hashes' uint64 arithmetic wraps by design; numpy warns on it where numba
+    does not. The engine's entry points run it under ``np.errstate(over="ignore")``
+    (``simulator.cove.fast.engine``); so do these tests, which call its functions directly."""
+    with np.errstate(over="ignore"):
+        yield
