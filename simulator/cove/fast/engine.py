@@ -90,7 +90,7 @@ from simulator.cove.fast.packed import (
     pack_rules,
 )
 from simulator.cove.fast.rng import DICE_BLOCK, R_COLS
-from simulator.cove.fast.seedseq import int_words, seed_words, stream_states
+from simulator.cove.fast.seedseq import int_words, key_words, stream_states
 from simulator.cove.rules import SECTIONS, CoveRules
 from simulator.runner import Block
 
@@ -143,39 +143,19 @@ def deal_states(deals: Sequence[Block], n: int) -> np.ndarray:
             j = first[id(deal)] = len(unique)
             unique.append(deal)
         where[i] = j
-    keys = []
+    entropy = {e: int_words(e).tolist() for e in {deal.entropy for deal in unique}}
+    rows, n_entropy = [], []
     for deal in unique:
-        keys.append(deal.key("dice"))
-        keys += [deal.key("players", s) for s in range(n)]
-    entropy = {deal.entropy for deal in unique}
-    if len(entropy) == 1 and all(0 <= k < 1 << 32 for key in keys for k in key):
-        # one word per key element (numpy's coercion of a uint32): the words in bulk
-        ent = int_words(entropy.pop())
-        e = len(ent)
-        width = e + max((len(k) for k in keys), default=0)
-        words = np.zeros((len(keys), width), np.int64)
-        words[:, :e] = ent
-        n_words = np.array([e + len(k) for k in keys], np.int64)
-        n_entropy = np.full(len(keys), e, np.int64)
-        for length in set(n_words.tolist()):
-            at = np.flatnonzero(n_words == length)
-            words[at, e:length] = np.array([keys[i] for i in at], np.int64).reshape(len(at), -1)
-    else:
-        rows = [
-            seed_words(deal.entropy, key)
-            for deal, key in zip([d for d in unique for _ in range(n + 1)], keys, strict=True)
-        ]
-        width = max((len(w) for w, _ in rows), default=0)
-        words = np.zeros((len(rows), width), np.int64)
-        n_words = np.empty(len(rows), np.int64)
-        n_entropy = np.empty(len(rows), np.int64)
-        for r, (w, ne) in enumerate(rows):
-            words[r, : len(w)] = w
-            n_words[r] = len(w)
-            n_entropy[r] = ne
-    states = np.zeros((len(keys), R_COLS), np.uint64)
+        head = entropy[deal.entropy]
+        for key in (deal.key("dice"), *(deal.key("players", s) for s in range(n))):
+            rows.append(head + key_words(key))
+            n_entropy.append(len(head))
+    width = max((len(w) for w in rows), default=0)
+    words = np.array([w + [0] * (width - len(w)) for w in rows], np.int64).reshape(len(rows), width)
+    n_words = np.array([len(w) for w in rows], np.int64)
+    states = np.zeros((len(rows), R_COLS), np.uint64)
     with np.errstate(over="ignore"):  # uint64 hashing wraps by design (numpy warns, numba not)
-        stream_states(words, n_words, n_entropy, states)
+        stream_states(words, n_words, np.array(n_entropy, np.int64), states)
     return states.reshape(len(unique), n + 1, R_COLS)[where]
 
 

@@ -136,19 +136,19 @@ def pcg64_seed(pool, rs, k):
         rs[k, c] = np.uint64(0)
 
 
-def seed_words(entropy: int, key: tuple[int, ...]) -> tuple[np.ndarray, int]:
-    """``SeedSequence(entropy, spawn_key=key)``'s words as numpy assembles them (before the
-    padding :func:`seed_pool` adds): the entropy's words, then each key element's (numpy's
-    ``_coerce_to_uint32_array``), as int64; and how many of them are the entropy's."""
-    ent = int_words(entropy)
-    return np.concatenate([ent, *(int_words(k) for k in key)]), len(ent)
+def key_words(key: tuple[int, ...]) -> list[int]:
+    """The words ``SeedSequence(entropy, spawn_key=key)`` assembles after the entropy's
+    (:func:`int_words`; before the padding :func:`seed_pool` adds): each key element's, numpy's
+    ``_coerce_to_uint32_array`` (an element below 2**32 is one word)."""
+    return [w for k in key for w in ((k,) if 0 <= k < 1 << 32 else int_words(k).tolist())]
 
 
 @njit(cache=True)
 def stream_states(words, n_words, n_entropy, out):
     """Row ``i`` of ``out`` (uint64[rows, R_COLS]) := the state of
     ``PCG64(SeedSequence(entropy, spawn_key=key))``, row ``i`` of ``words`` holding
-    :func:`seed_words`' ``n_words[i]`` words, the first ``n_entropy[i]`` the entropy's."""
+    ``n_words[i]`` words: the entropy's ``n_entropy[i]`` (:func:`int_words`), then the key's
+    (:func:`key_words`)."""
     pool = np.empty(POOL_SIZE, np.uint64)
     for i in range(words.shape[0]):
         ne = n_entropy[i]
@@ -160,8 +160,8 @@ __all__ = [
     "POOL_SIZE",
     "generate_state32",
     "int_words",
+    "key_words",
     "pcg64_seed",
     "seed_pool",
-    "seed_words",
     "stream_states",
 ]
