@@ -58,7 +58,7 @@ from simulator.cove.tables import hit_chance, hit_pmf
 # ------------------------------------------------------------------------------- tables ("lt")
 # lt: a LoneTables with the fields of LT_FIELDS
 # vals[sec, q - 1]: the value of section sec at ring position q (SECTIONS order)
-# first_pos[sec, q]: the first position with the value of position q (0 stays 0)
+# first[sec, q]: the first position with the value of position q (0 stays 0)
 # pmf[PMF_*, n, x]: P(x hits from n dice) at that threshold (PirateOdds.pmf), 0 past x = n
 PMF_HIT, PMF_SMOKE, PMF_GRAPE = 0, 1, 2  # combat.hit_on, smoke_hit_on, grapeshot_hit_on
 # parrots[row, PA_*]: a parrot in rules.parrots order
@@ -1025,11 +1025,22 @@ def hit(parrots, prm, st, parrot, sec, k, out):
         out[j] = s[j]
 
 
+@njit(cache=True)
+def dice_track(lt, st, parrot, sec, hits, after, trk):
+    """``trk[t]`` for t = 0..hits: the dice (no Grapple) of damage state ``st`` after ``t`` hits
+    on section ``sec`` (:func:`hit`, then :func:`dice`); ``after``: int64[9] scratch."""
+    vals, parrots, prm = lt.vals, lt.parrots, lt.prm
+    for t in range(hits + 1):
+        hit(parrots, prm, st, parrot, sec, t, after)
+        trk[t] = dice(vals, parrots, after, parrot, np.int64(0))
+
+
 __all__ = [
     "LoneMemo",
     "LoneTables",
     "best_volley",
     "dice",
+    "dice_track",
     "hit",
     "lone_plan",
     "new_memo",

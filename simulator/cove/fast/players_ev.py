@@ -290,17 +290,13 @@ def company_p(st, ct, cmemo, me, others, m, npc_row):
 @njit(cache=True)
 def duel_track(prm, par, st, lt, s, trk):
     """``HeuristicPlayer.duel_track``: hits that rout seat ``s`` at its weakest section (the
-    first of equals); its dice after 0..hits hits there in ``trk`` (the solver's ``hit`` and
-    ``dice``: :func:`simulator.cove.fast.lone.hit`, :func:`~simulator.cove.fast.lone.dice`);
+    first of equals); its dice after 0..hits hits there in ``trk``
+    (:func:`simulator.cove.fast.lone.dice_track`, the solver's ``hit`` and ``dice``);
     ``prm``, ``par`` = ``tab.prm``, ``tab.par``, ``st`` = ``gs.seats``, ``lt`` = ``oc.lt``."""
     hits, weak = table_weakest(prm, par, st, s, prm[P_PARROT_ABSORBS])
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
-    tmp = np.empty(9, np.int64)
-    vals, parrots, lprm = lt.vals, lt.parrots, lt.prm
-    for t in range(hits + 1):
-        lone.hit(parrots, lprm, s9, st[s, S_PARROT], weak, t, tmp)
-        trk[t] = lone.dice(vals, parrots, tmp, st[s, S_PARROT], np.int64(0))
+    lone.dice_track(lt, s9, st[s, S_PARROT], weak, hits, np.empty(9, np.int64), trk)
     return hits
 
 

@@ -194,19 +194,13 @@ def _held(playable, npl, card):
 @njit(cache=True)
 def battle_track(tab, lt, bt, s, trk):
     """``HeuristicPlayer._battle_track``: the hits that rout ship ``s`` at its weakest section
-    (the first of equals) and, in ``trk[:hits + 1]``, its dice after 0..hits hits there (the
-    solver's :func:`~simulator.cove.fast.lone.hit` and :func:`~simulator.cove.fast.lone.dice`,
-    no Grapple). Returns the hits."""
+    (the first of equals) and, in ``trk[:hits + 1]``, its dice after 0..hits hits there
+    (:func:`~simulator.cove.fast.lone.dice_track`, no Grapple). Returns the hits."""
     prm = tab.prm
     h, weak = bview_weakest(prm, bt, s)
     st = np.empty(STATE_LEN, np.int64)
     battle_state(tab, bt, s, st)
-    after = np.empty(STATE_LEN, np.int64)
-    parrot = view_parrot(bt, s)
-    vals, parrots, lprm = lt.vals, lt.parrots, lt.prm
-    for t in range(h + 1):
-        lone.hit(parrots, lprm, st, parrot, weak, t, after)
-        trk[t] = lone.dice(vals, parrots, after, parrot, np.int64(0))
+    lone.dice_track(lt, st, view_parrot(bt, s), weak, h, np.empty(STATE_LEN, np.int64), trk)
     return h
 
 
