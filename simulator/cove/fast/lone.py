@@ -1025,11 +1025,11 @@ def hit(parrots, prm, st, parrot, sec, k, out):
         out[j] = s[j]
 
 
-@njit(cache=True)
-def dice_track(lt, st, parrot, sec, hits, after, trk):
+@njit(cache=True, _nrt=False)
+def dice_track(vals, parrots, prm, st, parrot, sec, hits, after, trk):
     """``trk[t]`` for t = 0..hits: the dice (no Grapple) of damage state ``st`` after ``t`` hits
-    on section ``sec`` (:func:`hit`, then :func:`dice`); ``after``: int64[9] scratch."""
-    vals, parrots, prm = lt.vals, lt.parrots, lt.prm
+    on section ``sec`` (:func:`hit`, then :func:`dice`); ``vals``, ``parrots``, ``prm``:
+    ``lt``'s; ``after``: int64[9] scratch."""
     for t in range(hits + 1):
         hit(parrots, prm, st, parrot, sec, t, after)
         trk[t] = dice(vals, parrots, after, parrot, np.int64(0))

@@ -296,7 +296,8 @@ def duel_track(prm, par, st, lt, s, trk):
     hits, weak = table_weakest(prm, par, st, s, prm[P_PARROT_ABSORBS])
     s9 = np.empty(9, np.int64)
     ship_state(prm, st, s, s9)
-    lone.dice_track(lt, s9, st[s, S_PARROT], weak, hits, np.empty(9, np.int64), trk)
+    after = np.empty(9, np.int64)
+    lone.dice_track(lt.vals, lt.parrots, lt.prm, s9, st[s, S_PARROT], weak, hits, after, trk)
     return hits
 
 

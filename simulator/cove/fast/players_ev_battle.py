@@ -200,7 +200,8 @@ def battle_track(tab, lt, bt, s, trk):
     h, weak = bview_weakest(prm, bt, s)
     st = np.empty(STATE_LEN, np.int64)
     battle_state(tab, bt, s, st)
-    lone.dice_track(lt, st, view_parrot(bt, s), weak, h, np.empty(STATE_LEN, np.int64), trk)
+    after = np.empty(STATE_LEN, np.int64)
+    lone.dice_track(lt.vals, lt.parrots, lt.prm, st, view_parrot(bt, s), weak, h, after, trk)
     return h
 
 
