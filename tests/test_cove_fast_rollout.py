@@ -17,7 +17,7 @@ import pytest
 from scenarios.loader import FrozenMap, load_scenario
 from scenarios.strategies import StrategyDecl, with_strategies
 from simulator.cove.api import choose_engine, play
-from simulator.cove.fast import rollout
+from simulator.cove.fast import game, rollout
 from simulator.cove.fast.engine import FastGames
 from simulator.cove.fast.packed import (
     C_ARTISAN,
@@ -42,9 +42,11 @@ from simulator.cove.fast.packed import (
     OPP_MIX,
     PP,
     PP_CANDIDATES,
+    PP_GOLD_SEEN,
     PP_HV_CHEST,
     PP_IS_EV,
     PP_IS_ROLLOUT,
+    PP_MONTH_SEEN,
     PP_OPP_MODEL,
     PP_ROLLOUTS,
     PP_STAKE,
@@ -60,7 +62,7 @@ from simulator.cove.fast.packed import (
     player_row,
     rollout_models,
 )
-from simulator.cove.fast.rng import R_COLS, state_of
+from simulator.cove.fast.rng import state_of
 from simulator.cove.rules import CoveRules
 from simulator.runner import Block
 
@@ -185,51 +187,20 @@ def test_the_value_at_the_end_of_the_month_by_hand():
     assert rollout.state_value(tab, gs, work, seat, hv_gold, hv_chest) == want
 
 
-def test_a_rollout_is_the_same_for_every_candidate_and_leaves_the_template_alone():
-    """Common random numbers: the opponents' picks do not depend on our island; simulating an
-    island twice on one seed gives the same value; the template is never written."""
-    eng, gs = _played()
-    tab, oc = eng.tables.arrays(), eng.oc
-    n, seat = int(gs.g[G_N]), 0
-    streams = np.empty((rollout.ST_PICK0 + 2 * n, R_COLS), np.uint64)
-    rollout.rollout_streams(np.uint64(12345), n, streams)
-    models = np.empty(n, np.int64)
-    rollout.seat_players(gs, oc, seat, streams, models)
-    assert models[seat] == -1 and all(1 <= m < len(oc.rm) for m in np.delete(models, seat))
-    tm, work = rollout.new_state(gs), rollout.new_state(gs)
-    from simulator.cove.fast import battle, game
-
-    sc = game.game_scratch(n, RULES.ship_mat.num_positions, gs.dk.shape[1])
-    bt = battle.scratch(gs.seats.shape[1] - S_HAND)
-    rollout.determinize(tab, gs, tm, seat, streams[rollout.ST_DEAL])
-    kept = [getattr(tm, k).copy() for k in GS_FIELDS]
-    picks = np.empty(n, np.int64)
-    rollout.opponent_picks(tab, gs, oc, tm, work, sc, seat, models, streams, picks)
-    again = picks.copy()
-    rollout.opponent_picks(tab, gs, oc, tm, work, sc, seat, models, streams, again)
-    assert (
-        np.array_equal(picks, again) and picks[seat] == -1 and (np.delete(picks, seat) >= 0).all()
-    )
-    values = []
-    for island in (2, 4, 2):
-        v = rollout.simulate(tab, gs, oc, tm, work, sc, bt, seat, models, streams, picks, island,
-                             0.3, 0.7)  # fmt: skip
-        values.append(v)
-    assert values[0] == values[2]
-    for a, b in zip((getattr(tm, k) for k in GS_FIELDS), kept, strict=True):
-        assert np.array_equal(a, b)
-
-
 def test_the_search_writes_only_its_own_stream_and_state():
-    """One navigation of the search player: the game's state, the dice stream and the other
-    seats' streams are as they were; its own stream moved (the noise and K seeds), and its
-    _stake and _hv_chest are set. From the same stream state it chooses the same island."""
+    """One navigation of the search player (the game's ``_navigate``, into which the rollouts
+    are compiled): the game's state, the dice stream and the other seats' streams are as they
+    were; its own stream moved (the noise and K seeds), and its _stake and _hv_chest are set,
+    with the month and gold every asked decision notes. From the same stream state it chooses
+    the same island. (Its opponents' picks and one simulated month, inlined there, are checked
+    with the JIT off: ``tests/cove_readable/test_cove_rollout_readable.py``.)"""
     eng, gs = _played()
+    _, sc, _ = eng._buffers(len(NAMES), False, False)
     tab, oc = eng.tables.arrays(), eng.oc
     seat = 0
     arrays = [getattr(gs, k) for k in GS_FIELDS]
     before = [a.copy() for a in arrays]
-    choice = rollout.navigate(tab, gs, oc, seat)
+    choice = game._navigate(tab, gs, oc, sc, seat)
     assert 0 <= choice < 6
     rs, pp = gs.rs, gs.pp
     for i, (a, b) in enumerate(zip(arrays, before, strict=True)):
@@ -238,9 +209,10 @@ def test_the_search_writes_only_its_own_stream_and_state():
     assert np.array_equal(np.delete(rs, 1 + seat, axis=0), np.delete(before[6], 1 + seat, axis=0))
     assert not np.array_equal(rs[1 + seat], before[6][1 + seat])
     changed = np.flatnonzero(pp != before[7])
-    assert set(changed) <= {seat * pp.shape[1] + PP_STAKE, seat * pp.shape[1] + PP_HV_CHEST}
+    own = (PP_STAKE, PP_HV_CHEST, PP_MONTH_SEEN, PP_GOLD_SEEN)
+    assert set(changed) <= {seat * pp.shape[1] + k for k in own}
     rs[1 + seat] = before[6][1 + seat]
-    assert rollout.navigate(tab, gs, oc, seat) == choice
+    assert game._navigate(tab, gs, oc, sc, seat) == choice
 
 
 @pytest.mark.parametrize(

@@ -7,15 +7,15 @@ each other, two groups per wave, each root's callees in an earlier wave or earli
 the battle kernel and the company estimate beside the lone solver, the non-player ships' turn,
 the set-up and the v1 island scores; the navigation beside a battle's card phase and player
 turns; the battle and one island's battles beside the island effects and the small phases; then
-the search player's navigation, which plays the rest of the month with all of those (and the
-game's navigation that calls it). Each
+the game's navigation, with the search player's rollouts inlined into it (they play the rest of
+the month with all of those). Each
 group is compiled in a worker process (:func:`compile_group`) into numba's on-disk cache, and the
 final compile (the runner's tiny job, in the parent process) loads them and compiles what is
 left: the game's loop with its one-caller layers inlined (:mod:`simulator.cove.fast.game`,
-"Compile time"). Measured in process CPU seconds on a cold cache (2 cores, load 1.4-1.8,
-stage E): the waves' longest groups 41, 36 and 17 s, then about 20 s of final compile, 114 s in
-all (stage D, on a less loaded day: 35, 36, 16 and 19 s), against 216 s one function after the
-other.
+"Compile time"). Measured on a cold cache (2 cores, stop 40): the waves' longest groups 34,
+27, 13 and 21 s, then 17 s of final compile, 112 s in all, against 137 s side by side before the
+search player's rollouts were compiled into the navigation (a fourth wave of 42 s), and about
+200 s one function after the other.
 
 A root is compiled for the argument types the game calls it with (:func:`roots`): the types of
 the engine's own buffers (``tab``, ``gs``, ``oc``, ``sc``, ``bt``; the same for every scenario and
@@ -35,7 +35,7 @@ WAVES: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("kernel", "company"), ("lone", "npc_turn", "setup", "v1_navigation")),
     (("model_navigate", "end_of_navigation"), ("card_phase", "player_turn")),
     (("battle", "one_battle"), ("island_effects", "treasure", "plunder", "black_ships")),
-    (("rollout", "navigate"),),
+    (("navigate",),),
 )
 
 
@@ -48,7 +48,7 @@ def roots() -> dict[str, tuple[Any, tuple | None]]:
 
     from scenarios.loader import load_scenario
     from simulator.cove import combat_kernel
-    from simulator.cove.fast import battle, game, players, players_ev, rollout
+    from simulator.cove.fast import battle, game, players, players_ev
     from simulator.cove.fast.engine import FastGames
     from simulator.cove.rules import CoveRules
 
@@ -72,7 +72,6 @@ def roots() -> dict[str, tuple[Any, tuple | None]]:
         "island_effects": (game._phase_island_effects, (tab, gs_t, oc, sc_t)),
         "npc_turn": (battle._npc_turn, (tab, gs_t, bt_t, i8)),
         "model_navigate": (game._navigate_model, (tab, gs_t, oc, sc_t, i8)),
-        "rollout": (rollout.navigate, (tab, gs_t, oc, i8)),
         "navigate": (game._navigate, (tab, gs_t, oc, sc_t, i8)),
         "end_of_navigation": (game._end_of_navigation_events, (tab, gs_t, oc, sc_t)),
         "card_phase": (battle._card_phase, (tab, gs_t, oc, bt_t)),

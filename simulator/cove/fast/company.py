@@ -406,7 +406,7 @@ def kernel_tables(ct, npc, ships, art, order, m, ship, prm):
     prm[P_EXCH_BOUND] = m * (max_dice + 1) + prm[P_NPC_DICE] + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _estimate(ct, npc, ships, art, order, m, words, n_words, res):
     """The estimate itself: the battles and their reductions, ``res[j]`` = (p_sink, share,
     p_routed) of the ``j``-th ship in ``order``."""

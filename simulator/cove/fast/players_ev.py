@@ -435,7 +435,7 @@ def black_pirates(g, out):
             out[g[base]] = g[base + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def generic_values(prm, val, tcard, npc, par, g, st, lt, lmemo, ct, cmemo, et, seat, pir, out):
     """``HeuristicPlayer._generic_values`` of every opponent ``s`` of ``seat`` that has not
     chosen its island yet, into ``out[s, :6]``, in seat order (one call per decision: a call
@@ -483,7 +483,7 @@ def generic_values(prm, val, tcard, npc, par, g, st, lt, lmemo, ct, cmemo, et, s
             out[s, isl] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def opponent_odds(
     prm, val, tcard, npc, par, g, st, pp, lt, lmemo, ct, cmemo, et, seat, pir, opp
 ):  # fmt: skip

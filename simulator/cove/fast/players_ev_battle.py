@@ -423,7 +423,7 @@ def in_danger(tab, bt, a):
     return weakest <= most
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stand_and_flee_values(tab, gs, oc, bt, a, lt, lmemo, ct, cmemo, stake, gold):
     """``_stand_and_flee_values``: (expected value of standing, of fleeing now), fame units.
 

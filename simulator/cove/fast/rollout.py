@@ -249,7 +249,7 @@ def _shuffled(rs, items, m, perm, tmp):
         items[i] = tmp[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def determinize(tab, gs, tm, seat, deal):
     """The template ``tm`` := the game ``gs`` at the navigation of this month as seat ``seat``
     may know it, the hidden parts drawn from the stream row ``deal`` (module docstring); the
@@ -374,7 +374,7 @@ def set_players(gs, oc, seat, models, work, streams, first):
         wrs[1 + s, :] = streams[first + s]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def opponent_picks(tab, gs, oc, tm, work, sc, seat, models, streams, picks):
     """The islands the opponents' models choose on the determinized board (announced ones
     kept; ours left at -1) into ``picks``: secret and simultaneous, so the same for every
@@ -391,7 +391,7 @@ def opponent_picks(tab, gs, oc, tm, work, sc, seat, models, streams, picks):
     picks[seat] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def simulate(tab, gs, oc, tm, work, sc, bt, seat, models, streams, picks, island, hv_gold, hv):
     """One rollout of the month with our ship sent to ``island`` (module docstring): the value
     of our ship at its end (``hv``: this month's chest value)."""
@@ -460,7 +460,7 @@ def _fail(g, work):
         game._error(g, work.g[G_ERROR], work.g[G_ERR_A], work.g[G_ERR_B], work.g[G_ERR_C])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def navigate(tab, gs, oc, seat):
     """The search player's island (module docstring); keeps ``_stake`` and ``_hv_chest`` as the
     expected-value player does, and writes the decision record (each candidate's value its mean
