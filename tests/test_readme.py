@@ -7,6 +7,10 @@ cap when it is documented. Each command must exit 0 with no traceback on stderr,
 it writes under its output folder must parse (CSV with pandas, Parquet with pyarrow, JSON).
 The Ctrl-C / ``--resume`` pair is run as a pair in one folder (the first run completes; the
 resume then finds every chunk saved and gives the same JSON).
+
+The main job (the first command) and the resume pair run as new processes with a bare
+environment (``run``), as a new user runs them; the other commands run in the test's process
+through the command line's own click group, in a fresh folder (``run_here``).
 """
 
 from __future__ import annotations
@@ -102,6 +106,7 @@ def out_folders(args: list[str]) -> list[str]:
 
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """``broadside ARGS`` in a fresh process in ``cwd``, as a new user runs it (the main job)."""
     return subprocess.run(
         [sys.executable, str(ROOT / "cli.py"), *args],
         cwd=cwd,
@@ -119,6 +124,25 @@ def documented_keys() -> dict[str, tuple[str, ...]]:
     for stem, key in re.findall(r"^\| `([^`]+)` \| [^|]+ \| `([^`]+)` \|$", text, flags=re.M):
         keys[stem] = tuple(k.strip() for k in key.split(","))
     return keys
+
+
+def run_here(args: list[str], cwd: Path, monkeypatch) -> tuple[int, str]:
+    """``broadside ARGS`` in this process, in ``cwd``, through the command line's own group
+    (``cli.cli``): (exit code, stderr with the traceback of an uncaught exception). A fresh
+    process per command cost about 1.3 CPU-s of imports and engine loading each; the main job
+    (:func:`run`, the ``main_job`` fixture) still runs as a new process."""
+    import traceback
+
+    from click.testing import CliRunner
+
+    import cli
+
+    monkeypatch.chdir(cwd)
+    res = CliRunner().invoke(cli.cli, args)
+    stderr = res.stderr
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(res.exception))
+    return res.exit_code, stderr
 
 
 KEYS = documented_keys()
@@ -231,7 +255,7 @@ def test_readme_has_the_two_first_commands_and_the_tour():
 
 
 @pytest.mark.parametrize("args", SINGLES, ids=[" ".join(c)[:70] for c in SINGLES])
-def test_readme_command_runs_as_written(args, tmp_path, request):
+def test_readme_command_runs_as_written(args, tmp_path, request, monkeypatch):
     """Each command in a fresh folder; the main job (the first command) is the run the
     ``main_job`` fixture made, in a folder of its own, which ``test_report`` reads too."""
     for a in args:
@@ -242,8 +266,7 @@ def test_readme_command_runs_as_written(args, tmp_path, request):
         returncode, stderr = res["returncode"], res["stderr"]
     else:
         cwd, cmd = tmp_path, capped(args)
-        res = run(cmd, cwd)
-        returncode, stderr = res.returncode, res.stderr
+        returncode, stderr = run_here(cmd, cwd, monkeypatch)
     assert returncode == 0, f"broadside {' '.join(cmd)}\n{stderr[-3000:]}"
     assert "Traceback" not in stderr, stderr[-3000:]
     check_outputs(cwd, out_folders(cmd))
