@@ -24,10 +24,7 @@ from simulator.hunt.players import choose, fire_choice, fire_target, policy_arra
 from simulator.hunt.rng import randint
 
 # Codes, constants at calls and the seat counter are int64, not literals: one compile per
-# function (simulator.compiled.code; docs/DEVELOPING.md). A turn and a roll (play_turn,
-# play_roll: one caller each) are inline="always", compiled inside the game: numba links a
-# callee's call tree into each compiled caller and translates it again, and these two layers
-# cost 29.6 -> 24.4 CPU-s of a one-core cold compile (same games, same speed).
+# function (simulator.compiled.code; docs/DEVELOPING.md, as play_turn/play_roll's inlining).
 NOW, BEFORE = compiled.codes(2)  # rows of the game's position buffer G
 END_CODES = ("win", "stalemate", "draw")  # O_END values 0, 1, 2
 END_WIN, END_STALEMATE, END_DRAW = 0, 1, 2
