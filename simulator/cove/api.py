@@ -72,10 +72,10 @@ ENGINES = ("fast", "python")
 #: the summary's battle_engine: the full game's own battle (:mod:`simulator.cove.fast.battle`),
 #: compiled or run with the JIT off
 BATTLE_ENGINES = {"fast": "compiled", "python": "readable"}
-#: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 107-117 s wall
-#: (three fresh clones, load 0.8-1.7) in waves of two processes (issue 16 stage D,
-#: simulator/cove/fast/build.py); 216 s one function after the other (stage C), about what a
-#: one-core machine takes
+#: measured cold compile of the compiled game on 2 cores (seconds, rounded up): 116 s wall,
+#: 177 s CPU in a fresh clone at load 1.4-1.9 (benchmarks/compile_cold.py, stop 40), in waves
+#: of two processes (simulator/cove/fast/build.py); about 200 s one function after the other,
+#: what a one-core machine takes
 FAST_COMPILE_S = 120
 
 SEAT_COLUMNS = (

@@ -59,9 +59,9 @@ from simulator.stats import wilson_interval
 GAME = "hunt"
 #: play's engines: compiled (the default) and the same source with numba's JIT off
 ENGINES = engine_mode.ENGINES
-#: measured cold compile: 20-25 s wall (22 s CPU) on 2 busy cores (43 s CPU without the numba
-#: patches of simulator/compiled.py)
-FAST_ENGINE_COMPILE_S = 45
+#: measured cold compile (seconds, rounded up): 25 s wall and CPU in a fresh clone on 2 busy
+#: cores (benchmarks/compile_cold.py, stop 40)
+FAST_ENGINE_COMPILE_S = 30
 
 #: games per block of random streams (part of the seed tree: a block's games draw their seeds
 #: from the block's "dice" stream in order)
