@@ -31,8 +31,9 @@ navigation and combat phases, ``_island_combat``, ``_finish`` and its tie ``_due
 expected-value player's ``generic_values``, ``opponent_odds`` and ``stand_and_flee_values``,
 and the company estimate's ``_estimate``) are therefore ``inline="always"``: compiled inside
 their caller, the same code. Each one-caller layer taken out this way saved the translation of
-its tree: a single-core cold compile of the game went from 233 to 197 CPU-s, of which numba's
-LLVM module passes and machine code from 120 to 83 s. Inlining is not free: numba copies the
+its tree: on 2 cores from empty caches, side by side, the compile waves took 111.7 s against
+136.5 s; on one core numba's LLVM module passes and machine code fell from 120 to 83 s (whole
+compile 233 and 197 CPU-s, runs half an hour apart). Inlining is not free: numba copies the
 callee's IR into the caller, so five more layers (the battle's card phase and player turn, the
 expected-value navigation, sneak-away and broadside) saved 14 s of translation and cost as much
 in copying (197 s both ways, side by side), and stay separate. The large subtrees below them
