@@ -1,39 +1,29 @@
 """`broadside odds`: the issue's acceptance example, formats, MC beside exact, one-line errors."""
 
+import contextlib
 import json
 import subprocess
 from pathlib import Path
 
 import pytest
+from runner_tasks import run_main
 from scipy import stats as sps
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def run(capsys, monkeypatch):
-    """``broadside ARGS`` through the entry point (``cli.main``: one-line errors, exit codes) in
-    this process, from the checkout: a :class:`subprocess.CompletedProcess` with its exit code,
+def run(*args, check=True):
+    """``broadside ARGS`` through the entry point in this process, from the checkout
+    (:func:`runner_tasks.run_main`): a :class:`subprocess.CompletedProcess` with its exit code,
     stdout and stderr (a fresh process per command cost about 0.8 CPU-s of imports)."""
-    import cli
-
-    monkeypatch.chdir(ROOT)
-
-    def go(*args, check=True):
-        capsys.readouterr()
-        try:
-            code = cli.main(list(args)) or 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        out, err = capsys.readouterr()
-        if check and code != 0:
-            raise AssertionError(err)
-        return subprocess.CompletedProcess(list(args), code, out, err)
-
-    return go
+    with contextlib.chdir(ROOT):
+        code, out, err = run_main(list(args))
+    if check and code != 0:
+        raise AssertionError(err)
+    return subprocess.CompletedProcess(list(args), code, out, err)
 
 
-def test_volley_json_is_binomial_3_one_third(run):
+def test_volley_json_is_binomial_3_one_third():
     proc = run("odds", "volley", "--dice", "3", "--hit-on", "5", "--format", "json")
     obj = json.loads(proc.stdout)  # stdout holds the JSON object alone
     probs = [obj["probabilities"][str(k)] for k in range(4)]
@@ -41,7 +31,7 @@ def test_volley_json_is_binomial_3_one_third(run):
     assert obj["method"] == "exact"
 
 
-def test_volley_mc_within_4_se_and_seed_replays(run):
+def test_volley_mc_within_4_se_and_seed_replays():
     a = json.loads(
         run(
             "odds",
@@ -91,14 +81,14 @@ def test_volley_mc_within_4_se_and_seed_replays(run):
         assert lo <= mc <= hi
 
 
-def test_boarding_csv_columns(run):
+def test_boarding_csv_columns():
     proc = run("odds", "boarding", "--masts", "3", "--vs", "2", "--format", "csv")
     header = proc.stdout.splitlines()[0]
     assert header == "difference,exact"
     assert len(proc.stdout.splitlines()) == 1 + 6  # differences -2..3
 
 
-def test_fresh_seed_is_reported_on_stderr(run):
+def test_fresh_seed_is_reported_on_stderr():
     proc = run("odds", "volley", "--dice", "2", "--hit-on", "5", "--mc", "1000", "--format", "json")
     assert "--seed" in proc.stderr
     json.loads(proc.stdout)
@@ -115,7 +105,7 @@ def test_fresh_seed_is_reported_on_stderr(run):
         (["odds", "volley", "--dice", "3", "--hit-on", "5", "--colour"], "--colour"),
     ],
 )
-def test_user_errors_are_one_line_exit_2(args, fragment, run):
+def test_user_errors_are_one_line_exit_2(args, fragment):
     proc = run(*args, check=False)
     assert proc.returncode == 2
     assert proc.stdout == ""
@@ -124,7 +114,7 @@ def test_user_errors_are_one_line_exit_2(args, fragment, run):
     assert fragment in lines[0] and "Traceback" not in proc.stderr
 
 
-def test_out_files_are_complete_and_readable_by_others(tmp_path, run):
+def test_out_files_are_complete_and_readable_by_others(tmp_path):
     """Atomic writes must not leave mkstemp's 0600 mode on result files."""
     import os
     import stat

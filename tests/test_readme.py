@@ -10,11 +10,12 @@ resume then finds every chunk saved and gives the same JSON).
 
 The main job (the first command) and the resume pair run as new processes with a bare
 environment (``run``), as a new user runs them; the other commands run in the test's process
-through the command line's own click group, in a fresh folder (``run_here``).
+through the entry point ``cli.main``, in a fresh folder (``run_here``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -26,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from runner_tasks import run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -126,23 +128,14 @@ def documented_keys() -> dict[str, tuple[str, ...]]:
     return keys
 
 
-def run_here(args: list[str], cwd: Path, monkeypatch) -> tuple[int, str]:
-    """``broadside ARGS`` in this process, in ``cwd``, through the command line's own group
-    (``cli.cli``): (exit code, stderr with the traceback of an uncaught exception). A fresh
-    process per command cost about 1.3 CPU-s of imports and engine loading each; the main job
-    (:func:`run`, the ``main_job`` fixture) still runs as a new process."""
-    import traceback
-
-    from click.testing import CliRunner
-
-    import cli
-
-    monkeypatch.chdir(cwd)
-    res = CliRunner().invoke(cli.cli, args)
-    stderr = res.stderr
-    if res.exception is not None and not isinstance(res.exception, SystemExit):
-        stderr += "".join(traceback.format_exception(res.exception))
-    return res.exit_code, stderr
+def run_here(args: list[str], cwd: Path) -> tuple[int, str]:
+    """``broadside ARGS`` through the entry point in this process, in ``cwd``
+    (:func:`runner_tasks.run_main`): (exit code, stderr). A fresh process per command cost about
+    1.3 CPU-s of imports and engine loading each; the main job (:func:`run`, the ``main_job``
+    fixture) still runs as a new process."""
+    with contextlib.chdir(cwd):
+        code, _, err = run_main(list(args))
+    return code, err
 
 
 KEYS = documented_keys()
@@ -255,7 +248,7 @@ def test_readme_has_the_two_first_commands_and_the_tour():
 
 
 @pytest.mark.parametrize("args", SINGLES, ids=[" ".join(c)[:70] for c in SINGLES])
-def test_readme_command_runs_as_written(args, tmp_path, request, monkeypatch):
+def test_readme_command_runs_as_written(args, tmp_path, request):
     """Each command in a fresh folder; the main job (the first command) is the run the
     ``main_job`` fixture made, in a folder of its own, which ``test_report`` reads too."""
     for a in args:
@@ -266,7 +259,7 @@ def test_readme_command_runs_as_written(args, tmp_path, request, monkeypatch):
         returncode, stderr = res["returncode"], res["stderr"]
     else:
         cwd, cmd = tmp_path, capped(args)
-        returncode, stderr = run_here(cmd, cwd, monkeypatch)
+        returncode, stderr = run_here(cmd, cwd)
     assert returncode == 0, f"broadside {' '.join(cmd)}\n{stderr[-3000:]}"
     assert "Traceback" not in stderr, stderr[-3000:]
     check_outputs(cwd, out_folders(cmd))

@@ -26,7 +26,7 @@ def test_a_rollout_is_the_same_for_every_candidate_and_leaves_the_template_alone
     island twice on one seed gives the same value; the template is never written."""
     eng = FastGames(RULES, NAMES)
     eng.play([NAMES], [Block(0, 0, 1, 13)])
-    gs, sc, bt = eng._buffers(len(NAMES), False, False)
+    gs = eng._buffers(len(NAMES), False, False)[0]
     tab, oc = eng.tables.arrays(), eng.oc
     n, seat = int(gs.g[G_N]), 0
     streams = np.empty((rollout.ST_PICK0 + 2 * n, R_COLS), np.uint64)
